@@ -1,0 +1,33 @@
+PYTHON ?= python3
+VENV := .venv
+# Stamp file: re-install whenever pyproject.toml is newer than the last install.
+STAMP := $(VENV)/.installed
+
+.PHONY: install run test bench clean
+
+install: $(VENV)
+
+# `.venv` itself is a directory whose mtime pip does not reliably bump, so it is
+# an alias for the stamp rather than a target of its own.
+.PHONY: $(VENV)
+$(VENV): $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --upgrade pip
+	$(VENV)/bin/python -m pip install -e '.[test,dask]'
+	touch $@
+
+run: install
+	$(VENV)/bin/encore-sim run
+
+test: install
+	$(VENV)/bin/python -m pytest -q
+
+bench: install
+	$(VENV)/bin/python -m sim.bench
+
+# Keeps .venv and results/; removes build output and caches (including numba's).
+clean:
+	rm -rf build dist *.egg-info .pytest_cache .hypothesis
+	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -exec rm -rf {} +

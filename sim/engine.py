@@ -1,0 +1,377 @@
+"""The rules of Encore! as Numba kernels: one game, played on the arrays of sim.state.
+
+Functions, in the order a game uses them:
+
+    reset            empty sheets, 8 '!' each, all anchored subsets in column H
+    set_dice         the roll's dice faces, from the counter-based stream
+    legal_choices    every legal (dice pair, placement) for the deciding seat
+    cross            apply a chosen placement to a seat's sheet
+    settle_awards    columns and colours completed this roll: first or later value
+    finish           star penalty, score, rank, winners
+    play             a whole game, solo (RULES section 8) or 2-6 players (section 3)
+
+Rules references are to ../shared/RULES.md (copied nowhere: it is the authority).
+"""
+import numpy as np
+from numba import njit, types
+
+from .bits import ONE, ZERO, ctz, popcount, range_mask
+from .rng import die, game_key, seat_stream
+from .state import (
+    BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, COLOUR_JOKER,
+    MAX_SEATS, NUMBER_JOKER, PASS, PS_BOXES, PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS,
+    PS_COLOURS_FIRST, PS_COLS, PS_COLS_FIRST, PS_FIRST_JOKER_ROLL, PS_JOKERS, PS_PASSES, PS_RANK,
+    PS_SCORE, PS_STAR_PENALTY, PS_WINNER, ST_ACTIVE, ST_ACTIVE_CDIE, ST_ACTIVE_NDIE, ST_ACTIVE_SUB,
+    ST_AVAIL, ST_COLOURS_TAKEN, ST_COLS_TAKEN, ST_DICE, ST_IS_ACTIVE, ST_MAX_ROLLS, ST_PLAYERS,
+    ST_ROLL, ST_SEAT, StrategySet, DECIDE_SIG,
+)
+from .tables import COLOUR_FIRST, COLOUR_LATER, N_COLOURS, NW, START_JOKERS, TablesType
+
+SOLO_ROLLS = 30
+ALL_DICE = 0b111111
+SOLO_DICE = 0b011011       # colour dice 0, 1 and number dice 0, 1
+FIRST_OPEN_ROLLS = 3       # passive players choose from all six dice in rolls 1..3
+
+# --- results of one game: gres int64[GR_SIZE] ------------------------------
+GR_ROLLS = 0        # rolls played
+GR_CAPPED = 1       # 1 if stopped by the roll cap without a natural end
+GR_ENDED_BY = 2     # bitmask of seats with two colours when the game ended naturally
+GR_WINNERS = 3      # bitmask of winning seats
+GR_ERROR = 4        # 0 = fine; 1 = a strategy returned an index out of range
+GR_ERR_ROLL = 5
+GR_ERR_SEAT = 6
+GR_ERR_VALUE = 7    # what the strategy returned
+GR_LOG_ROWS = 8     # rows written to the move log
+GR_SIZE = 9
+
+# --- move log: one row per decision, when a log is asked for ---------------
+LOG_ROLL = 0
+LOG_SEAT = 1
+LOG_ACTIVE = 2      # 1 if the active player's move
+LOG_AVAIL = 3       # dice the seat could choose from (bitmask, see ST_AVAIL)
+LOG_CDIE = 4        # -1 for a pass
+LOG_NDIE = 5
+LOG_SUB = 6
+LOG_COST = 7
+LOG_CHOICES = 8     # legal choices offered (pass not counted)
+LOG_SIZE = 9
+
+_LSB_BYTES = np.uint64(0x0101010101010101)
+_MSB_BYTES = np.uint64(0x8080808080808080)
+_GATHER = np.uint64(0x0102040810204080)
+_SEVEN = np.uint64(7)
+_56 = np.uint64(56)
+
+
+@njit(types.int64(types.uint64, types.uint64), cache=True)
+def full_columns(lo, hi):
+    """Bitmask (bit c = column c) of the columns whose 7 boxes are all crossed.
+
+    Every byte of a crossed mask is <= 0x7F, so adding 1 per byte never
+    carries and sets the byte's top bit exactly where the column is full.
+    """
+    a = (((lo + _LSB_BYTES) & _MSB_BYTES) >> _SEVEN) * _GATHER >> _56
+    b = (((hi + _LSB_BYTES) & _MSB_BYTES) >> _SEVEN) * _GATHER >> _56
+    return np.int64(a) | (np.int64(b & np.uint64(0x7F)) << 8)
+
+
+@njit(types.void(types.int64[:], types.int64[:, :], types.uint64[:, :], TablesType,
+                 types.int64, types.int64), cache=True)
+def reset(st, ps, bb, tab, players, max_rolls):
+    st[:] = 0
+    st[ST_PLAYERS] = players
+    st[ST_MAX_ROLLS] = SOLO_ROLLS if players == 1 else max_rolls
+    st[ST_ACTIVE_CDIE] = -1
+    st[ST_ACTIVE_NDIE] = -1
+    st[ST_ACTIVE_SUB] = -1
+    ps[:, :] = 0
+    bb[:, :] = ZERO
+    for s in range(players):
+        ps[s, PS_JOKERS] = START_JOKERS
+        for w in range(NW):
+            bb[s, BB_ALIVE + w] = tab.all_subsets[w]
+            bb[s, BB_TOUCH + w] = tab.start_touch[w]
+
+
+@njit(types.void(types.int64[:], types.uint64, types.int64), cache=True)
+def set_dice(st, key, roll):
+    """Roll the dice (faces as in sim.state); the solo game leaves die 2 of each kind unrolled."""
+    rolled = 2 if st[ST_PLAYERS] == 1 else 3
+    for i in range(3):
+        if i >= rolled:
+            st[ST_DICE + i] = -1
+            st[ST_DICE + 3 + i] = -1
+            continue
+        st[ST_DICE + i] = die(key, roll, 2 * i)                     # 5 = colour joker
+        n = die(key, roll, 2 * i + 1)
+        st[ST_DICE + 3 + i] = NUMBER_JOKER if n == 5 else n + 1
+
+
+@njit(types.int64(types.int64[:], types.int64, types.int64), cache=True, inline="always")
+def _first_of_face(st, avail, die):
+    """True if no lower-numbered available die of the same kind shows the same face.
+
+    Two dice showing one face offer the same choices and leave the same dice,
+    so only the first is offered.
+    """
+    base = die - die % 3
+    for j in range(base, die):
+        if (avail >> j) & 1 and st[ST_DICE + j] == st[ST_DICE + die]:
+            return 0
+    return 1
+
+
+@njit(types.int64(types.int64[:], types.int64[:, :], types.uint64[:, :], TablesType,
+                  types.int64[:, :]), cache=True)
+def legal_choices(st, ps, bb, tab, cands):
+    """Fill cands with every legal choice of seat st[ST_SEAT] from dice st[ST_AVAIL].
+
+    A choice is a pair of available dice, the jokers it costs, and a placement
+    that is legal for the resulting (colour, number) (RULES sections 4 and 5).
+    """
+    seat = st[ST_SEAT]
+    avail = st[ST_AVAIL]
+    jokers = ps[seat, PS_JOKERS]
+    n = 0
+    for cd in range(3):
+        if not (avail >> cd) & 1 or not _first_of_face(st, avail, cd):
+            continue
+        cface = st[ST_DICE + cd]
+        for nd in range(3):
+            if not (avail >> (3 + nd)) & 1 or not _first_of_face(st, avail, 3 + nd):
+                continue
+            nface = st[ST_DICE + 3 + nd]
+            cost = (cface == COLOUR_JOKER) + (nface == NUMBER_JOKER)
+            if cost > jokers:
+                continue
+            c_lo, c_hi = (0, N_COLOURS) if cface == COLOUR_JOKER else (cface, cface + 1)
+            n_lo, n_hi = (1, 6) if nface == NUMBER_JOKER else (nface, nface + 1)
+            for c in range(c_lo, c_hi):
+                for num in range(n_lo, n_hi):
+                    g = 5 * c + num - 1
+                    lo, hi = tab.gstart[g], tab.gstart[g + 1]
+                    if lo == hi:
+                        continue
+                    for w in range(lo >> 6, ((hi - 1) >> 6) + 1):
+                        word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w]
+                        word &= range_mask(max(lo - 64 * w, 0), min(hi - 64 * w, 64))
+                        while word != ZERO:
+                            cands[n, CAND_CDIE] = cd
+                            cands[n, CAND_NDIE] = nd
+                            cands[n, CAND_SUB] = 64 * w + ctz(word)
+                            cands[n, CAND_COST] = cost
+                            n += 1
+                            word &= word - ONE
+    return n
+
+
+@njit(types.void(types.int64[:, :], types.uint64[:, :], TablesType, types.int64, types.int64,
+                 types.int64, types.int64), cache=True)
+def cross(ps, bb, tab, seat, sub, cost, roll):
+    """Cross the boxes of subset row `sub` on seat's sheet, paying `cost` jokers."""
+    bb[seat, BB_CROSSED] |= tab.mask[sub, 0]
+    bb[seat, BB_CROSSED + 1] |= tab.mask[sub, 1]
+    for w in range(NW):
+        bb[seat, BB_ALIVE + w] &= ~tab.kill[sub, w]
+        bb[seat, BB_TOUCH + w] |= tab.act[sub, w]
+    ps[seat, PS_BOXES] += tab.size[sub]
+    if cost > 0:
+        ps[seat, PS_JOKERS] -= cost
+        if ps[seat, PS_FIRST_JOKER_ROLL] == 0:
+            ps[seat, PS_FIRST_JOKER_ROLL] = roll
+
+
+@njit(types.boolean(types.int64[:], types.int64[:, :], types.uint64[:, :], TablesType), cache=True)
+def settle_awards(st, ps, bb, tab):
+    """Award this roll's completions (RULES section 6); True if the game ends (section 7).
+
+    First values go to everyone completing a column or colour that nobody
+    completed in an earlier roll, so 'taken' is updated only after all seats.
+    In solo every completion scores its first value.
+    """
+    players = st[ST_PLAYERS]
+    solo = players == 1
+    new_cols_all = 0
+    new_colours_all = 0
+    ended = False
+    for s in range(players):
+        lo, hi = bb[s, BB_CROSSED], bb[s, BB_CROSSED + 1]
+        new_cols = full_columns(lo, hi) & ~ps[s, PS_COLS]
+        m = new_cols
+        while m:
+            c = ctz(np.uint64(m))
+            m &= m - 1
+            if solo or not (st[ST_COLS_TAKEN] >> c) & 1:
+                ps[s, PS_COL_POINTS] += tab.col_first[c]
+                ps[s, PS_COLS_FIRST] += 1
+            else:
+                ps[s, PS_COL_POINTS] += tab.col_later[c]
+        ps[s, PS_COLS] |= new_cols
+        new_cols_all |= new_cols
+        for c in range(N_COLOURS):
+            if (ps[s, PS_COLOURS] >> c) & 1:
+                continue
+            cm0, cm1 = tab.colour_mask[c, 0], tab.colour_mask[c, 1]
+            if (lo & cm0) == cm0 and (hi & cm1) == cm1:
+                ps[s, PS_COLOURS] |= 1 << c
+                new_colours_all |= 1 << c
+                if solo or not (st[ST_COLOURS_TAKEN] >> c) & 1:
+                    ps[s, PS_COLOUR_POINTS] += COLOUR_FIRST
+                    ps[s, PS_COLOURS_FIRST] += 1
+                else:
+                    ps[s, PS_COLOUR_POINTS] += COLOUR_LATER
+        if popcount(np.uint64(ps[s, PS_COLOURS])) >= 2:
+            ended = True
+    if not solo:
+        st[ST_COLS_TAKEN] |= new_cols_all
+        st[ST_COLOURS_TAKEN] |= new_colours_all
+    return ended and not solo
+
+
+@njit(types.int64(types.int64[:, :], types.uint64[:, :], TablesType, types.int64), cache=True)
+def finish(ps, bb, tab, players):
+    """Final scores (RULES section 7); returns the bitmask of winning seats."""
+    for s in range(players):
+        missed_stars = popcount(tab.star_mask[0] & ~bb[s, BB_CROSSED]) + popcount(
+            tab.star_mask[1] & ~bb[s, BB_CROSSED + 1])
+        ps[s, PS_STAR_PENALTY] = 2 * missed_stars
+        ps[s, PS_SCORE] = (ps[s, PS_COL_POINTS] + ps[s, PS_COLOUR_POINTS] + ps[s, PS_JOKERS]
+                           - ps[s, PS_STAR_PENALTY])
+    winners = 0
+    for s in range(players):
+        better = 0
+        for t in range(players):
+            if ps[t, PS_SCORE] > ps[s, PS_SCORE] or (
+                    ps[t, PS_SCORE] == ps[s, PS_SCORE] and ps[t, PS_JOKERS] > ps[s, PS_JOKERS]):
+                better += 1
+        ps[s, PS_RANK] = better + 1
+        ps[s, PS_WINNER] = 1 if better == 0 else 0
+        if better == 0:
+            winners |= 1 << s
+    return winners
+
+
+@njit(types.int64(StrategySet, types.float64[:, :], types.uint64[:, :], types.int64[:], TablesType,
+                  types.int64[:], types.int64[:, :], types.uint64[:, :], types.int64[:, :],
+                  types.int64, types.int64, types.int64, types.int64[:], types.int64[:, :]), cache=True)
+def decide(strats, params, rngs, slots, tab, st, ps, bb, cands, seat, avail, is_active, gres, log):
+    """Ask seat's strategy for a choice; returns a candidate row, -1 = pass, -2 = invalid."""
+    st[ST_SEAT] = seat
+    st[ST_AVAIL] = avail
+    st[ST_IS_ACTIVE] = is_active
+    n = legal_choices(st, ps, bb, tab, cands)
+    slot = slots[seat]
+    k = strats[slot](st, ps, bb, cands, n, tab, params[slot], rngs[seat])
+    if k < PASS or k >= n:
+        gres[GR_ERROR] = 1
+        gres[GR_ERR_ROLL] = st[ST_ROLL]
+        gres[GR_ERR_SEAT] = seat
+        gres[GR_ERR_VALUE] = k
+        return -2
+    if log.shape[0] > 0:
+        r = gres[GR_LOG_ROWS]
+        gres[GR_LOG_ROWS] = r + 1
+        log[r, LOG_ROLL] = st[ST_ROLL]
+        log[r, LOG_SEAT] = seat
+        log[r, LOG_ACTIVE] = is_active
+        log[r, LOG_AVAIL] = avail
+        log[r, LOG_CHOICES] = n
+        if k == PASS:
+            log[r, LOG_CDIE] = -1
+            log[r, LOG_NDIE] = -1
+            log[r, LOG_SUB] = -1
+            log[r, LOG_COST] = 0
+        else:
+            log[r, LOG_CDIE] = cands[k, CAND_CDIE]
+            log[r, LOG_NDIE] = cands[k, CAND_NDIE]
+            log[r, LOG_SUB] = cands[k, CAND_SUB]
+            log[r, LOG_COST] = cands[k, CAND_COST]
+    return k
+
+
+PLAY_SIG = types.void(
+    StrategySet, types.float64[:, :], types.int64[:], TablesType, types.uint64, types.int64,
+    types.int64, types.int64,
+    types.int64[:], types.int64[:, :], types.uint64[:, :], types.int64[:, :], types.int64[:, :],
+    types.uint64[:, :], types.int64[:], types.int64[:, :], types.int64[:, :],
+)
+
+
+@njit(PLAY_SIG, cache=True)
+def play(strats, params, slots, tab, root, game, players, max_rolls,
+         st, ps, bb, cands, pending, rngs, gres, dice_log, log):
+    """Play game `game` of root seed `root` to the end; results in ps and gres.
+
+    strats[slots[seat]] decides for seat, with parameters params[slots[seat]].
+    pending (MAX_SEATS, 4) and rngs (MAX_SEATS, k) are scratch. dice_log and
+    log may have 0 rows (no log) or room for every roll / decision.
+    """
+    reset(st, ps, bb, tab, players, max_rolls)
+    gres[:] = 0
+    key = game_key(root, game)
+    for s in range(MAX_SEATS):
+        rngs[s, :] = ZERO
+        rngs[s, 0] = seat_stream(key, s)
+    solo = players == 1
+    all_dice = SOLO_DICE if solo else ALL_DICE
+    last_roll = st[ST_MAX_ROLLS]
+    ended = False
+    roll = 0
+    while roll < last_roll and not ended:
+        roll += 1
+        st[ST_ROLL] = roll
+        active = (roll - 1) % players
+        st[ST_ACTIVE] = active
+        set_dice(st, key, roll)
+        if dice_log.shape[0] > 0:
+            dice_log[roll - 1, :] = st[ST_DICE:ST_DICE + 6]
+
+        # The active player chooses first; passive players then see that choice.
+        st[ST_ACTIVE_CDIE] = -1
+        st[ST_ACTIVE_NDIE] = -1
+        st[ST_ACTIVE_SUB] = -1
+        k = decide(strats, params, rngs, slots, tab, st, ps, bb, cands, active, all_dice, 1, gres, log)
+        if k == -2:
+            return
+        passive_dice = all_dice
+        if k == PASS:
+            ps[active, PS_PASSES] += 1
+        else:
+            cd, nd = cands[k, CAND_CDIE], cands[k, CAND_NDIE]
+            st[ST_ACTIVE_CDIE] = cd
+            st[ST_ACTIVE_NDIE] = nd
+            st[ST_ACTIVE_SUB] = cands[k, CAND_SUB]
+            cross(ps, bb, tab, active, cands[k, CAND_SUB], cands[k, CAND_COST], roll)
+            if roll > FIRST_OPEN_ROLLS:
+                passive_dice = all_dice & ~(1 << cd) & ~(1 << (3 + nd))
+
+        # Passive players decide independently: nobody's move is applied
+        # until all of them have chosen.
+        for s in range(players):
+            if s == active:
+                continue
+            k = decide(strats, params, rngs, slots, tab, st, ps, bb, cands, s, passive_dice, 0, gres, log)
+            if k == -2:
+                return
+            if k == PASS:
+                pending[s, 0] = -1
+            else:
+                pending[s, 0] = cands[k, CAND_SUB]
+                pending[s, 1] = cands[k, CAND_COST]
+        for s in range(players):
+            if s == active:
+                continue
+            if pending[s, 0] < 0:
+                ps[s, PS_PASSES] += 1
+            else:
+                cross(ps, bb, tab, s, pending[s, 0], pending[s, 1], roll)
+
+        ended = settle_awards(st, ps, bb, tab)
+
+    gres[GR_ROLLS] = roll
+    gres[GR_CAPPED] = 0 if (solo or ended) else 1
+    if ended:
+        for s in range(players):
+            if popcount(np.uint64(ps[s, PS_COLOURS])) >= 2:
+                gres[GR_ENDED_BY] |= 1 << s
+    gres[GR_WINNERS] = finish(ps, bb, tab, players)

@@ -1,0 +1,227 @@
+"""Lookup tables for one sheet: the bitboard layout and every placeable group.
+
+Bitboard layout (used by every kernel)
+--------------------------------------
+A set of boxes is two uint64 words, one byte per column, column-major::
+
+    bit index  b = 8 * col + row          col 0..14 (A..O), row 0..6 (1..7)
+    word       b >> 6                     word 0 = columns A..H, word 1 = I..O
+    bit 8*col+7 is a guard bit, always 0
+
+            word 0                                  word 1
+    byte:   A  B  C  D  E  F  G  H          I  J  K  L  M  N  O  (unused)
+    bits:   0  8 16 24 32 40 48 56          0  8 16 24 32 40 48
+            (+ row, row 0 = top box)
+
+The guard bit keeps row 7 of one column from touching row 1 of the next when a
+mask is shifted by one bit, and lets a byte-wise add find full columns.
+
+Placements as table rows
+------------------------
+Blocks (maximal same-colour groups) have at most 6 boxes and never touch a
+block of their colour, so every legal placement is a connected subset of one
+block. ``build_tables`` enumerates them all once per sheet (sizes 1..5; at most
+420 on any valid sheet, about 300 on the real ones), sorted by (colour, size),
+so that the placements of a choice (colour c, number n) are the contiguous rows
+``gstart[5*c + n - 1] : gstart[5*c + n]``.
+
+Legality is then two bitsets over subset rows, kept per player (see
+``sim.state``): ``alive`` (no box of the subset crossed yet) and ``touch`` (the
+subset meets column H or a box next to a crossed box). Playing subset i does
+``alive &= ~kill[i]`` (every subset sharing a box with i) and
+``touch |= act[i]`` (every subset meeting the neighbours of i).
+"""
+from __future__ import annotations
+
+import functools
+from collections import namedtuple
+
+import numpy as np
+from numba import typeof
+
+from .sheets import N_COLS, N_ROWS, START_COLUMN, Sheet, load_sheet
+
+N_COLOURS = 5
+MAX_NUMBER = 5
+N_GROUPS = N_COLOURS * MAX_NUMBER
+#: Words in a subset bitset; 7 * 64 = 448 >= 420, the most any valid sheet can have.
+NW = 7
+MAX_SUBSETS = NW * 64
+
+#: Column values for the first player to complete a column, and for later ones.
+COLUMN_FIRST = np.array([5, 3, 3, 3, 2, 2, 2, 1, 2, 2, 2, 3, 3, 3, 5], np.int64)
+COLUMN_LATER = np.array([3, 2, 2, 2, 1, 1, 1, 0, 1, 1, 1, 2, 2, 2, 3], np.int64)
+COLOUR_FIRST = 5
+COLOUR_LATER = 3
+START_JOKERS = 8
+
+Tables = namedtuple(
+    "Tables",
+    [
+        "mask",         # uint64 (K, 2)   boxes of subset k
+        "nb",           # uint64 (K, 2)   orthogonal neighbours of subset k, outside it
+        "colour",       # int64 (K,)      colour index of subset k
+        "size",         # int64 (K,)      boxes in subset k (1..5)
+        "block",        # int64 (K,)      block index (0..29) subset k lies in
+        "stars",        # int64 (K,)      star boxes in subset k
+        "gstart",       # int64 (26,)     rows of (c, n) are gstart[5c+n-1]:gstart[5c+n]
+        "kill",         # uint64 (K, NW)  subsets sharing a box with k (k included)
+        "act",          # uint64 (K, NW)  subsets meeting nb[k]
+        "all_subsets",  # uint64 (NW,)    bits 0..K-1
+        "start_touch",  # uint64 (NW,)    subsets meeting column H
+        "colour_mask",  # uint64 (5, 2)   boxes of each colour
+        "block_mask",   # uint64 (30, 2)  boxes of each block
+        "star_mask",    # uint64 (2,)     star boxes
+        "board_mask",   # uint64 (2,)     all 105 boxes
+        "col_first",    # int64 (15,)     column values, first to complete
+        "col_later",    # int64 (15,)     column values, later
+    ],
+)
+
+
+def bit_of(col: int, row: int) -> int:
+    return 8 * col + row
+
+
+def to_words(bits) -> tuple[int, int]:
+    lo = hi = 0
+    for b in bits:
+        if b < 64:
+            lo |= 1 << b
+        else:
+            hi |= 1 << (b - 64)
+    return lo, hi
+
+
+def from_words(lo: int, hi: int) -> list[tuple[int, int]]:
+    """(col, row) of every box in a two-word mask, in bit order."""
+    out = []
+    for w, word in enumerate((int(lo), int(hi))):
+        while word:
+            b = (word & -word).bit_length() - 1
+            word &= word - 1
+            idx = 64 * w + b
+            out.append((idx // 8, idx % 8))
+    return out
+
+
+def _neighbours(col: int, row: int):
+    for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        c, r = col + dc, row + dr
+        if 0 <= c < N_COLS and 0 <= r < N_ROWS:
+            yield c, r
+
+
+def _blocks(sheet: Sheet) -> list[list[tuple[int, int]]]:
+    """Maximal orthogonally connected same-colour groups, in reading order."""
+    seen = set()
+    blocks = []
+    for row in range(N_ROWS):
+        for col in range(N_COLS):
+            if (col, row) in seen:
+                continue
+            colour = sheet.colour[row, col]
+            stack, block = [(col, row)], []
+            seen.add((col, row))
+            while stack:
+                cell = stack.pop()
+                block.append(cell)
+                for nb in _neighbours(*cell):
+                    if nb not in seen and sheet.colour[nb[1], nb[0]] == colour:
+                        seen.add(nb)
+                        stack.append(nb)
+            blocks.append(sorted(block))
+    return blocks
+
+
+def _connected(cells: list[tuple[int, int]]) -> bool:
+    cells_set = set(cells)
+    stack, seen = [cells[0]], {cells[0]}
+    while stack:
+        for nb in _neighbours(*stack.pop()):
+            if nb in cells_set and nb not in seen:
+                seen.add(nb)
+                stack.append(nb)
+    return len(seen) == len(cells)
+
+
+def _set_bit(row: np.ndarray, k: int) -> None:
+    row[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+
+
+@functools.lru_cache(maxsize=None)
+def _build(sheet: Sheet) -> Tables:
+    blocks = _blocks(sheet)
+    subsets = []  # (colour, size, block index, cells)
+    for bi, block in enumerate(blocks):
+        colour = int(sheet.colour[block[0][1], block[0][0]])
+        for m in range(1, 1 << len(block)):
+            cells = [block[i] for i in range(len(block)) if m >> i & 1]
+            if len(cells) <= MAX_NUMBER and _connected(cells):
+                subsets.append((colour, len(cells), bi, cells))
+    # Sort by (colour, size); ties keep block order, then mask order (stable).
+    subsets.sort(key=lambda s: (s[0], s[1]))
+    k_total = len(subsets)
+    assert k_total <= MAX_SUBSETS, "sheet validation should make this impossible"
+
+    mask = np.zeros((k_total, 2), np.uint64)
+    nb = np.zeros((k_total, 2), np.uint64)
+    colour = np.zeros(k_total, np.int64)
+    size = np.zeros(k_total, np.int64)
+    block = np.zeros(k_total, np.int64)
+    stars = np.zeros(k_total, np.int64)
+    cell_sets, nb_sets = [], []
+    for k, (c, n, bi, cells) in enumerate(subsets):
+        cs = set(cells)
+        ns = {x for cell in cells for x in _neighbours(*cell)} - cs
+        mask[k] = to_words(bit_of(*x) for x in cs)
+        nb[k] = to_words(bit_of(*x) for x in ns)
+        colour[k], size[k], block[k] = c, n, bi
+        stars[k] = sum(bool(sheet.star[r, col]) for col, r in cells)
+        cell_sets.append(cs)
+        nb_sets.append(ns)
+
+    gstart = np.zeros(N_GROUPS + 1, np.int64)
+    for g in range(N_GROUPS + 1):
+        gstart[g] = sum(1 for c, n, _, _ in subsets if 5 * c + n - 1 < g)
+
+    kill = np.zeros((k_total, NW), np.uint64)
+    act = np.zeros((k_total, NW), np.uint64)
+    start_touch = np.zeros(NW, np.uint64)
+    all_subsets = np.zeros(NW, np.uint64)
+    for k in range(k_total):
+        _set_bit(all_subsets, k)
+        if any(col == START_COLUMN for col, _ in cell_sets[k]):
+            _set_bit(start_touch, k)
+        for j in range(k_total):
+            if cell_sets[k] & cell_sets[j]:
+                _set_bit(kill[k], j)
+            if nb_sets[k] & cell_sets[j]:
+                _set_bit(act[k], j)
+
+    colour_mask = np.zeros((N_COLOURS, 2), np.uint64)
+    for c in range(N_COLOURS):
+        colour_mask[c] = to_words(
+            bit_of(col, r) for r in range(N_ROWS) for col in range(N_COLS) if sheet.colour[r, col] == c
+        )
+    block_mask = np.array([to_words(bit_of(*x) for x in b) for b in blocks], np.uint64)
+    star_mask = np.array(
+        to_words(bit_of(col, r) for r in range(N_ROWS) for col in range(N_COLS) if sheet.star[r, col]), np.uint64
+    )
+    board_mask = np.array(to_words(bit_of(col, r) for r in range(N_ROWS) for col in range(N_COLS)), np.uint64)
+    tables = Tables(
+        mask, nb, colour, size, block, stars, gstart, kill, act, all_subsets, start_touch,
+        colour_mask, block_mask, star_mask, board_mask, COLUMN_FIRST.copy(), COLUMN_LATER.copy(),
+    )
+    for a in tables:
+        a.setflags(write=False)
+    return tables
+
+
+def build_tables(sheet: Sheet | str) -> Tables:
+    """The lookup tables of a sheet (a Sheet, a built-in name or a file path); cached."""
+    return _build(load_sheet(sheet))
+
+
+#: The Numba type of a Tables value (identical for every sheet), for signatures.
+TablesType = typeof(build_tables("standard"))
