@@ -8,8 +8,8 @@ preallocated arrays and never reduced inside the parallel loop.
 import numpy as np
 from numba import njit, prange, types
 
-from .engine import GR_SIZE, LOG_SIZE, play
-from .state import CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SIZE, StrategySet, new_state
+from .engine import play
+from .state import BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SIZE, ST_SIZE, StrategySet
 from .tables import TablesType
 
 #: Games one thread plays between allocations of its scratch arrays.
@@ -19,32 +19,38 @@ RNG_WORDS = 4
 BATCH_SIG = types.void(
     StrategySet, types.float64[:, :], types.int64[:], types.boolean, TablesType, types.uint64,
     types.int64, types.int64, types.int64, types.int64[:, :], types.int64[:, :, :],
+    types.int64[:], types.int64[:, :], types.int64[:], types.int64[:, :],
 )
 
 
 @njit(BATCH_SIG, cache=True, parallel=True)
-def play_batch(strats, params, slots, rotate, tab, root, first, players, max_rolls, games, seats):
+def play_batch(strats, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
+               dice_start, dice_log, log_start, log):
     """Play games first .. first+len(games)-1; games[g] gets gres, seats[g] the ps rows.
 
     Seat s is played by strategy slot slots[s], or with `rotate` by
     slots[(s + game) % players], so every strategy sits in every seat equally often.
+
+    Game g logs its dice to dice_log[dice_start[g]:dice_start[g+1]] and its
+    decisions to log[log_start[g]:log_start[g+1]]; all-zero offsets mean no
+    log. The caller sizes the log from a first, unlogged pass: games are
+    deterministic, so the second pass plays the same rolls.
     """
     n = games.shape[0]
     n_blocks = (n + BLOCK - 1) // BLOCK
     for b in prange(n_blocks):
-        st = np.zeros(18, np.int64)
+        st = np.zeros(ST_SIZE, np.int64)
         ps = np.zeros((MAX_SEATS, PS_SIZE), np.int64)
-        bb = np.zeros((MAX_SEATS, 16), np.uint64)
+        bb = np.zeros((MAX_SEATS, BB_SIZE), np.uint64)
         cands = np.empty((MAX_CANDS, CAND_SIZE), np.int64)
         pending = np.zeros((MAX_SEATS, 4), np.int64)
         rngs = np.zeros((MAX_SEATS, RNG_WORDS), np.uint64)
         game_slots = np.zeros(MAX_SEATS, np.int64)
-        no_dice = np.zeros((0, 6), np.int64)
-        no_log = np.zeros((0, LOG_SIZE), np.int64)
         for g in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
             number = first + g
             for s in range(players):
                 game_slots[s] = slots[(s + number) % players] if rotate else slots[s]
             play(strats, params, game_slots, tab, root, number, players, max_rolls,
-                 st, ps, bb, cands, pending, rngs, games[g], no_dice, no_log)
+                 st, ps, bb, cands, pending, rngs, games[g],
+                 dice_log[dice_start[g]:dice_start[g + 1]], log[log_start[g]:log_start[g + 1]])
             seats[g, :, :] = ps

@@ -21,8 +21,15 @@ Dice are numbered 0..2 within each kind in logs and candidates.
 
 A decision function returns the index of the chosen candidate, or -1 to pass.
 """
+import warnings
+
 import numpy as np
 from numba import types
+from numba.core.errors import NumbaExperimentalFeatureWarning
+
+# Strategies are first-class function values (one compiled, cached game kernel
+# for any strategy); Numba flags the feature as experimental on every use.
+warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 
 from .tables import NW, TablesType
 

@@ -1,11 +1,9 @@
 """Strategies: functions that pick one of the engine's legal choices.
 
-A strategy sees only the state arrays documented in sim.state; it never
-generates placements itself. ``REGISTRY`` maps a name to (function, summary).
+A strategy sees only the state arrays documented in sim.state and the legal
+choices the engine enumerated; it never generates placements itself.
 """
-from .builtin import greedy, random_choice
+from .interface import Strategy, strategy
+from .registry import REGISTRY, Resolved, resolve
 
-REGISTRY = {
-    "random": (random_choice, "uniform over the legal choices, pass included"),
-    "greedy": (greedy, "most boxes crossed now; fewest jokers on ties"),
-}
+__all__ = ["REGISTRY", "Resolved", "Strategy", "resolve", "strategy"]

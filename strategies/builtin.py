@@ -1,17 +1,17 @@
-"""The built-in strategies. Each is a decision function with sim.state.DECIDE_SIG."""
-from numba import njit
-
+"""The built-in strategies, each a decision function with sim.state.DECIDE_SIG."""
 from sim.rng import below
-from sim.state import CAND_COST, CAND_SUB, DECIDE_SIG, PASS
+from sim.state import CAND_COST, CAND_SUB, PASS
+
+from .interface import strategy
 
 
-@njit(DECIDE_SIG, cache=True)
+@strategy(name="random")
 def random_choice(st, ps, bb, cands, n, tab, params, rng):
     """Uniform over the legal choices, pass included."""
     return below(rng, n + 1) - 1
 
 
-@njit(DECIDE_SIG, cache=True)
+@strategy
 def greedy(st, ps, bb, cands, n, tab, params, rng):
     """Most boxes crossed now; on a tie the fewest jokers, then the first offered."""
     best = PASS
@@ -21,3 +21,6 @@ def greedy(st, ps, bb, cands, n, tab, params, rng):
         if key > best_key:
             best, best_key = i, key
     return best
+
+
+BUILTIN = (random_choice, greedy)

@@ -1,0 +1,303 @@
+"""The Python API of the rules: validated input in, plain data out.
+
+Everything here is a thin shell over the kernels of sim.engine: it checks
+arguments, sets up the state arrays and turns results into Python objects.
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import engine
+from .batch import play_batch
+from .sheets import COLOURS, load_sheet, parse_cell, cell_name
+from .state import (
+    CAND_SUB, MAX_SEATS, PS_SIZE as PS_SIZE_, PS_BOXES, PS_COL_POINTS, PS_COLOUR_POINTS, PS_JOKERS, PS_SCORE,
+    PS_STAR_PENALTY, PS_WINNER, ST_AVAIL, ST_DICE, ST_SEAT, COLOUR_JOKER,
+    NUMBER_JOKER, new_state,
+)
+from .tables import Tables, build_tables, from_words
+
+DEFAULT_MAX_ROLLS = 200
+MAX_SEED = 2**64 - 1
+
+
+def colour_index(colour) -> int:
+    if colour not in COLOURS:
+        raise ValueError(f"unknown colour {colour!r}: expected one of {', '.join(COLOURS)}")
+    return COLOURS.index(colour)
+
+
+def check_number(number) -> int:
+    if isinstance(number, bool) or not isinstance(number, numbers.Integral) or not 1 <= number <= 5:
+        raise ValueError(f"number must be an integer 1..5, got {number!r}")
+    return int(number)
+
+
+def check_int(name: str, value, lo: int, hi: int | None = None) -> int:
+    """value as an int in lo..hi, or a ValueError naming the argument."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if value < lo or (hi is not None and value > hi):
+        bounds = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+        raise ValueError(f"{name} must be {bounds}, got {value}")
+    return int(value)
+
+
+def mask_cells(mask) -> list[str]:
+    """Cell names of a two-word box mask, column by column."""
+    return [cell_name(col, row) for col, row in from_words(mask[0], mask[1])]
+
+
+def _crossed_state(crossed, tab: Tables, players: int = 1):
+    """State arrays for seat 0 having crossed `crossed`, built with the engine's own kernels.
+
+    Crossing the boxes one at a time through engine.cross leaves the same
+    alive/touch bitsets as any sequence of moves covering them.
+    """
+    if isinstance(crossed, str):
+        raise ValueError("crossed must be an iterable of cell names such as ['H1', 'H2'], not a string")
+    st, ps, bb, cands = new_state()
+    engine.reset(st, ps, bb, tab, players, DEFAULT_MAX_ROLLS)
+    single = {int(m[0]) | int(m[1]) << 64: k for k, m in enumerate(tab.mask) if tab.size[k] == 1}
+    for name in set(crossed):
+        col, row = parse_cell(name)
+        b = 8 * col + row
+        engine.cross(ps, bb, tab, 0, single[1 << b], 0, 0)
+    return st, ps, bb, cands
+
+
+def legal_placements(crossed, colour, number, sheet="standard") -> list[frozenset[str]]:
+    """Every legal placement of `number` boxes of `colour` (RULES section 4).
+
+    `crossed` is an iterable of cell names ("H1" .. "O7") already crossed by
+    the player. Jokers do not enter here. The result is sorted.
+    """
+    c = colour_index(colour)
+    n = check_number(number)
+    tab = build_tables(sheet)
+    st, ps, bb, cands = _crossed_state(crossed, tab)
+    # One colour die and one number die showing exactly (colour, number).
+    st[ST_SEAT] = 0
+    st[ST_DICE:ST_DICE + 6] = (c, -1, -1, n, -1, -1)
+    st[ST_AVAIL] = 0b001001
+    count = engine.legal_choices(st, ps, bb, tab, cands)
+    found = [frozenset(mask_cells(tab.mask[cands[i, CAND_SUB]])) for i in range(count)]
+    return sorted(found, key=sorted)
+
+
+# --- playing one game with a full log ------------------------------------------------
+
+def colour_face(face: int):
+    return "joker" if face == COLOUR_JOKER else COLOURS[face]
+
+
+def number_face(face: int):
+    return "joker" if face == NUMBER_JOKER else int(face)
+
+
+@dataclass(frozen=True)
+class Lineup:
+    """Strategies for the seats of one game, as the kernels take them."""
+    specs: tuple[str, ...]
+    fns: tuple      # MAX_SEATS decision functions, padded
+    params: np.ndarray  # float64 (MAX_SEATS, P)
+
+
+def lineup(strategies) -> Lineup:
+    """Resolve strategy specs ("greedy", "heuristic:joker_cost=2", "file.py:fn", ...)."""
+    from strategies import resolve  # the engine does not depend on strategies at import
+
+    if isinstance(strategies, str) or not 1 <= len(strategies) <= MAX_SEATS:
+        raise ValueError(f"strategies must be a list of 1..{MAX_SEATS} strategy specs, one per seat")
+    resolved = [resolve(s) for s in strategies]
+    width = max([1] + [len(r.params) for r in resolved])
+    params = np.zeros((MAX_SEATS, width))
+    for i, r in enumerate(resolved):
+        params[i, :len(r.params)] = r.params
+    fns = tuple(r.fn for r in resolved) + (resolved[0].fn,) * (MAX_SEATS - len(resolved))
+    return Lineup(tuple(r.spec for r in resolved), fns, params)
+
+
+@dataclass
+class Chunk:
+    """Results of games first .. first+n-1 of one root seed (arrays from the kernels).
+
+    games  int64 (n, GR_SIZE)             per game, fields GR_* of sim.engine
+    seats  int64 (n, players, PS_SIZE)    per game and seat, fields PS_* of sim.state
+    slots  int64 (n, players)             which strategy (index into specs) played each seat
+    With log_turns, game g's dice are dice[dice_start[g]:dice_start[g+1]] (one
+    row of six faces per roll) and its decisions log[log_start[g]:log_start[g+1]]
+    (LOG_* fields of sim.engine); otherwise these are None.
+    """
+    seed: int
+    first: int
+    specs: tuple[str, ...]
+    games: np.ndarray
+    seats: np.ndarray
+    slots: np.ndarray
+    dice_start: np.ndarray | None = None
+    dice: np.ndarray | None = None
+    log_start: np.ndarray | None = None
+    log: np.ndarray | None = None
+
+
+def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
+               max_rolls=DEFAULT_MAX_ROLLS, rotate=False, log_turns=False) -> Chunk:
+    """Play games first .. first+count-1 of root seed `seed` on all Numba threads.
+
+    `strategies` gives one spec per seat, or one spec for every seat when
+    `players` says how many; players == 1 is the solo game. With `rotate`,
+    seat s of game g is played by strategies[(s + g) % players].
+    """
+    seed = check_int("seed", seed, 0, MAX_SEED)
+    first = check_int("first game", first, 0, 2**62)
+    count = check_int("count", count, 0, 2**40)
+    max_rolls = check_int("max_rolls", max_rolls, 1, 100_000)
+    line = strategies if isinstance(strategies, Lineup) else lineup(strategies)
+    if players is None:
+        players = len(line.specs)
+    players = check_int("players", players, 1, MAX_SEATS)
+    if len(line.specs) not in (1, players):
+        raise ValueError(f"{len(line.specs)} strategies for {players} players: give one per seat, or one for all")
+    if len(line.specs) == 1 and players > 1:
+        line = Lineup(line.specs, (line.fns[0],) * MAX_SEATS, np.repeat(line.params[:1], MAX_SEATS, axis=0))
+    tab = build_tables(sheet)
+    slots = np.arange(MAX_SEATS, dtype=np.int64) if len(line.specs) > 1 else np.zeros(MAX_SEATS, np.int64)
+
+    def run(dice_start, dice, log_start, log):
+        games = np.zeros((count, engine.GR_SIZE), np.int64)
+        seats = np.zeros((count, MAX_SEATS, PS_SIZE_), np.int64)
+        play_batch(line.fns, line.params, slots, bool(rotate), tab, np.uint64(seed), first, players,
+                   max_rolls, games, seats, dice_start, dice, log_start, log)
+        return games, seats[:, :players]
+
+    no_offsets = np.zeros(count + 1, np.int64)
+    games, seats = run(no_offsets, np.zeros((0, 6), np.int64), no_offsets, np.zeros((0, engine.LOG_SIZE), np.int64))
+    chunk = Chunk(seed, first, line.specs, games, seats, _seat_slots(first, count, players, rotate, line))
+    if log_turns:
+        rolls = games[:, engine.GR_ROLLS]
+        chunk.dice_start = np.concatenate(([0], np.cumsum(rolls)))
+        chunk.log_start = chunk.dice_start * players
+        chunk.dice = np.zeros((chunk.dice_start[-1], 6), np.int64)
+        chunk.log = np.zeros((chunk.log_start[-1], engine.LOG_SIZE), np.int64)
+        games2, seats2 = run(chunk.dice_start, chunk.dice, chunk.log_start, chunk.log)
+        same = np.array_equal(games[:, :engine.GR_LOG_ROWS], games2[:, :engine.GR_LOG_ROWS])
+        assert same and np.array_equal(seats, seats2), "a game played differently twice: the kernels are not deterministic"
+    return chunk
+
+
+def _seat_slots(first, count, players, rotate, line) -> np.ndarray:
+    seat = np.arange(players)
+    if len(line.specs) == 1:
+        return np.zeros((count, players), np.int64)
+    if not rotate:
+        return np.broadcast_to(seat, (count, players)).astype(np.int64)
+    number = first + np.arange(count)[:, None]
+    return ((seat[None, :] + number) % players).astype(np.int64)
+
+
+def check_chunk(chunk: Chunk) -> None:
+    """Raise StrategyError for the first game in which a strategy misbehaved."""
+    bad = np.flatnonzero(chunk.games[:, engine.GR_ERROR])
+    if bad.size:
+        g = int(bad[0])
+        gres = chunk.games[g]
+        seat = int(gres[engine.GR_ERR_SEAT])
+        spec = chunk.specs[chunk.slots[g, seat]]
+        raise StrategyError(
+            f"strategy {spec!r} (seat {seat}) returned {int(gres[engine.GR_ERR_VALUE])}, "
+            f"not a legal choice index or -1 (pass), in seed {chunk.seed}, game {chunk.first + g}, "
+            f"roll {int(gres[engine.GR_ERR_ROLL])}"
+        )
+
+
+def play_game(seed, game, strategies, sheet="standard", max_rolls=DEFAULT_MAX_ROLLS) -> dict:
+    """Play game number `game` of root seed `seed` and return its complete log.
+
+    `strategies` has one spec per seat; a single one is the solo game. The
+    log is plain JSON-serialisable data; its format is documented in the README.
+    """
+    sheet_obj = load_sheet(sheet)
+    chunk = play_chunk(seed, game, 1, strategies, sheet=sheet_obj, max_rolls=max_rolls, log_turns=True)
+    check_chunk(chunk)
+    players = chunk.seats.shape[1]
+    tab = build_tables(sheet_obj)
+    gres = chunk.games[0]
+    return {
+        "seed": chunk.seed,
+        "game": chunk.first,
+        "sheet": sheet_obj.name,
+        "players": players,
+        "strategies": list(chunk.specs),
+        "max_rolls": chunk_max_rolls(max_rolls, players),
+        "capped": bool(gres[engine.GR_CAPPED]),
+        "rolls": game_rolls(chunk.dice, chunk.log, gres, tab, players),
+        "result": game_result(chunk.seats[0], players),
+    }
+
+
+def chunk_max_rolls(max_rolls, players):
+    return engine.SOLO_ROLLS if players == 1 else int(max_rolls)
+
+
+class StrategyError(RuntimeError):
+    """A strategy returned something that is not one of its legal choices."""
+
+
+def game_rolls(dice_log, log, gres, tab, players) -> list[dict]:
+    rolls = []
+    rows = iter(log)
+    n_dice = 2 if players == 1 else 3
+    for r in range(int(gres[engine.GR_ROLLS])):
+        dice = dice_log[r]
+        moves = []
+        for _ in range(players):
+            row = next(rows)
+            moves.append(game_move(row, tab))
+        rolls.append({
+            "roll": r + 1,
+            "active": r % players,
+            "dice": {
+                "colour": [colour_face(f) for f in dice[:n_dice]],
+                "number": [number_face(f) for f in dice[3:3 + n_dice]],
+            },
+            "moves": moves,
+        })
+    return rolls
+
+
+def game_move(row, tab) -> dict:
+    seat = int(row[engine.LOG_SEAT])
+    if row[engine.LOG_SUB] < 0:
+        return {"seat": seat, "pass": True, "colour_die": None, "number_die": None, "colour": None,
+                "number": None, "cells": [], "jokers": 0}
+    sub = row[engine.LOG_SUB]
+    return {
+        "seat": seat,
+        "pass": False,
+        "colour_die": int(row[engine.LOG_CDIE]),
+        "number_die": int(row[engine.LOG_NDIE]),
+        "colour": COLOURS[tab.colour[sub]],
+        "number": int(tab.size[sub]),
+        "cells": mask_cells(tab.mask[sub]),
+        "jokers": int(row[engine.LOG_COST]),
+    }
+
+
+def game_result(ps, players) -> list[dict]:
+    return [
+        {
+            "seat": s,
+            "score": int(ps[s, PS_SCORE]),
+            "column_points": int(ps[s, PS_COL_POINTS]),
+            "colour_points": int(ps[s, PS_COLOUR_POINTS]),
+            "jokers_left": int(ps[s, PS_JOKERS]),
+            "star_penalty": int(ps[s, PS_STAR_PENALTY]),
+            "boxes": int(ps[s, PS_BOXES]),
+            "winner": bool(ps[s, PS_WINNER]),
+        }
+        for s in range(players)
+    ]

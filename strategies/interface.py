@@ -1,0 +1,56 @@
+"""The strategy interface: how a decision function is declared, named and parametrised.
+
+A strategy is a Numba function with the signature sim.state.DECIDE_SIG:
+
+    choose(st, ps, bb, cands, n_cands, tables, params, rng) -> int
+
+called once per decision with the legal choices already enumerated in
+cands[:n_cands]; it returns a row index of cands, or -1 to pass. `params` holds
+its parameters in the order they were declared, `rng` its private random
+stream (see sim.rng.below / sim.rng.uniform). docs/strategies.md has the full
+guide and an example.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from sim.state import DECIDE_SIG
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A named decision function with its parameters (name -> default)."""
+    name: str
+    fn: object
+    description: str = ""
+    params: dict[str, float] = field(default_factory=dict)
+
+    def param_vector(self, overrides: dict[str, float]) -> np.ndarray:
+        unknown = set(overrides) - set(self.params)
+        if unknown:
+            known = ", ".join(self.params) or "none"
+            raise ValueError(
+                f"strategy {self.name!r} has no parameter {', '.join(sorted(unknown))} (parameters: {known})")
+        return np.array([float(overrides.get(k, v)) for k, v in self.params.items()], np.float64)
+
+
+def strategy(fn=None, *, name: str | None = None, description: str | None = None, params=None):
+    """Declare a strategy: compile `fn` with the decision signature (cached on disk).
+
+    Use as ``@strategy`` or ``@strategy(params={"joker_cost": 2.0})``. The
+    first line of the docstring is its description.
+    """
+    def wrap(f):
+        compiled = f if hasattr(f, "nopython_signatures") else njit(DECIDE_SIG, cache=True)(f)
+        doc = (f.__doc__ or "").strip().splitlines()
+        return Strategy(
+            name=name or f.__name__,
+            fn=compiled,
+            description=description if description is not None else (doc[0] if doc else ""),
+            params=dict(params or {}),
+        )
+
+    return wrap(fn) if fn is not None else wrap
