@@ -76,7 +76,7 @@ def full_columns(lo, hi):
 
 
 @njit(types.void(types.int64[:], types.int64[:, :], types.uint64[:, :], TablesType,
-                 types.int64, types.int64), cache=True)
+                 types.int64, types.int64), cache=True, inline="always")
 def reset(st, ps, bb, tab, players, max_rolls):
     st[:] = 0
     st[ST_PLAYERS] = players
@@ -93,7 +93,7 @@ def reset(st, ps, bb, tab, players, max_rolls):
             bb[s, BB_TOUCH + w] = tab.start_touch[w]
 
 
-@njit(types.void(types.int64[:], types.uint64, types.int64), cache=True)
+@njit(types.void(types.int64[:], types.uint64, types.int64), cache=True, inline="always")
 def set_dice(st, key, roll):
     """Roll the dice (faces as in sim.state); the solo game leaves die 2 of each kind unrolled."""
     rolled = 2 if st[ST_PLAYERS] == 1 else 3
@@ -122,7 +122,7 @@ def _first_of_face(st, avail, die):
 
 
 @njit(types.int64(types.int64[:], types.int64[:, :], types.uint64[:, :], TablesType,
-                  types.int64[:, :]), cache=True)
+                  types.int64[:, :]), cache=True, inline="always")
 def legal_choices(st, ps, bb, tab, cands):
     """Fill cands with every legal choice of seat st[ST_SEAT] from dice st[ST_AVAIL].
 
@@ -166,7 +166,7 @@ def legal_choices(st, ps, bb, tab, cands):
 
 
 @njit(types.void(types.int64[:, :], types.uint64[:, :], TablesType, types.int64, types.int64,
-                 types.int64, types.int64), cache=True)
+                 types.int64, types.int64), cache=True, inline="always")
 def cross(ps, bb, tab, seat, sub, cost, roll):
     """Cross the boxes of subset row `sub` on seat's sheet, paying `cost` jokers."""
     bb[seat, BB_CROSSED] |= tab.mask[sub, 0]
@@ -181,7 +181,7 @@ def cross(ps, bb, tab, seat, sub, cost, roll):
             ps[seat, PS_FIRST_JOKER_ROLL] = roll
 
 
-@njit(types.boolean(types.int64[:], types.int64[:, :], types.uint64[:, :], TablesType), cache=True)
+@njit(types.boolean(types.int64[:], types.int64[:, :], types.uint64[:, :], TablesType), cache=True, inline="always")
 def settle_awards(st, ps, bb, tab):
     """Award this roll's completions (RULES section 6); True if the game ends (section 7).
 
@@ -228,7 +228,7 @@ def settle_awards(st, ps, bb, tab):
     return ended and not solo
 
 
-@njit(types.int64(types.int64[:, :], types.uint64[:, :], TablesType, types.int64), cache=True)
+@njit(types.int64(types.int64[:, :], types.uint64[:, :], TablesType, types.int64), cache=True, inline="always")
 def finish(ps, bb, tab, players):
     """Final scores (RULES section 7); returns the bitmask of winning seats."""
     for s in range(players):
@@ -253,7 +253,7 @@ def finish(ps, bb, tab, players):
 
 @njit(types.int64(StrategySet, types.float64[:, :], types.uint64[:, :], types.int64[:], TablesType,
                   types.int64[:], types.int64[:, :], types.uint64[:, :], types.int64[:, :],
-                  types.int64, types.int64, types.int64, types.int64[:], types.int64[:, :]), cache=True)
+                  types.int64, types.int64, types.int64, types.int64[:], types.int64[:, :]), cache=True, inline="always")
 def decide(strats, params, rngs, slots, tab, st, ps, bb, cands, seat, avail, is_active, gres, log):
     """Ask seat's strategy for a choice; returns a candidate row, -1 = pass, -2 = invalid."""
     st[ST_SEAT] = seat
