@@ -1,0 +1,153 @@
+"""Benchmarks: `make bench` (python -m sim.bench [--json] [--quick]).
+
+Speed is measured here and never asserted in tests: the machines are shared
+and noisy. Each workload runs after a warm-up, several times; the median is
+reported with the machine and versions, beside the target of issue 5.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numba
+import numpy as np
+
+from .api import play_chunk
+
+TARGETS = {
+    ("greedy", 1): 100_000,
+    ("greedy", 4): 15_000,
+}
+
+
+def machine() -> dict:
+    cpu = platform.processor() or "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "numba": numba.__version__,
+        "numpy": np.__version__,
+        "llvm_cpu": numba.config.CPU_NAME or "host",
+    }
+
+
+def games_per_second(spec: str, players: int, games: int, repeats: int, threads: int = 1) -> float:
+    """Median games/s of play_chunk on `threads` threads, after one warm-up."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        play_chunk(1, 0, 64, [spec], players=players)
+        rates = []
+        for r in range(repeats):
+            t = time.perf_counter()
+            play_chunk(1000 + r, 0, games, [spec], players=players)
+            rates.append(games / (time.perf_counter() - t))
+        return statistics.median(rates)
+    finally:
+        numba.set_num_threads(before)
+
+
+def _cli(args: list[str], env=None) -> tuple[float, int]:
+    """Wall time and peak RSS (KiB) of an `encore-sim` subprocess."""
+    exe = os.path.join(os.path.dirname(sys.executable), "encore-sim")
+    t = time.perf_counter()
+    subprocess.run([exe, *args], check=True, capture_output=True, env=env)
+    wall = time.perf_counter() - t
+    return wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+
+
+def run(quick: bool) -> list[dict]:
+    from strategies import REGISTRY
+
+    rows = []
+    scale = 0.25 if quick else 1.0
+    repeats = 3 if quick else 5
+    solo_rates = {}
+    for players in (1, 4):
+        for name in REGISTRY:
+            base = 40_000 if players == 1 else 6_000
+            if name == "lookahead":
+                base //= 20
+            n = max(200, int(base * scale))
+            rate = games_per_second(name, players, n, repeats)
+            solo_rates[(name, players)] = rate
+            target = TARGETS.get((name, players))
+            if name == "heuristic":
+                target = solo_rates[("greedy", players)] / 2
+            rows.append({
+                "workload": f"{'solo' if players == 1 else '4 players'}, {name}, 1 thread",
+                "value": round(rate), "unit": "games/s",
+                "target": round(target) if target else None,
+                "ratio": round(rate / target, 2) if target else None,
+            })
+    if numba.config.NUMBA_NUM_THREADS >= 2:
+        n = int(100_000 * scale)
+        one = games_per_second("greedy", 1, n, repeats, threads=1)
+        two = games_per_second("greedy", 1, n, repeats, threads=2)
+        rows.append({"workload": "solo greedy, 2 threads vs 1", "value": round(two / one, 2), "unit": "x",
+                     "target": 1.8, "ratio": round(two / one / 1.8, 2)})
+    rows.extend(_cli_rows(quick))
+    return rows
+
+
+def _cli_rows(quick: bool) -> list[dict]:
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        base = ["run", "--players", "1", "--strategy", "greedy", "--quiet"]
+        try:
+            _cli([*base, "--games", "1000", "--out", f"{tmp}/warm"])
+        except (OSError, subprocess.CalledProcessError) as e:
+            return [{"workload": "encore-sim run", "value": None, "unit": "", "target": None,
+                     "ratio": None, "error": str(e)}]
+        wall, _ = _cli([*base, "--games", "1000", "--out", f"{tmp}/startup"])
+        rows.append({"workload": "start-up, run --games 1000, warm cache", "value": round(wall, 2),
+                     "unit": "s", "target": 3.0, "ratio": round(3.0 / wall, 2)})
+        env = dict(os.environ, NUMBA_CACHE_DIR=f"{tmp}/empty-cache")
+        wall, _ = _cli([*base, "--games", "1000", "--out", f"{tmp}/fresh"], env=env)
+        rows.append({"workload": "first run, empty Numba cache", "value": round(wall, 2),
+                     "unit": "s", "target": 60.0, "ratio": round(60.0 / wall, 2)})
+        games = 1_000_000 if quick else 10_000_000
+        wall, rss = _cli([*base, "--games", str(games), "--out", f"{tmp}/big"])
+        rows.append({"workload": f"peak RSS, solo run of {games:,} games", "value": round(rss / 1024),
+                     "unit": "MB", "target": 300, "ratio": round(300 / (rss / 1024), 2)})
+    return rows
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m sim.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--quick", action="store_true", help="smaller workloads (about a minute)")
+    args = parser.parse_args(argv)
+    info = machine()
+    rows = run(args.quick)
+    if args.json:
+        print(json.dumps({"machine": info, "results": rows}, indent=2))
+        return
+    print(f"machine: {info['cpu']}, {info['cores']} cores; Python {info['python']}, "
+          f"numba {info['numba']}, numpy {info['numpy']}")
+    print(f"{'workload':48} {'value':>12} {'target':>10} {'ratio':>7}")
+    for r in rows:
+        value = "error" if r["value"] is None else f"{r['value']:,} {r['unit']}"
+        target = "" if r["target"] is None else f"{r['target']:,}"
+        ratio = "" if r["ratio"] is None else f"{r['ratio']:.2f}"
+        print(f"{r['workload']:48} {value:>12} {target:>10} {ratio:>7}")
+        if "error" in r:
+            print(f"    {r['error']}")
+
+
+if __name__ == "__main__":
+    main()
