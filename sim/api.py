@@ -59,13 +59,11 @@ def _crossed_state(crossed, tab: Tables, players: int = 1):
     """
     if isinstance(crossed, str):
         raise ValueError("crossed must be an iterable of cell names such as ['H1', 'H2'], not a string")
+    boxes = {parse_cell(name) for name in crossed}
     st, ps, bb, cands = new_state()
     engine.reset(st, ps, bb, tab, players, DEFAULT_MAX_ROLLS)
-    single = {int(m[0]) | int(m[1]) << 64: k for k, m in enumerate(tab.mask) if tab.size[k] == 1}
-    for name in set(crossed):
-        col, row = parse_cell(name)
-        b = 8 * col + row
-        engine.cross(ps, bb, tab, 0, single[1 << b], 0, 0)
+    for col, row in boxes:
+        engine.cross(ps, bb, tab, 0, tab.box_row[8 * col + row], 0, 0)
     return st, ps, bb, cands
 
 

@@ -80,14 +80,18 @@ def load_sheet(name_or_path: str | os.PathLike | Sheet) -> Sheet:
         return name_or_path
     if isinstance(name_or_path, str) and name_or_path in BUILTIN_SHEETS:
         return _load_builtin(name_or_path)
+    unknown = SheetError(
+        f"no sheet {str(name_or_path)!r}: not a built-in sheet ({', '.join(BUILTIN_SHEETS)}) and no such file"
+    )
+    if not isinstance(name_or_path, (str, os.PathLike)) or not str(name_or_path).strip():
+        raise unknown
     path = Path(name_or_path)
+    if path.is_dir():
+        raise SheetError(f"sheet {str(path)!r} is a folder, not a sheet file")
     try:
         text = path.read_text(encoding="utf-8-sig")  # tolerate a BOM from Windows editors
     except FileNotFoundError:
-        raise SheetError(
-            f"no sheet {str(name_or_path)!r}: not a built-in sheet "
-            f"({', '.join(BUILTIN_SHEETS)}) and no such file"
-        ) from None
+        raise unknown from None
     except (OSError, UnicodeDecodeError) as exc:
         raise SheetError(f"cannot read sheet file {str(path)!r}: {exc}") from exc
     return parse_sheet(text, path.stem)

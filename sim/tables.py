@@ -75,6 +75,7 @@ Tables = namedtuple(
         "board_mask",   # uint64 (2,)     all 105 boxes
         "col_first",    # int64 (15,)     column values, first to complete
         "col_later",    # int64 (15,)     column values, later
+        "box_row",      # int64 (128,)    row of the one-box subset of each bit index; -1 on guard bits
     ],
 )
 
@@ -209,9 +210,13 @@ def _build(sheet: Sheet) -> Tables:
         to_words(bit_of(col, r) for r in range(N_ROWS) for col in range(N_COLS) if sheet.star[r, col]), np.uint64
     )
     board_mask = np.array(to_words(bit_of(col, r) for r in range(N_ROWS) for col in range(N_COLS)), np.uint64)
+    box_row = np.full(128, -1, np.int64)
+    for k, cells in enumerate(cell_sets):
+        if len(cells) == 1:
+            box_row[bit_of(*next(iter(cells)))] = k
     tables = Tables(
         mask, nb, colour, size, block, stars, gstart, kill, act, all_subsets, start_touch,
-        colour_mask, block_mask, star_mask, board_mask, COLUMN_FIRST.copy(), COLUMN_LATER.copy(),
+        colour_mask, block_mask, star_mask, board_mask, COLUMN_FIRST.copy(), COLUMN_LATER.copy(), box_row,
     )
     for a in tables:
         a.setflags(write=False)

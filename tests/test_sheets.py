@@ -107,8 +107,10 @@ def test_unknown_name_and_missing_file(tmp_path):
         load_sheet("purple")
     with pytest.raises(SheetError, match="nope.txt"):
         load_sheet(tmp_path / "nope.txt")
-    with pytest.raises(SheetError, match="cannot read"):
-        load_sheet(tmp_path)  # a directory
+    with pytest.raises(SheetError, match="is a folder, not a sheet file"):
+        load_sheet(tmp_path)
+    with pytest.raises(SheetError, match="no sheet ''"):
+        load_sheet("")
     (tmp_path / "latin1.txt").write_bytes(b"\xff\xfe")
     with pytest.raises(SheetError, match="cannot read"):
         load_sheet(tmp_path / "latin1.txt")

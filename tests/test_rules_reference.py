@@ -1,0 +1,411 @@
+"""The engine's move generation against the rules (RULES.md) and against the independent
+brute-force reference in `reference.py`.
+
+`sim` is imported only to call the API under test, `sim.legal_placements`.
+"""
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import sim
+
+try:  # works both with and without a tests/__init__.py
+    from . import reference as R
+except ImportError:
+    import reference as R
+
+SHARED_SHEETS = Path("/work/shared/sheets")
+
+# RULES section 9: legal placements on the empty standard sheet, numbers 1..5.
+EMPTY_STANDARD_COUNTS = {
+    "green": [1, 0, 0, 0, 0],
+    "yellow": [2, 3, 5, 4, 1],
+    "blue": [2, 3, 4, 1, 0],
+    "red": [1, 1, 2, 1, 0],
+    "orange": [1, 1, 0, 0, 0],
+}
+YELLOW_3 = {
+    frozenset({"H6", "H7", "I6"}),
+    frozenset({"H6", "H7", "I7"}),
+    frozenset({"H6", "I6", "I7"}),
+    frozenset({"H7", "I6", "I7"}),
+    frozenset({"H7", "I7", "J7"}),
+}
+
+
+def engine(crossed, colour, number, sheet="standard"):
+    """Call the engine and check the shape of its answer: a list of distinct frozensets."""
+    result = sim.legal_placements(crossed, colour, number, sheet=sheet)
+    assert isinstance(result, list), f"legal_placements returned {type(result).__name__}, expected list"
+    for placement in result:
+        assert isinstance(placement, frozenset), f"placement {placement!r} is not a frozenset"
+    assert len(set(result)) == len(result), (
+        f"duplicate placements for {colour} {number} on {sheet} with crossed={sorted(crossed)}: {result}")
+    return set(result)
+
+
+def ordered(placements):
+    """Deterministic order for a set of placements (set order depends on the hash seed)."""
+    return sorted(placements, key=sorted)
+
+
+def random_move(rng, sheet, crossed):
+    """Cross a random legal placement of a random colour and number; no-op if there is none."""
+    colour = rng.choice(R.COLOURS)
+    n = rng.randint(1, 5)
+    options = ordered(R.ref_legal_placements(sheet, crossed, colour, n))
+    if options:
+        crossed |= rng.choice(options)
+
+
+# --------------------------------------------------------------------------------------------
+# Sheets and constants
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", R.SHEET_NAMES)
+def test_sheet_files_parse_and_satisfy_invariants(name):
+    sheet = R.load_sheet(name)
+    assert R.sheet_invariant_problems(sheet) == []
+    assert len(sheet.stars) == 15
+
+
+@pytest.mark.skipif(not SHARED_SHEETS.is_dir(), reason="no shared sheet folder")
+@pytest.mark.parametrize("name", R.SHEET_NAMES)
+def test_engine_sheet_files_match_the_shared_sheets(name):
+    def rows(path):
+        return [line.strip() for line in path.read_text().splitlines()
+                if line.strip() and not line.startswith("#")]
+
+    assert rows(R.sheets_dir() / f"{name}.txt") == rows(SHARED_SHEETS / f"{name}.txt")
+
+
+def test_reference_parser_refuses_broken_sheets():
+    text = (R.sheets_dir() / "standard.txt").read_text()
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if not line.startswith("#"))
+    # A1 is a green box; making it yellow breaks the 21-per-colour invariant.
+    broken = lines[:first] + ["y" + lines[first][1:]] + lines[first + 1:]
+    with pytest.raises(ValueError, match="green has 20 boxes"):
+        R.parse_sheet("\n".join(broken))
+    # Moving H1's star (standard sheet: 'G' at H1) to G1 breaks the one-star-per-column rule.
+    row = lines[first]
+    assert row[7] == "G" and row[6] == "y"
+    moved = row[:6] + "Yg" + row[8:]
+    with pytest.raises(ValueError, match="column H has 0 stars"):
+        R.parse_sheet("\n".join(lines[:first] + [moved] + lines[first + 1:]))
+    with pytest.raises(ValueError, match="rows"):
+        R.parse_sheet("\n".join(lines[:-1]))
+
+
+def test_column_values_and_score_bound():
+    assert sum(R.FIRST_COLUMN_VALUES.values()) == 41
+    assert 41 + 5 * R.FIRST_COLOUR_BONUS + R.JOKERS_AT_START == 74
+    assert R.FIRST_COLUMN_VALUES["H"] == 1 and R.LATER_COLUMN_VALUES["H"] == 0
+
+
+# --------------------------------------------------------------------------------------------
+# RULES section 9 worked facts
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("colour", R.COLOURS)
+def test_empty_standard_sheet_counts_reference(colour):
+    counts = [len(R.ref_legal_placements("standard", set(), colour, n)) for n in range(1, 6)]
+    assert counts == EMPTY_STANDARD_COUNTS[colour]
+
+
+@pytest.mark.parametrize("colour", R.COLOURS)
+def test_empty_standard_sheet_counts_engine(colour):
+    counts = [len(engine([], colour, n)) for n in range(1, 6)]
+    assert counts == EMPTY_STANDARD_COUNTS[colour]
+
+
+def test_yellow_3_on_empty_standard_sheet():
+    assert R.ref_legal_placements("standard", set(), "yellow", 3) == YELLOW_3
+    assert engine([], "yellow", 3) == YELLOW_3
+    assert engine([], "yellow", 3, sheet="standard") == YELLOW_3
+
+
+def test_default_sheet_is_standard():
+    assert set(sim.legal_placements([], "yellow", 3)) == YELLOW_3
+
+
+def test_reference_first_move_must_touch_column_h():
+    for name in R.SHEET_NAMES:
+        for colour in R.COLOURS:
+            for n in range(1, 6):
+                for placement in R.ref_legal_placements(name, set(), colour, n):
+                    assert any(cell[0] == "H" for cell in placement)
+
+
+def P(*groups):
+    return {frozenset(group.split()) for group in groups}
+
+
+# Standard sheet, checked by hand: column H is H1 green, H2 orange, H3 red, H4 H5 blue,
+# H6 H7 yellow. The red block next to it is H3 I3 J3 + I2; G3 is a green star box.
+HAND_CHECKED = [
+    # (crossed, colour, n, expected placements)
+    ((), "red", 3, P("H3 I3 J3", "H3 I2 I3")),
+    ((), "red", 4, P("H3 I2 I3 J3")),
+    ((), "orange", 2, P("G2 H2")),
+    (("H3",), "red", 1, P("I3")),                 # I2 touches H3 only diagonally
+    (("H3",), "red", 2, P("I2 I3", "I3 J3")),
+    (("H3",), "green", 1, P("H1", "G3")),         # another colour's box anchors too
+    (("H3", "I3"), "red", 1, P("I2", "J3")),
+    (("H3", "I3"), "red", 2, set()),              # I2 and J3 are not connected any more
+    (("H6", "H7"), "yellow", 3, P("I6 I7 J7")),
+    (("H6", "H7"), "yellow", 1, P("I6", "I7")),   # J7 is not next to a crossed box
+    # H1 anchors G1, the end of the yellow 6-block D1 E1 F1 G1 E2 F2 (G1's only yellow neighbour is F1)
+    (("H1",), "yellow", 2, P("F1 G1", "H6 H7", "H6 I6", "H7 I7")),
+    (("H1",), "yellow", 4, P("D1 E1 F1 G1", "E1 E2 F1 G1", "E1 F1 F2 G1", "E2 F1 F2 G1",
+                             "H6 H7 I6 I7", "H6 H7 I7 J7", "H6 I6 I7 J7", "H7 I6 I7 J7")),
+    (("H6", "H7", "I6", "I7"), "yellow", 1, P("J7")),
+]
+
+
+@pytest.mark.parametrize("crossed, colour, n, expected", HAND_CHECKED)
+def test_hand_checked_positions(crossed, colour, n, expected):
+    assert R.ref_legal_placements("standard", set(crossed), colour, n) == expected
+    assert engine(list(crossed), colour, n) == expected
+
+
+def test_engine_accepts_any_iterable_of_cells():
+    crossed = ["H6", "H7", "I6"]
+    expected = R.ref_legal_placements("standard", set(crossed), "yellow", 2)
+    assert engine(list(crossed), "yellow", 2) == expected
+    assert engine(tuple(crossed), "yellow", 2) == expected
+    assert engine(set(crossed), "yellow", 2) == expected
+    assert engine(frozenset(crossed), "yellow", 2) == expected
+    assert engine((c for c in crossed), "yellow", 2) == expected
+    assert engine(crossed + crossed, "yellow", 2) == expected  # repeated cells change nothing
+
+
+# --------------------------------------------------------------------------------------------
+# Engine == reference on reachable positions
+# --------------------------------------------------------------------------------------------
+
+N_TRAJECTORIES = 126  # 21 per sheet
+CHECKPOINTS_PER_TRAJECTORY = 16  # -> 2016 positions
+MAX_STEPS = 200
+
+
+def reachable_positions():
+    """2016 reachable positions on all 6 sheets, from 0 to MAX_STEPS random move attempts."""
+    rng = random.Random(1234)
+    positions = []
+    for t in range(N_TRAJECTORIES):
+        name = R.SHEET_NAMES[t % len(R.SHEET_NAMES)]
+        sheet = R.load_sheet(name)
+        checkpoints = set(rng.sample(range(MAX_STEPS + 1), CHECKPOINTS_PER_TRAJECTORY))
+        if t % 7 == 0:
+            checkpoints.discard(max(checkpoints))
+            checkpoints.add(0)  # the empty sheet too
+        crossed = set()
+        for step in range(MAX_STEPS + 1):
+            if step in checkpoints:
+                positions.append((name, step, frozenset(crossed)))
+            random_move(rng, sheet, crossed)
+    return positions
+
+
+def test_engine_matches_reference_on_reachable_positions():
+    positions = reachable_positions()
+    assert len(positions) >= 2000
+    sizes = [len(crossed) for _, _, crossed in positions]
+    assert min(sizes) == 0 and max(sizes) >= 90, "positions must range from empty to late game"
+    rng = random.Random(4321)
+    failures = []
+    mismatches = 0
+    compared = 0
+    nonempty = {(colour, n): 0 for colour in R.COLOURS for n in range(1, 6)}
+    for name, step, crossed in positions:
+        as_list = sorted(crossed)
+        rng.shuffle(as_list)
+        argument = rng.choice([list, tuple, set, frozenset])(as_list)
+        # three random (colour, number) queries per position keep the engine calls down
+        for colour, n in [(rng.choice(R.COLOURS), rng.randint(1, 5)) for _ in range(3)]:
+            expected = R.ref_legal_placements(name, crossed, colour, n)
+            got = engine(argument, colour, n, sheet=name)
+            compared += 1
+            nonempty[colour, n] += bool(expected)
+            if got != expected:
+                mismatches += 1
+            if got != expected and len(failures) < 5:
+                failures.append(
+                    f"sheet={name!r} after {step} move attempts, colour={colour!r} number={n}\n"
+                    f"  crossed={sorted(crossed)}\n"
+                    f"  engine has but reference has not: {[sorted(p) for p in ordered(got - expected)]}\n"
+                    f"  reference has but engine has not: {[sorted(p) for p in ordered(expected - got)]}")
+    assert not failures, (f"engine != reference in {mismatches} of {compared} cases, the first ones:\n"
+                          + "\n".join(failures))
+    # every colour and number really occurs with legal placements
+    assert all(count > 0 for count in nonempty.values()), nonempty
+
+
+# --------------------------------------------------------------------------------------------
+# Property tests (hypothesis)
+# --------------------------------------------------------------------------------------------
+
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def reachable(draw):
+    """(sheet name, crossed) reached by a sequence of legal moves."""
+    name = draw(st.sampled_from(R.SHEET_NAMES))
+    sheet = R.load_sheet(name)
+    rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+    crossed = set()
+    for _ in range(draw(st.integers(0, 150))):
+        random_move(rng, sheet, crossed)
+    return name, frozenset(crossed)
+
+
+@st.composite
+def arbitrary(draw):
+    """(sheet name, crossed) with any set of crossed boxes, reachable or not."""
+    name = draw(st.sampled_from(R.SHEET_NAMES))
+    crossed = draw(st.sets(st.sampled_from(R.ALL_CELLS), max_size=105))
+    return name, frozenset(crossed)
+
+
+positions = st.one_of(reachable(), arbitrary())
+colours = st.sampled_from(R.COLOURS)
+numbers = st.integers(1, 5)
+
+
+@SETTINGS
+@given(position=positions, colour=colours, n=numbers)
+def test_every_placement_is_legal_and_engine_equals_reference(position, colour, n):
+    name, crossed = position
+    sheet = R.load_sheet(name)
+    got = engine(sorted(crossed), colour, n, sheet=name)
+    for placement in got:
+        where = f"{name} {colour} {n} crossed={sorted(crossed)} placement={sorted(placement)}"
+        assert len(placement) == n, where
+        assert all(cell in R.ALL_CELLS for cell in placement), where
+        assert not placement & crossed, f"{where}: crosses a box already crossed"
+        assert all(sheet.colour[cell] == colour for cell in placement), f"{where}: wrong colour"
+        assert R.is_connected(placement), f"{where}: not connected"
+        assert R.is_anchored(placement, crossed), f"{where}: not anchored"
+    assert got == R.ref_legal_placements(sheet, crossed, colour, n), f"{name} {colour} {n} crossed={sorted(crossed)}"
+
+
+@SETTINGS
+@given(position=positions, extra=st.sets(st.sampled_from(R.ALL_CELLS), max_size=30), colour=colours, n=numbers)
+def test_crossing_more_boxes_elsewhere_keeps_placements_legal(position, extra, colour, n):
+    """Anchoring only grows with more crossed boxes, so a legal placement stays legal as long
+    as none of its own boxes gets crossed."""
+    name, crossed = position
+    before = engine(crossed, colour, n, sheet=name)
+    more = crossed | extra
+    after = engine(more, colour, n, sheet=name)
+    for placement in before:
+        if not placement & extra:
+            assert placement in after, f"{name} {colour} {n}: {sorted(placement)} lost after crossing {sorted(extra)}"
+    # ... and everything legal after is disjoint from all crossed boxes
+    for placement in after:
+        assert not placement & more
+
+
+@SETTINGS
+@given(position=positions, drop=st.sets(st.sampled_from(R.ALL_CELLS), max_size=30), colour=colours, n=numbers)
+def test_removing_crossed_boxes_keeps_placements_still_anchored(position, drop, colour, n):
+    """A placement legal for `crossed` stays legal for a subset of `crossed` if it is still
+    anchored there (column H or next to a box of the subset)."""
+    name, crossed = position
+    fewer = crossed - drop
+    before = engine(crossed, colour, n, sheet=name)
+    after = engine(fewer, colour, n, sheet=name)
+    for placement in before:
+        if R.is_anchored(placement, fewer):
+            assert placement in after
+    # Conversely, a placement that is legal only with fewer crossed boxes must use a box that
+    # was uncrossed (anchoring can only shrink when boxes are uncrossed).
+    for placement in after - before:
+        assert placement & (crossed - fewer), f"{sorted(placement)} legal only after uncrossing {sorted(drop)}"
+
+
+@SETTINGS
+@given(position=positions, colour=colours, n=st.integers(2, 5))
+def test_placements_of_n_and_n_minus_1_are_nested(position, colour, n):
+    """Every legal n-placement contains a legal (n-1)-placement (drop a box that is not a cut
+    box and not the only anchor), and every legal (n-1)-placement grown by one adjacent empty
+    box of its colour is a legal n-placement."""
+    name, crossed = position
+    sheet = R.load_sheet(name)
+    big = engine(crossed, colour, n, sheet=name)
+    small = engine(crossed, colour, n - 1, sheet=name)
+    for placement in big:
+        assert any(sub < placement for sub in small), f"{sorted(placement)} contains no legal {n - 1}-placement"
+    for placement in small:
+        for cell in placement:
+            for nb in R.neighbours(cell):
+                if nb not in placement and nb not in crossed and sheet.colour[nb] == colour:
+                    assert placement | {nb} in big, f"{sorted(placement)} + {nb} should be legal"
+
+
+@SETTINGS
+@given(position=positions, colour=colours, n=numbers)
+def test_after_crossing_a_placement_it_is_gone(position, colour, n):
+    name, crossed = position
+    for placement in ordered(engine(crossed, colour, n, sheet=name))[:2]:
+        after = crossed | placement
+        for m in range(1, 6):
+            for other in engine(after, colour, m, sheet=name):
+                assert not other & placement
+
+
+@pytest.mark.parametrize("name", R.SHEET_NAMES)
+def test_completed_colour_has_no_placements(name):
+    sheet = R.load_sheet(name)
+    for colour in R.COLOURS:
+        crossed = sheet.cells_of_colour(colour)
+        for n in range(1, 6):
+            assert engine(crossed, colour, n, sheet=name) == set()
+            assert engine(R.ALL_CELLS, colour, n, sheet=name) == set()
+            assert R.ref_legal_placements(sheet, crossed, colour, n) == set()
+
+
+# --------------------------------------------------------------------------------------------
+# Bad input
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("colour", ["purple", "joker", "", "Gren"])
+def test_unknown_colour(colour):
+    with pytest.raises(ValueError) as info:
+        sim.legal_placements([], colour, 2)
+    assert repr(colour) in str(info.value) or (colour and colour in str(info.value)), str(info.value)
+    with pytest.raises(ValueError):
+        R.ref_legal_placements("standard", set(), colour, 2)
+
+
+@pytest.mark.parametrize("number", [0, 6, -1])
+def test_number_out_of_range(number):
+    with pytest.raises(ValueError) as info:
+        sim.legal_placements([], "yellow", number)
+    assert str(number) in str(info.value), str(info.value)
+    with pytest.raises(ValueError):
+        R.ref_legal_placements("standard", set(), "yellow", number)
+
+
+@pytest.mark.parametrize("cell", ["Z9", "H8", 42, "H0", "P1", "h1x", ""])
+def test_malformed_cell(cell):
+    with pytest.raises(ValueError) as info:
+        sim.legal_placements(["H7", cell], "yellow", 2)
+    assert str(cell) in str(info.value), str(info.value)
+    with pytest.raises(ValueError):
+        R.ref_legal_placements("standard", {"H7", cell}, "yellow", 2)
+
+
+@pytest.mark.parametrize("sheet", ["nosuch", "purple", ""])
+def test_unknown_sheet(sheet):
+    with pytest.raises(ValueError) as info:
+        sim.legal_placements([], "yellow", 2, sheet=sheet)
+    assert repr(sheet) in str(info.value) or (sheet and sheet in str(info.value)), str(info.value)
+    with pytest.raises(ValueError):
+        R.load_sheet(sheet)
