@@ -1,12 +1,330 @@
-"""Command-line interface of encore-sim (the `encore-sim` console script)."""
+"""Command-line interface of encore-sim (the `encore-sim` console script).
+
+A thin Click shell over the Python API (sim.runner, sim.summary, sim.compare,
+sim.replay): every bad input ends in a one-line `Error: ...` on stderr and
+exit code 2.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import io
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
 
 import click
 
+EXIT_USAGE = 2
 
-@click.group()
+
+def _fail(message: str, code: int = EXIT_USAGE):
+    first = str(message).strip().splitlines()[0] if str(message).strip() else "unknown error"
+    click.echo(f"Error: {first}", err=True)
+    sys.exit(code)
+
+
+class _Group(click.Group):
+    """A group whose usage errors are one line too (no usage block)."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as e:
+            click.echo(e.ctx.get_help() if e.ctx else str(e))
+            sys.exit(0)
+        except click.ClickException as e:
+            _fail(e.format_message(), e.exit_code if e.exit_code else EXIT_USAGE)
+        except click.Abort:
+            click.echo("Aborted.", err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _errors(fn):
+    """Turn the API's errors into one-line messages with exit code 2."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        from sim import StrategyError
+        try:
+            return fn(*args, **kwargs)
+        except BrokenPipeError:  # e.g. `encore-sim replay ... | head`
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
+        except (ValueError, StrategyError, OSError) as e:
+            _fail(str(e) or type(e).__name__)
+    return wrapper
+
+
+def _progress_enabled(quiet: bool) -> bool:
+    return not quiet and sys.stderr.isatty()
+
+
+@click.group(cls=_Group)
 @click.version_option(package_name="encore-sim")
 def main() -> None:
     """Monte Carlo simulator of the dice game Encore! (Noch mal!)."""
+
+
+# --- run ------------------------------------------------------------------------
+
+@main.command()
+@click.option("--games", "-n", type=int, default=100_000, show_default=True, help="Games to play.")
+@click.option("--players", "-p", type=int, default=None,
+              help="Seats, 1 = solo game, 2..6 [default: one per --strategy, or 4].")
+@click.option("--strategy", "-s", "strategy", multiple=True,
+              help="Strategy spec, once per seat or once for all seats (repeatable) [default: greedy]. "
+                   "NAME[:k=v,..] or path/file.py:function[:k=v,..].")
+@click.option("--rotate/--no-rotate", default=True, show_default=True,
+              help="Rotate the strategies over the seats from game to game.")
+@click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
+@click.option("--seed", type=int, default=None, help="Root seed [default: a random one, stored in the manifest].")
+@click.option("--threads", "-j", type=int, default=None, help="Numba threads [default: all cores].")
+@click.option("--chunk-size", type=int, default=None,
+              help="Games per Parquet file [default: 50,000 solo, 10,000 at tables; less with --log-turns].")
+@click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Dataset folder [default: results/run-YYYYmmdd-HHMMSS].")
+@click.option("--max-rolls", type=int, default=200, show_default=True, help="Roll cap for tables.")
+@click.option("--log-turns", is_flag=True, help="Also write the per-decision turns table.")
+@click.option("--resume", is_flag=True,
+              help="Finish an interrupted run in --out; options not given are taken from its manifest.")
+@click.option("--force", is_flag=True, help="Replace an existing dataset in --out.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line and no summary.")
+@click.pass_context
+@_errors
+def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size, out, max_rolls, log_turns,
+        resume, force, quiet):
+    """Play many games in parallel and write them to a Parquet dataset.
+
+    Without options: 100,000 four-player games, greedy in every seat.
+    """
+    from sim import runner
+    from sim.dataset import MANIFEST, read_manifest
+    from sim.replay import manifest_sheet
+
+    if resume and force:
+        raise ValueError("--resume and --force exclude each other")
+    if out is None:
+        if resume:
+            raise ValueError("--resume needs --out, the folder of the run to finish")
+        out = Path("results") / _dt.datetime.now().strftime("run-%Y%m%d-%H%M%S")
+    strategies = list(strategy) or ["greedy"]
+    if resume and (out / MANIFEST).is_file():
+        stored = read_manifest(out)["settings"]
+
+        def given(name):
+            return ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT
+
+        games = games if given("games") else stored["games"]
+        players = players if given("players") else stored["players"]
+        strategies = strategies if given("strategy") else stored["strategies"]
+        rotate = rotate if given("rotate") else stored["rotate"]
+        seed = seed if given("seed") else stored["seed"]
+        chunk_size = chunk_size if given("chunk_size") else stored["chunk_size"]
+        max_rolls = max_rolls if given("max_rolls") else stored["max_rolls"]
+        log_turns = log_turns if given("log_turns") else stored["log_turns"]
+        sheet = sheet if given("sheet") else manifest_sheet(read_manifest(out))
+    if players is None:
+        players = len(strategies) if len(strategies) > 1 else 4
+    command = "encore-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
+        if Path(sys.argv[0]).name.startswith("encore-sim") else None
+    try:
+        manifest = runner.run(out, games=games, players=players, strategies=strategies, sheet=sheet, seed=seed,
+                              threads=threads, chunk_size=chunk_size, max_rolls=max_rolls, rotate=rotate,
+                              log_turns=log_turns, resume=resume, force=force,
+                              progress=_progress_enabled(quiet), command=command)
+    except KeyboardInterrupt:
+        click.echo(f"Interrupted: finished chunks are kept in {out}; finish with "
+                   f"`encore-sim run --out {shlex.quote(str(out))} --resume`", err=True)
+        sys.exit(130)
+    if not quiet:
+        from sim.summary import format_table, summarise
+        st = manifest["settings"]
+        by_seat = st["players"] > 1 and len(set(st["strategies"])) == 1
+        click.echo(format_table(summarise(out, by_seat=by_seat)))
+        click.echo(f"\nDataset: {out}  (encore-sim summary {shlex.quote(str(out))} --by seat)")
+
+
+# --- summary ----------------------------------------------------------------------
+
+def _wide(summary):
+    """Statistics with the solo rating-band shares as extra columns (machine formats)."""
+    stats = summary.stats
+    if summary.bands is None:
+        return stats
+    keys = ["strategy", "seat"] if "seat" in stats else ["strategy"]
+    b = summary.bands.assign(col="band " + summary.bands["score"])
+    wide = b.pivot_table(index=keys, columns="col", values="share", sort=False).reset_index()
+    wide.columns.name = None
+    return stats.merge(wide, on=keys, how="left")
+
+
+def _emit(df, fmt, output, extra_json=None):
+    if fmt == "csv":
+        text = df.to_csv(index=False)
+    elif fmt == "json":
+        records = json.loads(df.to_json(orient="records"))
+        text = json.dumps({**(extra_json or {}), "rows": records}, indent=2) + "\n"
+    elif fmt == "parquet":
+        if output is None and sys.stdout.isatty():
+            raise ValueError("--format parquet writes binary data: give --output FILE or redirect stdout")
+        buf = io.BytesIO()
+        df.to_parquet(buf, index=False)
+        if output is None:
+            sys.stdout.buffer.write(buf.getvalue())
+            sys.stdout.flush()
+        else:
+            Path(output).write_bytes(buf.getvalue())
+        return
+    else:
+        text = df
+    if output is None:
+        click.echo(text, nl=not str(text).endswith("\n"))
+    else:
+        Path(output).write_text(str(text) if str(text).endswith("\n") else f"{text}\n")
+
+
+@main.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--by", type=click.Choice(["strategy", "seat"]), default="strategy", show_default=True,
+              help="Group by strategy, or by strategy and seat.")
+@click.option("--format", "-f", "fmt", type=click.Choice(["table", "csv", "json", "parquet"]), default="table",
+              show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to FILE instead of stdout.")
+@_errors
+def summary(path, by, fmt, output):
+    """Statistics of a dataset written by `encore-sim run`."""
+    from sim.summary import format_table, summarise
+    s = summarise(path, by_seat=by == "seat")
+    if fmt == "table":
+        _emit(format_table(s), "table", output)
+    else:
+        _emit(_wide(s), fmt, output, {"settings": s.manifest.get("settings"),
+                                      "games_done": s.manifest.get("games_done"),
+                                      "status": s.manifest.get("status")})
+
+
+# --- compare ------------------------------------------------------------------------
+
+@main.command()
+@click.argument("strategies", nargs=-1, required=True)
+@click.option("--players", "-p", type=int, default=1, show_default=True, help="1 = solo, 2..6 = tables.")
+@click.option("--opponents", default=None, help="Opponents' strategy at tables [default: the first strategy].")
+@click.option("--games", "-n", type=int, default=10_000, show_default=True, help="Games per strategy.")
+@click.option("--until-ci", type=float, default=None,
+              help="Instead of --games: play chunks until every score difference's 95% CI half-width "
+                   "is below this many points.")
+@click.option("--max-games", type=int, default=1_000_000, show_default=True, help="Limit for --until-ci.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--sheet", default="standard", show_default=True)
+@click.option("--max-rolls", type=int, default=200, show_default=True)
+@click.option("--threads", "-j", type=int, default=None)
+@click.option("--chunk-size", type=int, default=None, help="Games per chunk (the --until-ci check runs per chunk).")
+@click.option("--format", "-f", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+              show_default=True)
+@click.option("--quiet", "-q", is_flag=True)
+@_errors
+def compare(strategies, players, opponents, games, until_ci, max_games, seed, sheet, max_rolls, threads,
+            chunk_size, fmt, quiet):
+    """Compare strategies on common random numbers (the same dice), paired against the first.
+
+    Example: encore-sim compare greedy random --games 20000
+    """
+    from sim.compare import compare as run_compare
+    from sim.compare import format_table
+    result = run_compare(strategies, players=players, opponents=opponents, games=games, seed=seed,
+                         until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
+                         max_rolls=max_rolls, threads=threads, progress=_progress_enabled(quiet))
+    if fmt == "table":
+        click.echo(format_table(result))
+    else:
+        _emit(result.table, fmt, None, {"games": result.games, "settings": result.settings})
+
+
+# --- replay ------------------------------------------------------------------------
+
+@main.command()
+@click.argument("path", type=click.Path(path_type=Path), required=False)
+@click.option("--game", "-g", type=int, required=True, help="Game number.")
+@click.option("--seed", type=int, default=None, help="Root seed (without PATH).")
+@click.option("--strategy", "-s", multiple=True, help="Strategy per seat, or one for all (without PATH).")
+@click.option("--players", "-p", type=int, default=None, help="Seats (without PATH) [default: one per --strategy].")
+@click.option("--sheet", default="standard", show_default=True, help="Sheet (without PATH).")
+@click.option("--max-rolls", type=int, default=200, show_default=True, help="Roll cap (without PATH).")
+@click.option("--json", "as_json", is_flag=True, help="Print the engine's game log as JSON.")
+@click.option("--every-roll", is_flag=True, help="Draw the sheets after every roll, not only at the end.")
+@click.pass_context
+@_errors
+def replay(ctx, path, game, seed, strategy, players, sheet, max_rolls, as_json, every_roll):
+    """Replay one game exactly: from a dataset (PATH --game N) or from --seed and --strategy."""
+    from sim import play_game
+    from sim.replay import check_stored, from_dataset, render, seat_strategies
+    from sim.sheets import load_sheet
+
+    stored = None
+    if path is not None:
+        extra = [n for n in ("seed", "strategy", "players", "sheet", "max_rolls")
+                 if ctx.get_parameter_source(n) != click.core.ParameterSource.DEFAULT]
+        if extra:
+            raise ValueError(f"--{extra[0].replace('_', '-')} cannot be combined with PATH: "
+                             "a dataset's games are replayed with its own settings")
+        log, sheet_obj, stored = from_dataset(path, game)
+    else:
+        if seed is None or not strategy:
+            raise ValueError("give a dataset PATH, or --seed and --strategy")
+        players = players or len(strategy)
+        sheet_obj = load_sheet(sheet)
+        if len(strategy) not in (1, players):
+            raise ValueError(f"{len(strategy)} strategies for {players} players: give one per seat, or one for all")
+        log = play_game(seed, game, seat_strategies(strategy, players, game, False), sheet_obj, max_rolls)
+    problem = check_stored(log, stored)
+    if as_json:
+        click.echo(json.dumps(log, indent=1))
+    else:
+        click.echo(render(log, sheet_obj, every_roll=every_roll))
+        if stored is not None and problem is None:
+            click.echo("\nScores equal the ones stored in the dataset.")
+    if problem:
+        _fail(problem, 1)
+
+
+# --- moves ------------------------------------------------------------------------
+
+@main.command()
+@click.option("--sheet", default="standard", show_default=True)
+@click.option("--crossed", default="", help="Boxes already crossed, comma separated, e.g. H1,H2,G2.")
+@click.option("--colour", required=True, help="green, yellow, blue, red or orange.")
+@click.option("--number", type=int, required=True, help="1..5.")
+@_errors
+def moves(sheet, crossed, colour, number):
+    """List the legal placements of a colour and number on a sheet with some boxes crossed."""
+    from sim import legal_placements, load_sheet, parse_cell
+    from sim.replay import draw_sheet
+    sheet_obj = load_sheet(sheet)
+    cells = [c.strip() for c in crossed.split(",") if c.strip()]
+    places = legal_placements(cells, colour, number, sheet_obj)
+    click.echo("\n".join(draw_sheet(sheet_obj, {parse_cell(c) for c in cells})))
+    click.echo(f"\n{len(places)} legal placement{'s' if len(places) != 1 else ''} of {colour} {number}:")
+    for p in places:
+        click.echo("  " + " ".join(sorted(p, key=lambda c: parse_cell(c))))
+
+
+# --- strategies ---------------------------------------------------------------------
+
+@main.command("strategies")
+@_errors
+def list_strategies():
+    """List the built-in strategies with their parameters."""
+    from strategies import REGISTRY
+    for name, s in REGISTRY.items():
+        click.echo(f"{name:<12} {s.description}")
+        for k, v in s.params.items():
+            click.echo(f"{'':<12}   {k} = {v:g}")
 
 
 if __name__ == "__main__":

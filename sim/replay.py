@@ -1,0 +1,176 @@
+"""Replaying one game from its seed and printing it roll by roll with text sheets.
+
+    log = game_log(seed, game, strategies, sheet, max_rolls)   # = sim.play_game
+    log = from_dataset(path, game)                               # settings from manifest.json
+    print(render(log, sheet))
+
+A box is drawn in 4 characters: ` g  ` open, ` g* ` open star box,
+`[g] ` crossed, `[g*]` crossed star box (letters g y b r o as in sheet files).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow.compute as pc
+
+from .api import DEFAULT_MAX_ROLLS, check_int, play_game
+from .dataset import DatasetError, read_manifest, read_part
+from .sheets import (
+    COLOURS,
+    COLUMNS,
+    N_COLS,
+    N_ROWS,
+    Sheet,
+    load_sheet,
+    parse_cell,
+    parse_sheet,
+)
+from .tables import COLOUR_FIRST, COLOUR_LATER, COLUMN_FIRST, COLUMN_LATER
+
+LETTERS = "gybro"
+
+
+def seat_strategies(specs, players: int, game: int, rotate: bool) -> list[str]:
+    """The strategy of each seat in game `game` of a run (see sim.api.play_chunk)."""
+    specs = list(specs)
+    if len(specs) == 1:
+        return specs * players
+    if rotate:
+        return [specs[(s + game) % players] for s in range(players)]
+    return specs
+
+
+def manifest_sheet(manifest: dict) -> Sheet:
+    sheet = manifest.get("sheet") or {}
+    try:
+        return parse_sheet(sheet["text"], sheet["name"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise DatasetError(f"the manifest's sheet is unusable: {e}") from None
+
+
+def from_dataset(path, game: int) -> tuple[dict, Sheet, list[dict] | None]:
+    """(game log, sheet, stored players rows or None) for game `game` of the dataset at `path`."""
+    path = Path(path)
+    manifest = read_manifest(path)
+    st = manifest.get("settings") or {}
+    total = int(st.get("games", 0))
+    game = check_int("game", game, 0, max(0, total - 1))
+    sheet = manifest_sheet(manifest)
+    specs = seat_strategies(st["strategies"], st["players"], game, st["rotate"])
+    log = play_game(st["seed"], game, specs, sheet, st.get("max_rolls", DEFAULT_MAX_ROLLS))
+    stored = None
+    c = game // st["chunk_size"]
+    if (path / "games" / f"part-{c:06d}.parquet").exists():
+        table = read_part(path, "players", c)
+        rows = table.filter(pc.equal(table["game"], game)).to_pylist()
+        stored = sorted(rows, key=lambda r: r["seat"])
+    return log, sheet, stored
+
+
+def check_stored(log: dict, stored: list[dict] | None) -> str | None:
+    """None if the replayed scores equal the stored ones (or nothing is stored), else a message."""
+    if stored is None:
+        return None
+    mine = [(r["seat"], r["score"]) for r in log["result"]]
+    theirs = [(r["seat"], r["score"]) for r in stored]
+    if mine != theirs:
+        return f"replayed scores {mine} differ from the dataset's {theirs}"
+    return None
+
+
+def draw_sheet(sheet: Sheet, crossed: set[tuple[int, int]]) -> list[str]:
+    lines = ["     " + "".join(f" {c}{'<' if i == 7 else ' '}  " for i, c in enumerate(COLUMNS))]
+    for row in range(N_ROWS):
+        cells = []
+        for col in range(N_COLS):
+            letter = LETTERS[sheet.colour[row, col]]
+            star = "*" if sheet.star[row, col] else ""
+            cells.append(f"[{letter}{star}]".ljust(4) if (col, row) in crossed else f" {letter}{star}".ljust(4))
+        lines.append(f"  {row + 1}  " + "".join(cells))
+    lines.append("     " + "".join(f"{v:>2}/{w:<1}" for v, w in zip(COLUMN_FIRST, COLUMN_LATER)).rstrip()
+                 + "   column points first/later")
+    return lines
+
+
+def _dice(d: dict) -> str:
+    return " ".join(d["colour"]) + " | " + " ".join(str(x) for x in d["number"])
+
+
+def _move(m: dict, name: str, jokers_left: int) -> str:
+    who = f"seat {m['seat']} ({name})"
+    if m["pass"]:
+        return f"    {who}: pass"
+    extra = f", {m['jokers']} joker{'s' if m['jokers'] != 1 else ''}" if m["jokers"] else ""
+    return (f"    {who}: {m['colour']} {m['number']} -> {' '.join(m['cells'])}"
+            f"   (colour die {m['colour_die']}, number die {m['number_die']}{extra}; {jokers_left} left)")
+
+
+def render(log: dict, sheet=None, every_roll: bool = False) -> str:
+    """The game of `log` (sim.play_game's format) as text: rolls, moves, awards, sheets, scores."""
+    sheet = load_sheet(sheet if sheet is not None else log["sheet"])
+    players = log["players"]
+    names = log["strategies"] if len(log["strategies"]) == players else log["strategies"] * players
+    crossed = [set() for _ in range(players)]
+    jokers = [8] * players
+    cols_taken, colours_taken = set(), set()
+    cols_done = [set() for _ in range(players)]
+    colours_done = [set() for _ in range(players)]
+    colour_cells = {c: {(col, row) for row in range(N_ROWS) for col in range(N_COLS) if sheet.colour[row, col] == c}
+                    for c in range(len(COLOURS))}
+    out = [f"Game {log['game']} of seed {log['seed']}: "
+           + ("solo" if players == 1 else f"{players} players") + f", sheet {log['sheet']}",
+           "Seats: " + ", ".join(f"{s}={n}" for s, n in enumerate(names)), ""]
+
+    def sheets(title):
+        for s in range(players):
+            out.append(f"  {title} seat {s} ({names[s]}), {jokers[s]} jokers left")
+            out.extend("  " + line for line in draw_sheet(sheet, crossed[s]))
+        out.append("")
+
+    for r in log["rolls"]:
+        active = "" if players == 1 else f", active seat {r['active']}"
+        out.append(f"Roll {r['roll']}{active}: {_dice(r['dice'])}")
+        for m in r["moves"]:
+            s = m["seat"]
+            for name in m["cells"]:
+                crossed[s].add(parse_cell(name))
+            jokers[s] -= m["jokers"]
+            out.append(_move(m, names[s], jokers[s]))
+        new_cols, new_colours = set(), set()
+        for s in range(players):
+            for col in range(N_COLS):
+                if col not in cols_done[s] and all((col, row) in crossed[s] for row in range(N_ROWS)):
+                    cols_done[s].add(col)
+                    first = players == 1 or col not in cols_taken
+                    pts = COLUMN_FIRST[col] if first else COLUMN_LATER[col]
+                    out.append(f"    * seat {s} completes column {COLUMNS[col]} "
+                               f"({'first' if first else 'later'}: {pts} point{'s' if pts != 1 else ''})")
+                    new_cols.add(col)
+            for c, cells in colour_cells.items():
+                if c not in colours_done[s] and cells <= crossed[s]:
+                    colours_done[s].add(c)
+                    first = players == 1 or c not in colours_taken
+                    pts = COLOUR_FIRST if first else COLOUR_LATER
+                    out.append(f"    * seat {s} completes {COLOURS[c]} "
+                               f"({'first' if first else 'later'}: {pts} points)")
+                    new_colours.add(c)
+        cols_taken |= new_cols
+        colours_taken |= new_colours
+        if every_roll:
+            out.append("")
+            sheets("after roll " + str(r["roll"]) + ":")
+    out.append("")
+    if players > 1:
+        out.append("The game ends " + ("at the roll cap." if log["capped"] else
+                                       "after a seat completed two colours."))
+    else:
+        out.append("The solo game ends after 30 rolls.")
+    out.append("")
+    sheets("Final sheet of")
+    out.append("Scores:")
+    out.append("  seat  strategy              score  columns  colours  jokers  stars  boxes  winner")
+    for r in log["result"]:
+        out.append(f"  {r['seat']:>4}  {names[r['seat']]:<20}  {r['score']:>5}  {r['column_points']:>7}  "
+                   f"{r['colour_points']:>7}  {r['jokers_left']:>6}  {-r['star_penalty']:>5}  {r['boxes']:>5}  "
+                   f"{'yes' if r['winner'] else ''}")
+    return "\n".join(out)

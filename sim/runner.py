@@ -1,0 +1,310 @@
+"""Batch runs: play many games chunk by chunk and stream them into a Parquet dataset.
+
+    run(out, games=..., players=..., strategies=[...], ...) -> manifest dict
+
+Everything is validated (counts, sheet, strategies compiled, output folder)
+before anything is created on disk. Chunk c holds games c*chunk_size ..;
+its files are written atomically (sim.dataset), and manifest.json is
+rewritten atomically at the start (status "running"), after every chunk
+(games_done), and at the end ("complete", or "failed" / "interrupted").
+An interrupted run keeps every finished chunk; run(..., resume=True) with the
+same settings plays only the missing chunks, so the final dataset has exactly
+the rows of an uninterrupted run.
+
+If a strategy returns an illegal move, the run stops with StrategyError: the
+chunks finished before are kept and the manifest says "failed" with the
+message; if none was finished, the output folder this run created is removed.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numba
+
+from . import api
+from .api import (
+    DEFAULT_MAX_ROLLS,
+    MAX_SEED,
+    StrategyError,
+    check_chunk,
+    check_int,
+    play_chunk,
+)
+from .dataset import (
+    MANIFEST,
+    DatasetError,
+    done_chunks,
+    games_table,
+    players_table,
+    read_manifest,
+    remove_temporaries,
+    turns_table,
+    write_chunk,
+    write_json,
+)
+from .schema import TABLES
+from .sheets import load_sheet
+from .state import MAX_SEATS
+from .tables import build_tables
+
+DEFAULT_GAMES = 100_000
+#: Settings that determine the rows of a dataset; --resume requires them all equal.
+SETTINGS = ("games", "players", "strategies", "rotate", "seed", "sheet", "max_rolls", "log_turns", "chunk_size")
+
+
+def default_chunk_size(players: int, log_turns: bool) -> int:
+    if log_turns:
+        return 5_000 if players == 1 else 1_000
+    return 50_000 if players == 1 else 10_000
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.UTC).astimezone().isoformat(timespec="seconds")
+
+
+def versions() -> dict:
+    from importlib.metadata import PackageNotFoundError, version
+    out = {"python": sys.version.split()[0]}
+    for pkg in ("encore-sim", "numba", "numpy", "pyarrow", "pandas", "click"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def git_revision() -> str | None:
+    here = Path(__file__).resolve().parent
+    try:
+        rev = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], check=False, capture_output=True,
+                             text=True, timeout=5)
+        if rev.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain", "--untracked-files=no"],
+                               check=False, capture_output=True, text=True, timeout=5)
+        return rev.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _strategy_info(resolved) -> dict:
+    s = resolved.strategy
+    info = {"spec": resolved.spec, "name": s.name, "description": s.description,
+            "params": dict(zip(s.params, map(float, resolved.params)))}
+    head = resolved.spec.split(":", 1)[0]
+    if head.endswith(".py") and Path(head).is_file():
+        info["file"] = str(Path(head).resolve())
+        info["sha256"] = hashlib.sha256(Path(head).read_bytes()).hexdigest()
+    return info
+
+
+def _writable_folder(out: Path) -> None:
+    """Refuse an output path that cannot be created or written, without creating anything."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"output {out} exists and is not a folder")
+    probe = out
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        raise ValueError(f"cannot create output folder {out}: {probe} is not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ValueError(f"output folder {out} is not writable ({probe}: permission denied)")
+
+
+class Progress:
+    """A one-line progress display on a stream (normally a terminal's stderr)."""
+
+    def __init__(self, total: int, done: int = 0, stream=None, enabled: bool = True):
+        self.total, self.start_done, self.stream, self.enabled = total, done, stream or sys.stderr, enabled
+        self.t0 = time.monotonic()
+        self.update(done)
+
+    def update(self, done: int) -> None:
+        if not self.enabled:
+            return
+        dt = time.monotonic() - self.t0
+        rate = (done - self.start_done) / dt if dt > 0 else 0.0
+        eta = f"{(self.total - done) / rate:,.0f} s" if rate > 0 else "?"
+        pct = 100.0 * done / self.total if self.total else 100.0
+        self.stream.write(f"\r{done:,}/{self.total:,} games ({pct:.0f}%)  {rate:,.0f} games/s  ETA {eta}   ")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def prepare(games, players, strategies, sheet, seed, chunk_size, max_rolls, rotate, log_turns, threads):
+    """Validate every argument (compiling the strategies, loading the sheet); touches no files."""
+    games = check_int("games", games, 1, 2**40)
+    if isinstance(strategies, str):
+        strategies = [strategies]
+    strategies = list(strategies)
+    if not 1 <= len(strategies) <= MAX_SEATS:
+        raise ValueError(f"give 1..{MAX_SEATS} strategies (one per seat, or one for all seats), "
+                         f"got {len(strategies)}")
+    if players is None:
+        players = len(strategies)
+    players = check_int("players", players, 1, MAX_SEATS)
+    if len(strategies) not in (1, players):
+        raise ValueError(f"{len(strategies)} strategies for {players} players: give one per seat, "
+                         "or one for all seats")
+    seed = secrets.randbits(32) if seed is None else check_int("seed", seed, 0, MAX_SEED)
+    max_rolls = check_int("max-rolls", max_rolls, 1, 100_000)
+    chunk_size = default_chunk_size(players, log_turns) if chunk_size is None else \
+        check_int("chunk-size", chunk_size, 1, 10_000_000)
+    max_threads = numba.config.NUMBA_NUM_THREADS
+    threads = max_threads if threads is None else check_int("threads", threads, 1, max_threads)
+    sheet_obj = load_sheet(sheet)
+    line = api.lineup(strategies)
+    from strategies import resolve
+    infos = [_strategy_info(resolve(s)) for s in strategies]
+    # Rotation only matters with several strategies at a table; store it as it acts.
+    rotate = bool(rotate) and players > 1 and len(strategies) > 1
+    settings = {
+        "games": games, "players": players, "strategies": list(line.specs), "rotate": rotate,
+        "seed": seed, "sheet": sheet_obj.name, "max_rolls": max_rolls, "log_turns": bool(log_turns),
+        "chunk_size": chunk_size,
+    }
+    return settings, line, sheet_obj, infos, threads
+
+
+def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="standard", seed=None,
+        threads=None, chunk_size=None, max_rolls=DEFAULT_MAX_ROLLS, rotate=False, log_turns=False,
+        resume=False, force=False, progress=False, command=None, on_chunk=None) -> dict:
+    """Play `games` games into the dataset folder `out`; return the final manifest."""
+    out = Path(out)
+    settings, line, sheet_obj, infos, threads = prepare(
+        games, players, strategies, sheet, seed, chunk_size, max_rolls, rotate, log_turns, threads)
+    _writable_folder(out)
+
+    existing = out.is_dir() and any(out.iterdir())
+    old = None
+    if existing and resume:
+        try:
+            old = read_manifest(out)
+        except DatasetError as e:
+            raise ValueError(f"cannot resume: {e}") from None
+        _check_same(out, old, settings, sheet_obj)
+    elif existing and not force:
+        raise ValueError(f"output folder {out} is not empty: use --resume to finish the run in it, "
+                         "or --force to replace it")
+
+    created = not out.exists()
+    if existing and force and not resume:
+        _clear(out)
+    for name in ("games", "players") + (("turns",) if settings["log_turns"] else ()):
+        (out / name).mkdir(parents=True, exist_ok=True)
+    remove_temporaries(out)
+
+    n = settings["games"]
+    size = settings["chunk_size"]
+    n_chunks = (n + size - 1) // size
+    done = {c for c in done_chunks(out) if c < n_chunks}
+    games_done = sum(min(size, n - c * size) for c in done)
+    manifest = {
+        "format": "encore-sim-dataset",
+        "format_version": 1,
+        "status": "running",
+        "command": command if command is not None else " ".join(sys.argv),
+        "settings": settings,
+        "sheet": {"name": sheet_obj.name, "text": sheet_obj.text},
+        "strategies": infos,
+        "chunks": n_chunks,
+        "games_done": games_done,
+        "threads": threads,
+        "versions": versions(),
+        "git_revision": git_revision(),
+        "started": old["started"] if old else _now(),
+        "finished": None,
+        "error": None,
+    }
+    if old:
+        manifest["resumed"] = old.get("resumed", []) + [_now()]
+    write_json(out / MANIFEST, manifest)
+
+    numba.set_num_threads(threads)
+    tab = build_tables(sheet_obj)
+    cells_cache: dict = {}
+    bar = Progress(n, games_done, enabled=progress)
+    try:
+        for c in range(n_chunks):
+            if c in done:
+                continue
+            first = c * size
+            count = min(size, n - first)
+            chunk = play_chunk(settings["seed"], first, count, line, players=settings["players"],
+                               sheet=sheet_obj, max_rolls=settings["max_rolls"], rotate=settings["rotate"],
+                               log_turns=settings["log_turns"])
+            check_chunk(chunk)
+            tables = {"games": games_table(chunk, sheet_obj.name), "players": players_table(chunk)}
+            if settings["log_turns"]:
+                tables["turns"] = turns_table(chunk, tab, cells_cache)
+            del chunk
+            write_chunk(out, c, tables)
+            del tables
+            done.add(c)
+            games_done += count
+            manifest["games_done"] = games_done
+            write_json(out / MANIFEST, manifest)
+            bar.update(games_done)
+            if on_chunk is not None:
+                on_chunk(c, games_done)
+    except StrategyError as e:
+        bar.close()
+        if not done and created:
+            shutil.rmtree(out, ignore_errors=True)
+        else:
+            manifest.update(status="failed", error=str(e), finished=_now())
+            write_json(out / MANIFEST, manifest)
+        raise
+    except KeyboardInterrupt:
+        bar.close()
+        manifest.update(status="interrupted", finished=_now())
+        write_json(out / MANIFEST, manifest)
+        raise
+    bar.close()
+    manifest.update(status="complete", finished=_now())
+    write_json(out / MANIFEST, manifest)
+    return manifest
+
+
+def _check_same(out: Path, old: dict, settings: dict, sheet_obj) -> None:
+    stored = old.get("settings", {})
+    for key in SETTINGS:
+        if stored.get(key) != settings[key]:
+            raise ValueError(f"cannot resume {out}: {key} is {settings[key]!r} here but "
+                             f"{stored.get(key)!r} in its manifest")
+    if old.get("sheet", {}).get("text") != sheet_obj.text:
+        raise ValueError(f"cannot resume {out}: sheet {sheet_obj.name!r} differs from the one in its manifest")
+
+
+def _clear(out: Path) -> None:
+    """--force: remove a previous dataset's files (only those a run writes)."""
+    ours = set(TABLES) | {MANIFEST}
+    others = [p.name for p in out.iterdir() if p.name not in ours and not p.name.endswith(".tmp")]
+    if others:
+        raise ValueError(f"--force: {out} holds files that are not part of a dataset "
+                         f"({others[0]}); refusing to delete them")
+    for name in TABLES:
+        if (out / name).is_dir():
+            shutil.rmtree(out / name)
+    for p in [out / MANIFEST, *out.glob(".*.tmp")]:
+        if p.exists():
+            p.unlink()
+
+
+def stored_run_args(out) -> dict:
+    """The settings of the dataset in `out` (for resuming with the stored arguments)."""
+    return dict(read_manifest(out)["settings"])

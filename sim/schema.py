@@ -1,0 +1,100 @@
+"""The Parquet schemas of an `encore-sim run` dataset: one place for types and meanings.
+
+A dataset is a folder::
+
+    OUT/manifest.json                  how the run was made (see sim.runner)
+    OUT/games/part-CCCCCC.parquet      one row per game
+    OUT/players/part-CCCCCC.parquet    one row per game and seat
+    OUT/turns/part-CCCCCC.parquet      one row per decision (only with --log-turns)
+
+Chunk C holds games C*chunk_size .. (C+1)*chunk_size-1, so every file is
+determined by the run's settings alone. Each field carries its description in
+the field metadata (key b"description"); `markdown()` renders the tables of
+the README from here.
+"""
+from __future__ import annotations
+
+import pyarrow as pa
+
+TABLES = ("games", "players", "turns")
+
+
+def _f(name, type_, description, nullable=False):
+    return pa.field(name, type_, nullable=nullable, metadata={"description": description})
+
+
+GAMES = pa.schema([
+    _f("seed", pa.uint64(), "root seed of the run (game `game` of seed `seed` is reproducible alone)"),
+    _f("game", pa.int64(), "game number within the root seed, 0-based"),
+    _f("players", pa.int8(), "seats at the table; 1 = solo game"),
+    _f("sheet", pa.string(), "score sheet name (built-in name or the file's stem)"),
+    _f("rolls", pa.int16(), "rolls played (30 in solo)"),
+    _f("capped", pa.bool_(), "true if the roll cap (--max-rolls) stopped the game before a natural end"),
+    _f("ended_by", pa.list_(pa.int8()),
+       "seats that had completed two colours when the game ended naturally (empty if capped, and in solo)"),
+    _f("winners", pa.list_(pa.int8()), "seats with the highest score (several on a tie)"),
+])
+
+PLAYERS = pa.schema([
+    _f("game", pa.int64(), "game number, joins games.game"),
+    _f("seat", pa.int8(), "seat 0..players-1; seat 0 is the active player of roll 1"),
+    _f("strategy", pa.string(), "strategy spec that played this seat, e.g. `greedy` or `my.py:choose`"),
+    _f("score", pa.int16(), "final score = column_points + colour_points + jokers_left - star_penalty"),
+    _f("column_points", pa.int16(), "points for completed columns"),
+    _f("colour_points", pa.int16(), "points for completed colours"),
+    _f("jokers_left", pa.int8(), "'!' boxes not used (1 point each)"),
+    _f("jokers_used", pa.int8(), "'!' boxes used (8 - jokers_left)"),
+    _f("star_penalty", pa.int16(), "2 points per star box not crossed"),
+    _f("boxes", pa.int16(), "boxes crossed at the end"),
+    _f("columns_first", pa.int8(), "columns completed with the first (higher) value"),
+    _f("columns_later", pa.int8(), "columns completed after another player (lower value)"),
+    _f("colours_first", pa.int8(), "colours completed first (5 points)"),
+    _f("colours_later", pa.int8(), "colours completed after another player (3 points)"),
+    _f("first_joker_roll", pa.int16(), "roll in which the seat first used a joker; null if never", True),
+    _f("passes", pa.int16(), "decisions in which the seat crossed nothing"),
+    _f("rank", pa.int8(), "1 = best; tied seats share a rank"),
+    _f("winner", pa.bool_(), "true if the seat won or shared the win (always true in solo)"),
+])
+
+TURNS = pa.schema([
+    _f("game", pa.int64(), "game number, joins games.game"),
+    _f("roll", pa.int16(), "roll number, 1-based"),
+    _f("seat", pa.int8(), "seat deciding"),
+    _f("active", pa.bool_(), "true for the active player's decision (made first in its roll)"),
+    _f("colour_dice", pa.list_(pa.string()),
+       "colour dice rolled, die 0 first (`green`..`orange`, `joker`); solo rolls 2, tables 3"),
+    _f("number_dice", pa.list_(pa.int8()), "number dice rolled, die 0 first (1..5; 0 = joker)"),
+    _f("available", pa.uint8(),
+       "dice this seat could use: bit i = colour die i, bit 3+i = number die i"),
+    _f("n_choices", pa.int16(), "legal placements offered (passing not counted)"),
+    _f("passed", pa.bool_(), "true if the seat crossed nothing"),
+    _f("colour_die", pa.int8(), "colour die used (index into colour_dice); null on a pass", True),
+    _f("number_die", pa.int8(), "number die used (index into number_dice); null on a pass", True),
+    _f("colour", pa.string(), "colour crossed (a joker die resolved); null on a pass", True),
+    _f("number", pa.int8(), "boxes crossed (a joker die resolved); null on a pass", True),
+    _f("cells", pa.list_(pa.string()), "boxes crossed, e.g. [H1, H2]; empty on a pass"),
+    _f("jokers", pa.int8(), "'!' boxes this decision used (0..2)"),
+])
+
+SCHEMAS = {"games": GAMES, "players": PLAYERS, "turns": TURNS}
+
+
+def description(field: pa.Field) -> str:
+    return (field.metadata or {}).get(b"description", b"").decode()
+
+
+def markdown() -> str:
+    """The README's schema tables."""
+    out = []
+    for name, schema in SCHEMAS.items():
+        out.append(f"**{name}**\n")
+        out.append("| column | type | meaning |")
+        out.append("|---|---|---|")
+        for f in schema:
+            out.append(f"| `{f.name}` | {f.type}{' (nullable)' if f.nullable else ''} | {description(f)} |")
+        out.append("")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    print(markdown())

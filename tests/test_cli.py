@@ -1,0 +1,248 @@
+"""The encore-sim command line: Click's runner, and real subprocesses for kill + resume."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from sim.dataset import read_manifest
+from sim.runner import run as api_run
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def rows(out, name):
+    keys = {"games": ["game"], "players": ["game", "seat"],
+            "turns": ["game", "roll", "seat"]}[name]
+    df = pd.read_parquet(out / name)
+    if name == "turns":  # the active seat decides first in its roll
+        df = df.assign(order=~df["active"]).sort_values(["game", "roll", "order", "seat"]).drop(columns="order")
+    else:
+        df = df.sort_values(keys)
+    return df.reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    out = tmp_path_factory.mktemp("cli") / "ds"
+    r = invoke("run", "-n", 300, "-p", 2, "-s", "greedy", "-s", "random", "--seed", 4, "--chunk-size", 120,
+               "--log-turns", "--out", out)
+    assert r.exit_code == 0, r.output
+    return out, r
+
+
+def test_run_prints_summary(dataset):
+    out, r = dataset
+    assert "300 games of seed 4, 2 players, sheet standard, seats rotated" in r.stdout
+    assert "greedy" in r.stdout and "random" in r.stdout and "win rate" in r.stdout
+    assert r.stderr == ""  # no progress line when stderr is not a terminal
+    m = read_manifest(out)
+    assert m["status"] == "complete" and m["settings"]["log_turns"] and m["chunks"] == 3
+
+
+def test_summary_formats(dataset, tmp_path):
+    out, _ = dataset
+    csv = invoke("summary", out, "--format", "csv", "--by", "seat")
+    assert csv.exit_code == 0
+    df = pd.read_csv(pd.io.common.StringIO(csv.stdout))
+    players = pd.read_parquet(out / "players")
+    want = players.groupby(["strategy", "seat"])["score"].mean().reset_index()
+    pd.testing.assert_series_equal(df["mean"], want["score"].astype(float), check_names=False)
+    js = json.loads(invoke("summary", out, "-f", "json").stdout)
+    assert js["settings"]["players"] == 2 and len(js["rows"]) == 2
+    pq_file = tmp_path / "s.parquet"
+    assert invoke("summary", out, "-f", "parquet", "-o", pq_file).exit_code == 0
+    assert list(pd.read_parquet(pq_file)["strategy"]) == ["greedy", "random"]
+    table = invoke("summary", out)
+    assert "mean score (95% CI)" in table.stdout
+
+
+def test_replay_reproduces_stored_scores(dataset):
+    out, _ = dataset
+    players = pd.read_parquet(out / "players")
+    for game in (0, 131, 299):
+        r = invoke("replay", out, "--game", game, "--json")
+        assert r.exit_code == 0, r.output
+        log = json.loads(r.stdout)
+        stored = players[players["game"] == game].sort_values("seat")
+        assert [x["score"] for x in log["result"]] == stored["score"].tolist()
+        assert log["strategies"] == stored["strategy"].tolist()
+    text = invoke("replay", out, "--game", 131)
+    assert "Scores equal the ones stored in the dataset." in text.stdout
+    assert "Roll 1, active seat 0:" in text.stdout and "Final sheet of seat 1" in text.stdout
+    # the per-decision table agrees with the log
+    turns = pd.read_parquet(out / "turns")
+    t = turns[(turns["game"] == 131)]
+    log = json.loads(invoke("replay", out, "--game", 131, "--json").stdout)
+    cells = [m["cells"] for r in log["rolls"] for m in r["moves"]]
+    t = t.assign(order=~t["active"]).sort_values(["roll", "order"])
+    assert [list(c) for c in t["cells"]] == cells
+
+
+def test_replay_from_seed():
+    r = invoke("replay", "--seed", 9, "--game", 2, "-s", "greedy")
+    assert r.exit_code == 0 and "Game 2 of seed 9: solo" in r.stdout and "Roll 30" in r.stdout
+    log = json.loads(invoke("replay", "--seed", 9, "--game", 2, "-s", "greedy", "--json").stdout)
+    import sim
+    assert log == sim.play_game(9, 2, ["greedy"])
+
+
+def test_moves_and_strategies():
+    r = invoke("moves", "--crossed", "H3,H4", "--colour", "blue", "--number", 2)
+    assert r.exit_code == 0, r.output
+    import sim
+    want = sim.legal_placements(["H3", "H4"], "blue", 2)
+    assert f"{len(want)} legal placements of blue 2:" in r.stdout
+    assert r.stdout.count("\n  ") >= len(want)
+    s = invoke("strategies")
+    assert s.exit_code == 0 and s.stdout.startswith("random") and "\ngreedy " in s.stdout
+
+
+def test_compare_cli_solo():
+    r = invoke("compare", "greedy", "random", "--games", 1000, "--seed", 1, "-f", "json")
+    assert r.exit_code == 0
+    rows_ = json.loads(r.stdout)["rows"]
+    assert rows_[1]["significant"] is True and rows_[1]["diff"] < 0
+    t = invoke("compare", "greedy", "random", "-n", 200, "-p", 2)
+    assert "win-rate difference" in t.stdout
+
+
+USER_OK = '''
+from strategies import strategy
+
+@strategy
+def first(st, ps, bb, cands, n, tab, params, rng):
+    """Always the first legal choice."""
+    return 0 if n > 0 else -1
+
+
+def never(st, ps, bb, cands, n, tab, params, rng):
+    return -1
+'''
+USER_ILLEGAL = '''
+def bad(st, ps, bb, cands, n, tab, params, rng):
+    return n
+'''
+USER_BROKEN = '''
+def broken(st, ps, bb, cands, n, tab, params, rng):
+    return "a string"
+'''
+
+
+def test_user_strategy_file_end_to_end(tmp_path):
+    f = tmp_path / "mine.py"
+    f.write_text(USER_OK)
+    out = tmp_path / "ds"
+    r = invoke("run", "-n", 200, "-p", 3, "-s", f"{f}:first", "-s", f"{f}:never", "-s", "greedy",
+               "--seed", 2, "-o", out)
+    assert r.exit_code == 0, r.output
+    p = pd.read_parquet(out / "players")
+    never = p[p["strategy"] == f"{f}:never"]
+    assert len(never) == 200 and (never["boxes"] == 0).all()
+    assert read_manifest(out)["strategies"][0]["sha256"]
+
+
+@pytest.mark.parametrize("body, func, message", [
+    (USER_ILLEGAL, "bad", "returned"),
+    (USER_BROKEN, "broken", "does not compile"),
+])
+def test_bad_user_strategy(tmp_path, body, func, message):
+    f = tmp_path / "s.py"
+    f.write_text(body)
+    out = tmp_path / "ds"
+    r = invoke("run", "-n", 50, "-p", 1, "-s", f"{f}:{func}", "-o", out)
+    assert r.exit_code == 2
+    assert r.stderr.startswith("Error: ") and message in r.stderr and r.stderr.count("\n") == 1
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["run", "-n", "-5"], "games must be"),
+    (["run", "-p", "7"], "players must be 1..6"),
+    (["run", "-p", "0"], "players must be 1..6"),
+    (["run", "-s", "nonsense"], "unknown strategy 'nonsense'"),
+    (["run", "-s", "greedy:x=1"], "no parameter x"),
+    (["run", "--sheet", "nosuch"], "no sheet 'nosuch'"),
+    (["run", "--seed", "-1"], "seed must be"),
+    (["run", "-n", "abc"], "'abc' is not a valid integer"),
+    (["run", "--threads", "0"], "threads must be"),
+    (["run", "--out", "{tmp}/afile/sub"], "is not a folder"),
+    (["run", "--out", "{tmp}/full"], "is not empty"),
+    (["run", "--resume"], "--resume needs --out"),
+    (["summary", "{tmp}/full"], "not an encore-sim dataset"),
+    (["summary", "{tmp}/nothing"], "no such dataset folder"),
+    (["replay", "--game", "1"], "give a dataset PATH"),
+    (["moves", "--colour", "pink", "--number", "2"], "unknown colour 'pink'"),
+    (["moves", "--colour", "red", "--number", "2", "--crossed", "Z9"], "malformed cell name"),
+    (["compare", "greedy"], "at least two strategies"),
+    (["compare", "greedy", "nope"], "unknown strategy"),
+    (["nosuchcommand"], "No such command"),
+])
+def test_bad_input_one_line_exit_2(tmp_path, args, message):
+    (tmp_path / "afile").write_text("x")
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "data.csv").write_text("x")
+    before = sorted(tmp_path.rglob("*"))
+    cwd = os.getcwd()
+    os.chdir(tmp_path)  # the default --out is results/... under the working directory
+    try:
+        r = invoke(*[a.format(tmp=tmp_path) for a in args], "-n", "10") if args[0] == "run" and "-n" not in args \
+            else invoke(*[a.format(tmp=tmp_path) for a in args])
+    finally:
+        os.chdir(cwd)
+    assert r.exit_code == 2, r.output
+    assert r.stderr.startswith("Error: ") and r.stderr.count("\n") == 1, r.stderr
+    assert message in r.stderr
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_corrupt_dataset_cli(dataset, tmp_path):
+    import shutil
+    out, _ = dataset
+    bad = tmp_path / "bad"
+    shutil.copytree(out, bad)
+    (bad / "games" / "part-000002.parquet").write_bytes(b"PAR1 nonsense")
+    r = invoke("summary", bad)
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and "part-000002.parquet" in r.stderr
+
+
+def test_kill_and_resume_subprocess(tmp_path):
+    """SIGKILL a real run after its first chunk, resume it, compare with an uninterrupted run."""
+    settings = ["-n", "6000", "-p", "3", "-s", "greedy", "-s", "random", "-s", "greedy", "--seed", "77",
+                "--chunk-size", "250", "--log-turns", "--threads", "1"]
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "cli", "run", *settings, "--out", str(out), "--quiet"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 300
+    first = out / "games" / "part-000000.parquet"
+    while not first.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL, "the run ended before it could be interrupted"
+    finished = len(list((out / "games").glob("part-*.parquet")))
+    assert 1 <= finished < 24
+    assert read_manifest(out)["status"] == "running"
+
+    r = subprocess.run([sys.executable, "-m", "cli", "run", "--out", str(out), "--resume", "--quiet"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    assert r.returncode == 0, r.stderr
+    assert read_manifest(out)["status"] == "complete"
+    assert not list(out.rglob("*.tmp")) and not list(out.rglob(".*"))
+
+    ref = tmp_path / "ref"
+    api_run(ref, games=6000, players=3, strategies=["greedy", "random", "greedy"], seed=77, chunk_size=1000,
+            log_turns=True, rotate=True)
+    for name in ("games", "players", "turns"):
+        pd.testing.assert_frame_equal(rows(out, name), rows(ref, name))

@@ -1,0 +1,139 @@
+"""sim.runner: deterministic, chunked, atomic, resumable batch runs into Parquet."""
+import json
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from sim.dataset import done_chunks, read_manifest
+from sim.runner import run
+from sim.schema import SCHEMAS
+
+TABLE = {"games": 900, "players": 3, "strategies": ["greedy", "random", "greedy"], "rotate": True, "seed": 11,
+             "log_turns": True}
+
+
+def read(out, name):
+    df = pd.read_parquet(out / name)
+    keys = [k for k in ("game", "seat", "roll") if k in df]
+    if name == "turns":
+        keys = ["game", "roll", "active", "seat"]
+        df = df.sort_values(keys, ascending=[True, True, False, True], kind="stable")
+    else:
+        df = df.sort_values(keys, kind="stable")
+    return df.reset_index(drop=True)
+
+
+def assert_same_rows(a, b, tables=("games", "players", "turns")):
+    for name in tables:
+        pd.testing.assert_frame_equal(read(a, name), read(b, name))
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ref") / "ds"
+    run(out, threads=2, chunk_size=400, **TABLE)
+    return out
+
+
+def test_identical_for_threads_and_chunk_sizes(reference, tmp_path):
+    other = tmp_path / "other"
+    run(other, threads=1, chunk_size=250, **TABLE)
+    assert len(list((other / "games").glob("*.parquet"))) == 4
+    assert len(list((reference / "games").glob("*.parquet"))) == 3
+    assert_same_rows(reference, other)
+
+
+def test_layout_schema_and_manifest(reference):
+    files = sorted(p.relative_to(reference).as_posix() for p in reference.rglob("*") if p.is_file())
+    assert files == sorted(["manifest.json"] + [f"{t}/part-{c:06d}.parquet"
+                                                 for t in ("games", "players", "turns") for c in range(3)])
+    for name, schema in SCHEMAS.items():
+        for part in (reference / name).iterdir():
+            assert pq.read_schema(part).remove_metadata().equals(schema.remove_metadata())
+    m = read_manifest(reference)
+    assert m["status"] == "complete" and m["games_done"] == 900 and m["chunks"] == 3
+    assert m["settings"] == {"games": 900, "players": 3, "strategies": ["greedy", "random", "greedy"],
+                             "rotate": True, "seed": 11, "sheet": "standard", "max_rolls": 200,
+                             "log_turns": True, "chunk_size": 400}
+    assert m["sheet"]["text"].count("\n") == 6
+    assert m["strategies"][0]["name"] == "greedy" and "numba" in m["versions"]
+    assert m["started"] and m["finished"]
+    players = read(reference, "players")
+    games = read(reference, "games")
+    assert len(players) == 2700 and len(games) == 900
+    # rotation: seat s of game g is played by strategies[(s + g) % 3]
+    specs = ["greedy", "random", "greedy"]
+    assert (players["strategy"] == [specs[(s + g) % 3] for g, s in zip(players["game"], players["seat"])]).all()
+    assert (players["score"] == players["column_points"] + players["colour_points"] + players["jokers_left"]
+            - players["star_penalty"]).all()
+    winners = players[players["winner"]].groupby("game")["seat"].apply(list)
+    assert [list(w) for w in games["winners"]] == list(winners)
+    turns = read(reference, "turns")
+    assert turns.groupby("game").size().tolist() == (games["rolls"] * 3).tolist()
+    passes = turns.groupby(["game", "seat"])["passed"].sum().reset_index(drop=True)
+    assert passes.tolist() == players["passes"].tolist()
+
+
+def test_interrupt_and_resume_in_process(reference, tmp_path):
+    out = tmp_path / "resumed"
+
+    def stop(chunk, done):
+        if chunk == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run(out, chunk_size=400, on_chunk=stop, **TABLE)
+    assert done_chunks(out) == {0, 1}
+    assert read_manifest(out)["status"] == "interrupted"
+    # a crash between renames leaves a players file without its games file: rewritten on resume
+    (out / "players" / "part-000002.parquet").write_bytes(b"garbage")
+    (out / "games" / ".part-000002.parquet.tmp").write_bytes(b"garbage")
+    m = run(out, chunk_size=400, resume=True, **TABLE)
+    assert m["status"] == "complete" and m["games_done"] == 900 and len(m["resumed"]) == 1
+    assert not list(out.rglob("*.tmp"))
+    assert_same_rows(reference, out)
+
+
+def test_resume_refuses_other_settings(reference, tmp_path):
+    out = tmp_path / "copy"
+    run(out, chunk_size=400, **{**TABLE, "games": 100})
+    with pytest.raises(ValueError, match="cannot resume.*seed is 12 here but 11"):
+        run(out, chunk_size=400, resume=True, **{**TABLE, "games": 100, "seed": 12})
+
+
+def test_existing_folder_needs_resume_or_force(tmp_path):
+    out = tmp_path / "ds"
+    run(out, games=50, strategies=["greedy"], players=1, seed=1)
+    with pytest.raises(ValueError, match="not empty"):
+        run(out, games=50, strategies=["greedy"], players=1, seed=2)
+    m = run(out, games=60, strategies=["greedy"], players=1, seed=2, force=True)
+    assert m["settings"]["seed"] == 2 and len(pd.read_parquet(out / "games")) == 60
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match="refusing to delete"):
+        run(out, games=60, strategies=["greedy"], players=1, seed=2, force=True)
+    assert (out / "manifest.json").exists()
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"games": -1}, "games must be"),
+    ({"players": 7}, "players must be 1..6"),
+    ({"strategies": ["nonsense"]}, "unknown strategy"),
+    ({"strategies": ["greedy:foo=1"]}, "no parameter foo"),
+    ({"sheet": "nosuchsheet"}, "no sheet"),
+    ({"chunk_size": 0}, "chunk-size"),
+    ({"threads": 99}, "threads"),
+    ({"players": 3, "strategies": ["greedy", "random"]}, "2 strategies for 3 players"),
+])
+def test_bad_input_creates_nothing(tmp_path, kwargs, message):
+    args = {"games": 10, "players": 2, "strategies": ["greedy"], "seed": 0}
+    with pytest.raises(ValueError, match=message):
+        run(tmp_path / "a" / "b", **{**args, **kwargs})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_manifest_is_json_with_command(tmp_path):
+    out = tmp_path / "ds"
+    run(out, games=20, players=1, strategies=["random"], seed=3, command="encore-sim run -n 20")
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["command"] == "encore-sim run -n 20" and m["settings"]["rotate"] is False

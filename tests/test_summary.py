@@ -1,0 +1,100 @@
+"""sim.summary against a direct pandas computation; sim.compare on common random numbers."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sim.compare import compare
+from sim.dataset import DatasetError
+from sim.runner import run
+from sim.summary import SOLO_BANDS, summarise, t_quantile, wilson
+
+
+@pytest.fixture(scope="module")
+def table_ds(tmp_path_factory):
+    out = tmp_path_factory.mktemp("table") / "ds"
+    run(out, games=700, players=3, strategies=["greedy", "random", "random"], rotate=True, seed=5, chunk_size=300)
+    return out
+
+
+@pytest.fixture(scope="module")
+def solo_ds(tmp_path_factory):
+    out = tmp_path_factory.mktemp("solo") / "ds"
+    run(out, games=900, players=1, strategies=["greedy"], seed=8, chunk_size=400)
+    return out
+
+
+def expected(path, keys):
+    p = pd.read_parquet(path / "players").merge(pd.read_parquet(path / "games")[["game", "rolls", "capped"]],
+                                                on="game")
+    g = p.groupby(keys)
+    return pd.DataFrame({
+        "games": g.size(), "mean": g["score"].mean(), "sd": g["score"].std(),
+        "q05": g["score"].quantile(0.05, interpolation="lower"),
+        "q50": g["score"].quantile(0.5, interpolation="lower"),
+        "q95": g["score"].quantile(0.95, interpolation="lower"),
+        "win_rate": g["winner"].mean(), "rolls": g["rolls"].mean(), "jokers_used": g["jokers_used"].mean(),
+        "passes": g["passes"].mean(), "capped": g["capped"].mean(),
+    }).reset_index()
+
+
+@pytest.mark.parametrize("by_seat", [False, True])
+def test_summary_matches_pandas(table_ds, by_seat):
+    keys = ["strategy", "seat"] if by_seat else ["strategy"]
+    got = summarise(table_ds, by_seat=by_seat).stats.sort_values(keys).reset_index(drop=True)
+    want = expected(table_ds, keys)
+    for col in want.columns:
+        np.testing.assert_allclose(got[col].astype(float), want[col].astype(float), rtol=1e-12, err_msg=col) \
+            if col not in keys else None
+    half = t_quantile(want["games"][0] - 1) * want["sd"][0] / math.sqrt(want["games"][0])
+    assert got["ci_high"][0] - got["mean"][0] == pytest.approx(half)
+    assert got["games"].sum() == 2100
+
+
+def test_solo_bands(solo_ds):
+    s = summarise(solo_ds)
+    scores = pd.read_parquet(solo_ds / "players")["score"]
+    assert s.bands["games"].sum() == 900 and s.bands["share"].sum() == pytest.approx(1)
+    for (lo, hi, _, _), count in zip(SOLO_BANDS, s.bands["games"]):
+        inside = scores.between(-10**6 if lo is None else lo, 10**6 if hi is None else hi)
+        assert inside.sum() == count
+
+
+def test_corrupt_dataset(table_ds, tmp_path):
+    import shutil
+    bad = tmp_path / "bad"
+    shutil.copytree(table_ds, bad)
+    part = bad / "players" / "part-000001.parquet"
+    part.write_bytes(part.read_bytes()[:100])
+    with pytest.raises(DatasetError, match="part-000001.parquet: not a readable Parquet file"):
+        summarise(bad)
+    (bad / "manifest.json").write_text("{")
+    with pytest.raises(DatasetError, match="cannot read the manifest"):
+        summarise(bad)
+    with pytest.raises(DatasetError, match="no such dataset"):
+        summarise(tmp_path / "none")
+
+
+def test_wilson_and_t():
+    lo, hi = wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
+    assert t_quantile(10) == pytest.approx(2.228, abs=2e-3)
+    assert t_quantile(30) == pytest.approx(2.042, abs=1e-3)
+
+
+def test_compare_solo_greedy_beats_random():
+    r = compare(["greedy", "random"], games=1500, seed=3).table
+    assert r["significant"][1] and r["diff"][1] < -5
+    assert r["diff"][1] == pytest.approx(r["mean"][1] - r["mean"][0])
+    # the same candidate twice: identical dice and choices, zero difference
+    same = compare(["greedy", "greedy"], games=300, seed=3).table
+    assert same["diff"][1] == 0 and not same["significant"][1]
+
+
+def test_compare_tables_and_until_ci():
+    r = compare(["greedy", "random"], players=3, opponents="greedy", games=600, seed=1)
+    t = r.table
+    assert r.games == 600 and t["win_significant"][1] and t["win_diff"][1] < 0
+    u = compare(["greedy", "random"], until_ci=2.0, max_games=20_000, chunk_size=100, seed=2)
+    assert u.table["diff_ci_high"][1] - u.table["diff"][1] < 2.0 and u.games < 20_000
