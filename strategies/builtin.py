@@ -23,4 +23,7 @@ def greedy(st, ps, bb, cands, n, tab, params, rng):
     return best
 
 
-BUILTIN = (random_choice, greedy)
+from .heuristic import heuristic  # noqa: E402
+from .lookahead import lookahead  # noqa: E402
+
+BUILTIN = (random_choice, greedy, heuristic, lookahead)

@@ -1,0 +1,460 @@
+"""`heuristic`: a one-move player that scores every legal choice with a board evaluation.
+
+The evaluation V of a sheet estimates the points it will end the game with:
+
+    V = sum over columns  value_c * exp(-k_col(H) * (missing_c - pair * pairs_c / 2 + col_dist * dist_c))
+      + sum over colours  value_k * colour * exp(-k_colour(H) * missing_k)
+      - uncrossed stars * star_penalty(H)
+      + jokers * joker_value(H)
+      + box * boxes + colbox * sum of (column value / 7) over crossed boxes
+      + mob * legal placements open next roll * H / 30
+      - single * empty boxes cut off from every other empty box of their colour
+
+where H is the number of rolls still to come (exact in solo; estimated at a
+table from how close the leading sheet is to its second colour), k(H) =
+lam + mu / (H + 1) (progress is worth less as time runs out), missing_c the
+empty boxes of column c, pairs_c its vertically adjacent empty pairs of one
+colour (one move can fill both; `pair` is 0 or 1), and dist_c how many columns the crossed area still
+has to grow to touch it (it grows from H, so columns A and O start far away).
+
+At a table (2-6 players) three more terms apply:
+  * races: a column or colour whose first value is still open, but which an
+    opponent is closer to completing than us, counts as later + race * (first - later);
+  * end of game: a move that completes our second colour (which ends the game)
+    gets + end * clip(margin / 4, -1, 1), margin = our score after it minus the
+    best opponent's score now; so we end the game when ahead and avoid it when behind;
+  * dice denial: as active player (after roll 3) each choice loses
+    deny * (the best the opponents can do with the four dice it leaves them).
+
+Every weight exists twice: `solo_*` is used in the solo game, `multi_*` at a
+table (a solo-tuned player hoards jokers and plays too slowly for a table).
+"""
+import math
+
+import numpy as np
+from numba import njit, types
+
+from sim.bits import ZERO, ONE, ctz, popcount
+from sim.engine import full_columns
+from sim.state import (
+    BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, COLOUR_JOKER,
+    NUMBER_JOKER, PASS, PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS,
+    ST_AVAIL, ST_COLOURS_TAKEN, ST_COLS_TAKEN, ST_DICE, ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT,
+)
+from sim.tables import NW, TablesType
+
+from .features import byte_counts, legal_count, legal_count_after, neighbours
+from .interface import strategy
+
+SOLO_ROLLS = 30
+
+# --- parameters: one block per mode, same layout --------------------------------
+#: name -> (solo default, multiplayer default)
+WEIGHTS = {
+    "box": (0.075, 0.075),       # per box crossed
+    "colbox": (0.42, 0.42),      # per box crossed, times its column's value / 7
+    "col": (1.0, 1.0),           # column completion potential, times the column's value
+    "col_lam": (0.23, 0.23),     # decay of the potential per missing box, early
+    "col_mu": (3.0, 3.0),        # extra decay per missing box as rolls run out: mu / (H + 1)
+    "col_dist": (1.0, 1.0),      # a column d columns beyond the crossed area counts d*col_dist more missing boxes
+    "colour": (0.77, 0.77),      # colour completion potential, times 5 (first) or 3 (later)
+    "colour_lam": (0.19, 0.19),
+    "colour_mu": (4.5, 4.5),
+    "star": (0.13, 0.13),        # fraction of the -2 an uncrossed star is expected to cost, early
+    "star_t": (3.0, 3.0),        # ... plus star_t / (H + 1), capped at 1
+    "joker": (1.5, 1.0),         # value of a '!' kept (it scores 1 at the end)
+    "joker_t": (0.5, 0.2),       # extra value of a '!' early (times H / 30)
+    "mob": (0.10, 0.10),         # per legal placement open next roll (times H / 30)
+    "single": (0.68, 0.68),      # per empty box cut off from every other empty box of its colour
+    "pair": (1.0, 1.0),          # 1: two empty boxes of one colour on top of each other count as 1.5 missing
+}
+N_WEIGHTS = len(WEIGHTS)
+#: Table-only parameters, after both weight blocks.
+EXTRAS = {
+    "race": 0.5,       # share of (first - later) kept when an opponent is closer to a completion
+    "end": 6.0,        # value of ending the game clearly ahead (minus it when behind)
+    "deny": 0.3,       # per point of the opponents' best choice with the dice we leave
+    "horizon": 2.0,    # estimated rolls left at a table = horizon * boxes the leader misses for 2 colours
+}
+
+PARAMS = {}
+for _k, (_s, _m) in WEIGHTS.items():
+    PARAMS["solo_" + _k] = _s
+for _k, (_s, _m) in WEIGHTS.items():
+    PARAMS["multi_" + _k] = _m
+PARAMS.update(EXTRAS)
+
+(W_BOX, W_COLBOX, W_COL, W_COL_LAM, W_COL_MU, W_COL_DIST, W_COLOUR, W_COLOUR_LAM, W_COLOUR_MU,
+ W_STAR, W_STAR_T, W_JOKER, W_JOKER_T, W_MOB, W_SINGLE, W_PAIR) = range(N_WEIGHTS)
+X_RACE = 2 * N_WEIGHTS
+X_END = X_RACE + 1
+X_DENY = X_RACE + 2
+X_HORIZON = X_RACE + 3
+
+# --- per-decision context: a float64 scratch array -------------------------------
+C_COLV = 0          # 15 column values (race-adjusted)
+C_PCOL = 15         # 8: exp(-k_col * r), r = 0..7
+C_QDIST = 23        # 15: exp(-k_col * col_dist * d), d = 0..14
+C_PCOLOUR = 38      # 22: exp(-k_colour * r), r = 0..21
+C_COLOURV = 60      # 5 colour values (race-adjusted) times the colour weight
+C_STAR = 65         # penalty per uncrossed star
+C_JOKER = 66        # value per joker
+C_MOB = 67
+C_SINGLE = 68
+C_BOX = 69
+C_COLBOX = 70       # 15: colbox weight * column value / 7
+C_H = 85            # rolls left
+C_PAIR = 86
+C_PHALF = 87        # 15: exp(-k_col * x / 2), x = 0..14 half boxes
+CTX_SIZE = 102
+
+# --- sheet masks for evaluate: uint64 scratch ------------------------------------
+U_COLOUR = 0        # 10: colour k is words 2k, 2k+1
+U_STAR = 10
+U_BOARD = 12
+UM_SIZE = 14
+_BYTE = np.uint64(0xFF)
+
+
+@njit(cache=True)
+def sheet_masks(tab, um):
+    for k in range(5):
+        um[2 * k] = tab.colour_mask[k, 0]
+        um[2 * k + 1] = tab.colour_mask[k, 1]
+    um[U_STAR] = tab.star_mask[0]
+    um[U_STAR + 1] = tab.star_mask[1]
+    um[U_BOARD] = tab.board_mask[0]
+    um[U_BOARD + 1] = tab.board_mask[1]
+
+
+@njit(cache=True, inline="always")
+def geometric(ctx, at, count, q):
+    p = 1.0
+    for i in range(count):
+        ctx[at + i] = p
+        p *= q
+
+
+@njit(cache=True)
+def rolls_left(st, ps, bb, tab):
+    """Rolls still to come after this one: exact in solo; at a table, boxes the leader still
+    needs for two colours (the caller scales it)."""
+    players = st[ST_PLAYERS]
+    if players == 1:
+        return float(max(SOLO_ROLLS - st[ST_ROLL], 0))
+    best = 1000
+    for s in range(players):
+        lo, hi = bb[s, BB_CROSSED], bb[s, BB_CROSSED + 1]
+        m1 = 100
+        m2 = 100
+        for k in range(5):
+            r = popcount(tab.colour_mask[k, 0] & ~lo) + popcount(tab.colour_mask[k, 1] & ~hi)
+            if r < m1:
+                m2 = m1
+                m1 = r
+            elif r < m2:
+                m2 = r
+        if m1 + m2 < best:
+            best = m1 + m2
+    return float(best)
+
+
+@njit(cache=True)
+def prepare(st, ps, bb, tab, params, ctx, ahead):
+    """Fill ctx with the weights of this decision (time, races, first or later values),
+    as seen `ahead` rolls later (0 = now)."""
+    players = st[ST_PLAYERS]
+    seat = st[ST_SEAT]
+    solo = players == 1
+    o = 0 if solo else N_WEIGHTS
+    h = rolls_left(st, ps, bb, tab)
+    if not solo:
+        h = params[X_HORIZON] * h
+    h = max(h - ahead, 0.0)
+    ctx[C_H] = h
+    k_col = params[o + W_COL_LAM] + params[o + W_COL_MU] / (h + 1.0)
+    k_colour = params[o + W_COLOUR_LAM] + params[o + W_COLOUR_MU] / (h + 1.0)
+    geometric(ctx, C_PCOL, 8, math.exp(-k_col))
+    geometric(ctx, C_PHALF, 15, math.exp(-0.5 * k_col))
+    ctx[C_PAIR] = params[o + W_PAIR]
+    geometric(ctx, C_QDIST, 15, math.exp(-k_col * params[o + W_COL_DIST]))
+    geometric(ctx, C_PCOLOUR, 22, math.exp(-k_colour))
+    star = params[o + W_STAR] + params[o + W_STAR_T] / (h + 1.0)
+    ctx[C_STAR] = 2.0 * min(star, 1.0)
+    ctx[C_JOKER] = params[o + W_JOKER] + params[o + W_JOKER_T] * h / 30.0
+    ctx[C_MOB] = params[o + W_MOB] * h / 30.0
+    ctx[C_SINGLE] = params[o + W_SINGLE]
+    ctx[C_BOX] = params[o + W_BOX]
+    w_col = params[o + W_COL]
+    w_colour = params[o + W_COLOUR]
+    race = params[X_RACE] if not solo else 1.0
+    lo, hi = bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1]
+    for c in range(15):
+        first = tab.col_first[c]
+        later = tab.col_later[c]
+        ctx[C_COLBOX + c] = params[o + W_COLBOX] * first / 7.0
+        if solo:
+            v = float(first)
+        elif (st[ST_COLS_TAKEN] >> c) & 1:
+            v = float(later)
+        else:
+            # Is an opponent closer to this column than we are?
+            shift = np.uint64(8 * (c & 7))
+            w = 0 if c < 8 else 1
+            mine = 7 - popcount((bb[seat, BB_CROSSED + w] >> shift) & np.uint64(0x7F))
+            closer = False
+            for s in range(players):
+                if s != seat:
+                    theirs = 7 - popcount((bb[s, BB_CROSSED + w] >> shift) & np.uint64(0x7F))
+                    if theirs < mine:
+                        closer = True
+            v = float(first) if not closer else later + race * (first - later)
+        ctx[C_COLV + c] = w_col * v
+    for k in range(5):
+        if solo:
+            v = 5.0
+        elif (st[ST_COLOURS_TAKEN] >> k) & 1:
+            v = 3.0
+        else:
+            m0, m1 = tab.colour_mask[k, 0], tab.colour_mask[k, 1]
+            mine = popcount(m0 & ~lo) + popcount(m1 & ~hi)
+            closer = False
+            for s in range(players):
+                if s != seat:
+                    theirs = popcount(m0 & ~bb[s, BB_CROSSED]) + popcount(m1 & ~bb[s, BB_CROSSED + 1])
+                    if theirs < mine:
+                        closer = True
+            v = 5.0 if not closer else 3.0 + race * 2.0
+        ctx[C_COLOURV + k] = w_colour * v
+
+
+@njit(cache=True)
+def evaluate(ctx, um, lo, hi, mobility, jokers):
+    """V of a sheet with boxes (lo, hi) crossed, `mobility` legal placements and `jokers` left.
+
+    um holds the sheet's masks as made by sheet_masks (the Tables struct is not passed
+    to hot functions: handing it over costs a reference count per array).
+    """
+    a = byte_counts(lo)
+    b = byte_counts(hi)
+    # Columns with a crossed box, H always: the crossed area spans columns left..right.
+    left = 7
+    right = 7
+    for c in range(7):
+        if (a >> np.uint64(8 * c)) & _BYTE:
+            left = c
+            break
+    for c in range(6, -1, -1):
+        if (b >> np.uint64(8 * c)) & _BYTE:
+            right = 8 + c
+            break
+    v = 0.0
+    boxes = 0
+    p0 = ZERO
+    p1 = ZERO
+    if ctx[C_PAIR] != 0.0:
+        for k in range(5):
+            u0 = um[2 * k] & ~lo
+            u1 = um[2 * k + 1] & ~hi
+            p0 |= u0 & (u0 >> ONE)
+            p1 |= u1 & (u1 >> ONE)
+    pa = byte_counts(p0)
+    pb = byte_counts(p1)
+    for c in range(15):
+        if c < 8:
+            n = np.int64((a >> np.uint64(8 * c)) & _BYTE)
+            pr = np.int64((pa >> np.uint64(8 * c)) & _BYTE)
+        else:
+            n = np.int64((b >> np.uint64(8 * (c - 8))) & _BYTE)
+            pr = np.int64((pb >> np.uint64(8 * (c - 8))) & _BYTE)
+        boxes += n
+        d = left - c if c < left else (c - right if c > right else 0)
+        v += ctx[C_COLV + c] * ctx[C_PHALF + 14 - 2 * n - pr] * ctx[C_QDIST + d] + ctx[C_COLBOX + c] * n
+    for k in range(5):
+        r = popcount(um[2 * k] & ~lo) + popcount(um[2 * k + 1] & ~hi)
+        v += ctx[C_COLOURV + k] * ctx[C_PCOLOUR + r]
+    stars = popcount(um[U_STAR] & ~lo) + popcount(um[U_STAR + 1] & ~hi)
+    v -= ctx[C_STAR] * stars
+    v += ctx[C_JOKER] * jokers
+    v += ctx[C_BOX] * boxes
+    v += ctx[C_MOB] * mobility
+    if ctx[C_SINGLE] != 0.0:
+        m0, m1 = um[U_BOARD], um[U_BOARD + 1]
+        iso = 0
+        for k in range(5):
+            u0 = um[2 * k] & ~lo
+            u1 = um[2 * k + 1] & ~hi
+            n0, n1 = neighbours(u0, u1, m0, m1)
+            iso += popcount(u0 & ~n0) + popcount(u1 & ~n1)
+        v -= ctx[C_SINGLE] * iso
+    return v
+
+
+@njit(cache=True)
+def score_after(st, ps, bb, tab, seat, lo, hi, jokers):
+    """Seat's score if the game ended with boxes (lo, hi) crossed and `jokers` left."""
+    pts = ps[seat, PS_COL_POINTS] + ps[seat, PS_COLOUR_POINTS] + jokers
+    new_cols = full_columns(lo, hi) & ~ps[seat, PS_COLS]
+    while new_cols:
+        c = ctz(np.uint64(new_cols))
+        new_cols &= new_cols - 1
+        pts += tab.col_later[c] if (st[ST_COLS_TAKEN] >> c) & 1 else tab.col_first[c]
+    for k in range(5):
+        if (ps[seat, PS_COLOURS] >> k) & 1:
+            continue
+        m0, m1 = tab.colour_mask[k, 0], tab.colour_mask[k, 1]
+        if (lo & m0) == m0 and (hi & m1) == m1:
+            pts += 3 if (st[ST_COLOURS_TAKEN] >> k) & 1 else 5
+    pts -= 2 * (popcount(tab.star_mask[0] & ~lo) + popcount(tab.star_mask[1] & ~hi))
+    return pts
+
+
+@njit(cache=True, inline="always")
+def colours_done(tab, lo, hi):
+    n = 0
+    for k in range(5):
+        m0, m1 = tab.colour_mask[k, 0], tab.colour_mask[k, 1]
+        if (lo & m0) == m0 and (hi & m1) == m1:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def best_by_group(bb, seat, tab, out):
+    """out[5c + n - 1] = best (boxes + stars) seat can cross with colour c, number n; 0 = none."""
+    out[:] = 0.0
+    for w in range(NW):
+        word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w]
+        while word != ZERO:
+            k = 64 * w + ctz(word)
+            word &= word - ONE
+            g = 5 * tab.colour[k] + tab.size[k] - 1
+            val = tab.size[k] + 2.0 * tab.stars[k]
+            if val > out[g]:
+                out[g] = val
+
+
+@njit(cache=True)
+def dice_value(st, best, avail, jokers, skip):
+    """Best value of best[] over the colour/number die pairs in `avail` minus dice in `skip`."""
+    avail = avail & ~skip
+    top = 0.0
+    for cd in range(3):
+        if not (avail >> cd) & 1:
+            continue
+        cf = st[ST_DICE + cd]
+        for nd in range(3):
+            if not (avail >> (3 + nd)) & 1:
+                continue
+            nf = st[ST_DICE + 3 + nd]
+            cost = (cf == COLOUR_JOKER) + (nf == NUMBER_JOKER)
+            if cost > jokers:
+                continue
+            c_lo, c_hi = (0, 5) if cf == COLOUR_JOKER else (cf, cf + 1)
+            n_lo, n_hi = (1, 6) if nf == NUMBER_JOKER else (nf, nf + 1)
+            for c in range(c_lo, c_hi):
+                for num in range(n_lo, n_hi):
+                    v = best[5 * c + num - 1] - cost
+                    if v > top:
+                        top = v
+    return top
+
+
+@njit(cache=True)
+def end_bonus(st, ps, bb, tab, params, lo2, hi2, jokers):
+    """Table only: value of ending the game (our 2nd colour) with boxes (lo2, hi2) crossed."""
+    seat = st[ST_SEAT]
+    players = st[ST_PLAYERS]
+    mine = score_after(st, ps, bb, tab, seat, lo2, hi2, jokers)
+    opp = -1000
+    for s in range(players):
+        if s != seat:
+            o = score_after(st, ps, bb, tab, s, bb[s, BB_CROSSED], bb[s, BB_CROSSED + 1], ps[s, PS_JOKERS])
+            if o > opp:
+                opp = o
+    return params[X_END] * min(max((mine - opp) / 4.0, -1.0), 1.0)
+
+
+@njit(cache=True)
+def denial(st, ps, bb, tab, gbest, cdie, ndie):
+    """Mean over opponents of their best (boxes + stars) with the dice left after we take
+    (cdie, ndie); cdie = -1: we pass and leave all dice. gbest holds 25 scratch values per seat."""
+    players = st[ST_PLAYERS]
+    seat = st[ST_SEAT]
+    skip = 0 if cdie < 0 else (1 << cdie) | (1 << (3 + ndie))
+    total = 0.0
+    for s in range(players):
+        if s == seat:
+            continue
+        total += dice_value(st, gbest[25 * s:25 * s + 25], st[ST_AVAIL], ps[s, PS_JOKERS], skip)
+    return total / (players - 1)
+
+
+@njit(cache=True, inline="always")
+def denial_applies(st, params):
+    return st[ST_PLAYERS] > 1 and st[ST_IS_ACTIVE] == 1 and st[ST_ROLL] > 3 and params[X_DENY] != 0.0
+
+
+@njit(cache=True)
+def opponents_best(st, bb, tab, gbest):
+    for s in range(st[ST_PLAYERS]):
+        if s != st[ST_SEAT]:
+            best_by_group(bb, s, tab, gbest[25 * s:25 * s + 25])
+
+
+@njit(cache=True)
+def score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values):
+    """values[i] = heuristic value of cands[i]; values[n] = value of passing."""
+    seat = st[ST_SEAT]
+    players = st[ST_PLAYERS]
+    lo, hi = bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1]
+    jokers = ps[seat, PS_JOKERS]
+    deny = denial_applies(st, params)
+    end = players > 1 and params[X_END] != 0.0 and colours_done(tab, lo, hi) < 2
+    use_mob = ctx[C_MOB] != 0.0
+    dv = np.zeros(9)
+    values[n] = evaluate(ctx, um, lo, hi, legal_count(bb, seat) if use_mob else 0, jokers)
+    if deny:
+        gbest = np.zeros(25 * players)
+        opponents_best(st, bb, tab, gbest)
+        for cd in range(3):
+            for nd in range(3):
+                dv[3 * cd + nd] = params[X_DENY] * denial(st, ps, bb, tab, gbest, cd, nd)
+        values[n] -= params[X_DENY] * denial(st, ps, bb, tab, gbest, -1, -1)
+    mask = tab.mask
+    kill = tab.kill
+    act = tab.act
+    for i in range(n):
+        sub = cands[i, CAND_SUB]
+        cost = cands[i, CAND_COST]
+        lo2 = lo | mask[sub, 0]
+        hi2 = hi | mask[sub, 1]
+        mob = legal_count_after(bb, seat, kill, act, sub) if use_mob else 0
+        v = evaluate(ctx, um, lo2, hi2, mob, jokers - cost)
+        if end and colours_done(tab, lo2, hi2) >= 2:
+            v += end_bonus(st, ps, bb, tab, params, lo2, hi2, jokers - cost)
+        if deny:
+            v -= dv[3 * cands[i, CAND_CDIE] + cands[i, CAND_NDIE]]
+        values[i] = v
+
+
+def _choose(st, ps, bb, cands, n, tab, params, rng):
+    """One-move evaluation: columns, colours, stars, jokers, reach, races, end-game, denial."""
+    ctx = np.empty(CTX_SIZE)
+    um = np.empty(UM_SIZE, np.uint64)
+    values = np.empty(n + 1)
+    prepare(st, ps, bb, tab, params, ctx, 0)
+    sheet_masks(tab, um)
+    score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values)
+    best = PASS
+    best_v = values[n]
+    for i in range(n):
+        if values[i] > best_v:
+            best_v = values[i]
+            best = i
+    return best
+
+
+heuristic = strategy(_choose, name="heuristic", params=PARAMS,
+                     description="one-move evaluation: column/colour completion potential, stars, jokers, "
+                                 "reach, races, end-game, dice denial (solo_* / multi_* weights)")

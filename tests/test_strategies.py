@@ -1,0 +1,115 @@
+"""Built-in strategies: legal play (checked by the independent checker), parameters, the
+documented example, and the exactness of lookahead's incremental evaluation."""
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sim
+from sim import engine
+from sim.api import play_chunk
+from sim.state import BB_ALIVE, BB_TOUCH, PS_SCORE, ST_ROLL, ST_SEAT, new_state
+from sim.tables import build_tables
+from strategies import REGISTRY, resolve
+from strategies import heuristic as H
+from strategies import lookahead as L
+from strategies.features import legal_count
+
+try:  # works both with and without a tests/__init__.py
+    from .checker import check_game_log
+except ImportError:
+    from checker import check_game_log
+
+SEED = 20261201
+BUILTINS = ["random", "greedy", "heuristic", "lookahead"]
+SHEETS = ["standard", "red", "blue", "green", "orange", "yellow"]
+DOC = Path(__file__).resolve().parents[1] / "docs" / "strategies.md"
+
+
+def test_registry_has_the_builtins():
+    for name in BUILTINS:
+        assert name in REGISTRY
+        assert REGISTRY[name].description
+
+
+@pytest.mark.parametrize("name", BUILTINS)
+def test_builtin_plays_only_legal_moves(name):
+    # 40 solo games and 40 table games of 2..6 players per strategy, on every sheet,
+    # other seats mixing the built-ins.
+    for i in range(40):
+        sheet = SHEETS[i % len(SHEETS)]
+        log = sim.play_game(SEED, i, [name], sheet=sheet)
+        check_game_log(log, sheet)
+        players = 2 + i % 5
+        lineup = [name] + [BUILTINS[(i + s) % len(BUILTINS)] for s in range(1, players)]
+        log = sim.play_game(SEED, 1000 + i, lineup, sheet=sheet)
+        check_game_log(log, sheet)
+
+
+def test_param_override_changes_play_and_unknown_params_raise():
+    base = play_chunk(SEED, 0, 200, ["heuristic"], players=1).seats[:, 0, PS_SCORE]
+    same = play_chunk(SEED, 0, 200, ["heuristic:solo_joker=1.5"], players=1).seats[:, 0, PS_SCORE]
+    other = play_chunk(SEED, 0, 200, ["heuristic:solo_joker=0,solo_col=0.2"], players=1).seats[:, 0, PS_SCORE]
+    assert np.array_equal(base, same)          # 1.5 is the default
+    assert not np.array_equal(base, other)
+    assert resolve("heuristic:solo_joker=0").params[list(H.PARAMS).index("solo_joker")] == 0.0
+    for spec in ("heuristic:nope=1", "lookahead:joker=1", "greedy:x=2"):
+        with pytest.raises(ValueError, match="no parameter"):
+            resolve(spec)
+
+
+def test_lookahead_shares_the_heuristic_parameters():
+    assert list(L.PARAMS)[:len(H.PARAMS)] == list(H.PARAMS)
+    assert list(L.PARAMS.values())[:len(H.PARAMS)] == list(H.PARAMS.values())
+
+
+def test_lookahead_incremental_evaluation_is_exact():
+    """group_best scores second moves incrementally; it must equal evaluate on the full sheet."""
+    tab = build_tables("standard")
+    params = np.array(list(L.PARAMS.values()))
+    st, ps, bb, _ = new_state()
+    engine.reset(st, ps, bb, tab, 1, 30)
+    rng = np.random.default_rng(3)
+    um = np.empty(H.UM_SIZE, np.uint64)
+    H.sheet_masks(tab, um)
+
+    def legal(bbx):
+        return [k for k in range(len(tab.size))
+                if (int(bbx[0, BB_ALIVE + k // 64]) & int(bbx[0, BB_TOUCH + k // 64])) >> (k % 64) & 1]
+
+    for step in range(20):
+        st[ST_ROLL], st[ST_SEAT] = step + 1, 0
+        ctx = np.empty(H.CTX_SIZE)
+        H.prepare(st, ps, bb, tab, params, ctx, 1)
+        moves = legal(bb)
+        if not moves:
+            break
+        sub = moves[rng.integers(len(moves))]
+        out = np.empty(25)
+        base = L.group_best(bb, 0, tab, ctx, um, sub, 5, out)
+        ps2, bb2 = ps.copy(), bb.copy()
+        engine.cross(ps2, bb2, tab, 0, sub, 0, 1)
+        assert base == pytest.approx(H.evaluate(ctx, um, bb2[0, 0], bb2[0, 1], legal_count(bb2, 0), 5))
+        ref = np.full(25, L.NEG)
+        for k in legal(bb2):
+            ps3, bb3 = ps2.copy(), bb2.copy()
+            engine.cross(ps3, bb3, tab, 0, k, 0, 1)
+            g = 5 * tab.colour[k] + tab.size[k] - 1
+            ref[g] = max(ref[g], H.evaluate(ctx, um, bb3[0, 0], bb3[0, 1], legal_count(bb3, 0), 5))
+        np.testing.assert_allclose(out, ref, rtol=0, atol=1e-9)
+        engine.cross(ps, bb, tab, 0, sub, 0, 1)
+
+
+def test_documented_example_runs(tmp_path):
+    """The example file in docs/strategies.md loads as a user strategy and plays legal games."""
+    text = DOC.read_text()
+    code = re.search(r"## A complete example.*?```python\n(.*?)```", text, re.S).group(1)
+    path = tmp_path / "my_strategy.py"
+    path.write_text(code)
+    r = resolve(f"{path}:choose:star_bonus=3")
+    assert list(r.params) == [3.0, 1.5, 4.0]
+    log = sim.play_game(SEED, 0, [f"{path}:choose"])
+    check_game_log(log, "standard")
+    chunk = play_chunk(SEED, 0, 50, [f"{path}:choose", "greedy"], rotate=True)
+    assert not chunk.games[:, engine.GR_ERROR].any()
