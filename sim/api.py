@@ -18,7 +18,7 @@ from .state import (
     PS_STAR_PENALTY, PS_WINNER, ST_AVAIL, ST_DICE, ST_SEAT, COLOUR_JOKER,
     NUMBER_JOKER, new_state,
 )
-from .tables import Tables, build_tables, from_words
+from .tables import Tables, build_tables, from_words, kernel_tables
 
 DEFAULT_MAX_ROLLS = 200
 MAX_SEED = 2**64 - 1
@@ -51,7 +51,7 @@ def mask_cells(mask) -> list[str]:
     return [cell_name(col, row) for col, row in from_words(mask[0], mask[1])]
 
 
-def _crossed_state(crossed, tab: Tables, players: int = 1):
+def _crossed_state(crossed, sheet, players: int = 1):
     """State arrays for seat 0 having crossed `crossed`, built with the engine's own kernels.
 
     Crossing the boxes one at a time through engine.cross leaves the same
@@ -60,10 +60,11 @@ def _crossed_state(crossed, tab: Tables, players: int = 1):
     if isinstance(crossed, str):
         raise ValueError("crossed must be an iterable of cell names such as ['H1', 'H2'], not a string")
     boxes = {parse_cell(name) for name in crossed}
+    tab, ktab = build_tables(sheet), kernel_tables(sheet)
     st, ps, bb, cands = new_state()
-    engine.reset(st, ps, bb, tab, players, DEFAULT_MAX_ROLLS)
+    engine.reset(st, ps, bb, ktab, players, DEFAULT_MAX_ROLLS)
     for col, row in boxes:
-        engine.cross(ps, bb, tab, 0, tab.box_row[8 * col + row], 0, 0)
+        engine.cross(ps, bb, ktab, 0, tab.box_row[8 * col + row], 0, 0)
     return st, ps, bb, cands
 
 
@@ -76,12 +77,12 @@ def legal_placements(crossed, colour, number, sheet="standard") -> list[frozense
     c = colour_index(colour)
     n = check_number(number)
     tab = build_tables(sheet)
-    st, ps, bb, cands = _crossed_state(crossed, tab)
+    st, ps, bb, cands = _crossed_state(crossed, sheet)
     # One colour die and one number die showing exactly (colour, number).
     st[ST_SEAT] = 0
     st[ST_DICE:ST_DICE + 6] = (c, -1, -1, n, -1, -1)
     st[ST_AVAIL] = 0b001001
-    count = engine.legal_choices(st, ps, bb, tab, cands)
+    count = engine.legal_choices(st, ps, bb, kernel_tables(sheet), cands)
     found = [frozenset(mask_cells(tab.mask[cands[i, CAND_SUB]])) for i in range(count)]
     return sorted(found, key=sorted)
 
@@ -162,7 +163,7 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
         raise ValueError(f"{len(line.specs)} strategies for {players} players: give one per seat, or one for all")
     if len(line.specs) == 1 and players > 1:
         line = Lineup(line.specs, (line.fns[0],) * MAX_SEATS, np.repeat(line.params[:1], MAX_SEATS, axis=0))
-    tab = build_tables(sheet)
+    tab = kernel_tables(sheet)
     slots = np.arange(MAX_SEATS, dtype=np.int64) if len(line.specs) > 1 else np.zeros(MAX_SEATS, np.int64)
 
     def run(dice_start, dice, log_start, log):

@@ -15,7 +15,7 @@ Rules references are to ../shared/RULES.md (copied nowhere: it is the authority)
 import numpy as np
 from numba import njit, types
 
-from .bits import ONE, ZERO, ctz, popcount, range_mask
+from .bits import ONE, ZERO, ctz, popcount
 from .rng import die, game_key, seat_stream
 from .state import (
     BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, COLOUR_JOKER,
@@ -149,12 +149,10 @@ def legal_choices(st, ps, bb, tab, cands):
             for c in range(c_lo, c_hi):
                 for num in range(n_lo, n_hi):
                     g = 5 * c + num - 1
-                    lo, hi = tab.gstart[g], tab.gstart[g + 1]
-                    if lo == hi:
-                        continue
-                    for w in range(lo >> 6, ((hi - 1) >> 6) + 1):
-                        word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w]
-                        word &= range_mask(max(lo - 64 * w, 0), min(hi - 64 * w, 64))
+                    w0 = tab.gword[g]
+                    for half in range(2):
+                        w = w0 + half
+                        word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & tab.gmask[g, half]
                         while word != ZERO:
                             cands[n, CAND_CDIE] = cd
                             cands[n, CAND_NDIE] = nd

@@ -37,7 +37,8 @@ import functools
 from collections import namedtuple
 
 import numpy as np
-from numba import typeof
+from numba import njit, typeof, types
+from numba.experimental import structref
 
 from .sheets import N_COLS, N_ROWS, START_COLUMN, Sheet, load_sheet
 
@@ -76,6 +77,8 @@ Tables = namedtuple(
         "col_first",    # int64 (15,)     column values, first to complete
         "col_later",    # int64 (15,)     column values, later
         "box_row",      # int64 (128,)    row of the one-box subset of each bit index; -1 on guard bits
+        "gword",        # int64 (25,)     a group's rows lie in bitset words gword[g] and gword[g]+1 ...
+        "gmask",        # uint64 (25, 2)  ... at these bits of those two words
     ],
 )
 
@@ -150,6 +153,24 @@ def _set_bit(row: np.ndarray, k: int) -> None:
     row[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
 
 
+def _group_words(gstart: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each (colour, number) group as two adjacent bitset words and a mask for each.
+
+    A group has at most 21 rows, so it never spans more than two words; the
+    first word is capped at NW - 2 so that both words exist.
+    """
+    gword = np.zeros(N_GROUPS, np.int64)
+    gmask = np.zeros((N_GROUPS, 2), np.uint64)
+    for g in range(N_GROUPS):
+        lo, hi = int(gstart[g]), int(gstart[g + 1])
+        w = min(lo >> 6, NW - 2)
+        bits = sum(1 << (k - 64 * w) for k in range(lo, hi))
+        assert bits < 1 << 128, "a group spans more than two words"
+        gword[g] = w
+        gmask[g] = (bits & (2**64 - 1), bits >> 64)
+    return gword, gmask
+
+
 @functools.lru_cache(maxsize=None)
 def _build(sheet: Sheet) -> Tables:
     blocks = _blocks(sheet)
@@ -214,9 +235,11 @@ def _build(sheet: Sheet) -> Tables:
     for k, cells in enumerate(cell_sets):
         if len(cells) == 1:
             box_row[bit_of(*next(iter(cells)))] = k
+    gword, gmask = _group_words(gstart)
     tables = Tables(
         mask, nb, colour, size, block, stars, gstart, kill, act, all_subsets, start_touch,
         colour_mask, block_mask, star_mask, board_mask, COLUMN_FIRST.copy(), COLUMN_LATER.copy(), box_row,
+        gword, gmask,
     )
     for a in tables:
         a.setflags(write=False)
@@ -228,5 +251,39 @@ def build_tables(sheet: Sheet | str) -> Tables:
     return _build(load_sheet(sheet))
 
 
-#: The Numba type of a Tables value (identical for every sheet), for signatures.
-TablesType = typeof(build_tables("standard"))
+# --- the same tables as kernels take them ------------------------------------------------
+#
+# Kernels and strategies receive the tables as a StructRef: one pointer, where a
+# namedtuple of arrays would be copied field by field (about 160 words) into
+# every call that is not inlined, which made each strategy call ~4x dearer.
+
+@structref.register
+class KernelTablesType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, types.unliteral(t)) for name, t in fields)
+
+
+class KernelTables(structref.StructRefProxy):
+    """Tables of one sheet as a Numba StructRef (same field names as Tables)."""
+
+
+structref.define_proxy(KernelTables, KernelTablesType, list(Tables._fields))
+
+#: The Numba type of the tables kernels take (identical for every sheet), for signatures.
+TablesType = KernelTablesType([(name, typeof(a)) for name, a in zip(Tables._fields, build_tables("standard"))])
+
+@njit(TablesType(*[typeof(a) for a in build_tables("standard")]), cache=True)
+def _pack(mask, nb, colour, size, block, stars, gstart, kill, act, all_subsets, start_touch,
+          colour_mask, block_mask, star_mask, board_mask, col_first, col_later, box_row, gword, gmask):
+    return KernelTables(mask, nb, colour, size, block, stars, gstart, kill, act, all_subsets, start_touch,
+                        colour_mask, block_mask, star_mask, board_mask, col_first, col_later, box_row, gword, gmask)
+
+
+@functools.lru_cache(maxsize=None)
+def _kernel_tables(sheet: Sheet) -> KernelTables:
+    return _pack(*_build(sheet))
+
+
+def kernel_tables(sheet: Sheet | str) -> KernelTables:
+    """The tables of a sheet as kernels and strategies take them; cached."""
+    return _kernel_tables(load_sheet(sheet))

@@ -22,11 +22,21 @@ from sim.state import DECIDE_SIG
 
 @dataclass(frozen=True)
 class Strategy:
-    """A named decision function with its parameters (name -> default)."""
+    """A named decision function with its parameters (name -> default).
+
+    `dispatcher` is compiled for DECIDE_SIG on first use of `fn`, so a run
+    compiles (or loads from cache) only the strategies it plays.
+    """
     name: str
-    fn: object
+    dispatcher: object
     description: str = ""
     params: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def fn(self):
+        if DECIDE_SIG.args not in self.dispatcher.overloads:
+            self.dispatcher.compile(DECIDE_SIG)
+        return self.dispatcher
 
     def param_vector(self, overrides: dict[str, float]) -> np.ndarray:
         unknown = set(overrides) - set(self.params)
@@ -38,17 +48,17 @@ class Strategy:
 
 
 def strategy(fn=None, *, name: str | None = None, description: str | None = None, params=None):
-    """Declare a strategy: compile `fn` with the decision signature (cached on disk).
+    """Declare a strategy: `fn` is compiled with the decision signature when first played.
 
     Use as ``@strategy`` or ``@strategy(params={"joker_cost": 2.0})``. The
     first line of the docstring is its description.
     """
     def wrap(f):
-        compiled = f if hasattr(f, "nopython_signatures") else njit(DECIDE_SIG, cache=True)(f)
+        dispatcher = f if hasattr(f, "nopython_signatures") else njit(cache=True)(f)
         doc = (f.__doc__ or "").strip().splitlines()
         return Strategy(
             name=name or f.__name__,
-            fn=compiled,
+            dispatcher=dispatcher,
             description=description if description is not None else (doc[0] if doc else ""),
             params=dict(params or {}),
         )

@@ -69,18 +69,24 @@ def _load_user(target: str, func: str, spec: str) -> Strategy:
         return obj
     if not callable(obj):
         raise ValueError(f"strategy {spec!r}: {func!r} is not a function")
+    return strategy(obj, name=f"{target}:{func}")
+
+
+def _compiled(strat: Strategy, spec: str) -> Strategy:
+    """strat, compiled for the decision signature; Numba's message if it does not compile."""
     try:
-        return strategy(obj, name=f"{target}:{func}")
+        strat.fn
     except Exception as e:  # Numba's typing/lowering errors
         msg = str(e).strip().splitlines()
         raise ValueError(f"strategy {spec!r} does not compile with the decision signature:\n"
                          + "\n".join(msg[:30])) from None
+    return strat
 
 
 def resolve(spec) -> Resolved:
     """A Resolved strategy from a spec string (or a Strategy object, used as is)."""
     if isinstance(spec, Strategy):
-        return Resolved(spec.name, spec, spec.param_vector({}))
+        return Resolved(spec.name, _compiled(spec, spec.name), spec.param_vector({}))
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"a strategy spec must be a non-empty string, got {spec!r}")
     spec = spec.strip()
@@ -97,4 +103,4 @@ def resolve(spec) -> Resolved:
         strat = _load_user(head, func, spec)
         params = _parse_params(ptext, spec)
     vector = strat.param_vector(params)
-    return Resolved(spec, strat, vector)
+    return Resolved(spec, _compiled(strat, spec), vector)

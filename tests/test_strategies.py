@@ -10,7 +10,7 @@ import sim
 from sim import engine
 from sim.api import play_chunk
 from sim.state import BB_ALIVE, BB_TOUCH, PS_SCORE, ST_ROLL, ST_SEAT, new_state
-from sim.tables import build_tables
+from sim.tables import build_tables, kernel_tables
 from strategies import REGISTRY, resolve
 from strategies import heuristic as H
 from strategies import lookahead as L
@@ -66,10 +66,10 @@ def test_lookahead_shares_the_heuristic_parameters():
 
 def test_lookahead_incremental_evaluation_is_exact():
     """group_best scores second moves incrementally; it must equal evaluate on the full sheet."""
-    tab = build_tables("standard")
+    tab, ktab = build_tables("standard"), kernel_tables("standard")
     params = np.array(list(L.PARAMS.values()))
     st, ps, bb, _ = new_state()
-    engine.reset(st, ps, bb, tab, 1, 30)
+    engine.reset(st, ps, bb, ktab, 1, 30)
     rng = np.random.default_rng(3)
     um = np.empty(H.UM_SIZE, np.uint64)
     H.sheet_masks(tab, um)
@@ -81,24 +81,24 @@ def test_lookahead_incremental_evaluation_is_exact():
     for step in range(20):
         st[ST_ROLL], st[ST_SEAT] = step + 1, 0
         ctx = np.empty(H.CTX_SIZE)
-        H.prepare(st, ps, bb, tab, params, ctx, 1)
+        H.prepare(st, ps, bb, ktab, params, ctx, 1)
         moves = legal(bb)
         if not moves:
             break
         sub = moves[rng.integers(len(moves))]
         out = np.empty(25)
-        base = L.group_best(bb, 0, tab, ctx, um, sub, 5, out)
+        base = L.group_best(bb, 0, ktab, ctx, um, sub, 5, out)
         ps2, bb2 = ps.copy(), bb.copy()
-        engine.cross(ps2, bb2, tab, 0, sub, 0, 1)
+        engine.cross(ps2, bb2, ktab, 0, sub, 0, 1)
         assert base == pytest.approx(H.evaluate(ctx, um, bb2[0, 0], bb2[0, 1], legal_count(bb2, 0), 5))
         ref = np.full(25, L.NEG)
         for k in legal(bb2):
             ps3, bb3 = ps2.copy(), bb2.copy()
-            engine.cross(ps3, bb3, tab, 0, k, 0, 1)
+            engine.cross(ps3, bb3, ktab, 0, k, 0, 1)
             g = 5 * tab.colour[k] + tab.size[k] - 1
             ref[g] = max(ref[g], H.evaluate(ctx, um, bb3[0, 0], bb3[0, 1], legal_count(bb3, 0), 5))
         np.testing.assert_allclose(out, ref, rtol=0, atol=1e-9)
-        engine.cross(ps, bb, tab, 0, sub, 0, 1)
+        engine.cross(ps, bb, ktab, 0, sub, 0, 1)
 
 
 def test_documented_example_runs(tmp_path):

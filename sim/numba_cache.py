@@ -1,0 +1,39 @@
+"""Where compiled kernels are cached: one folder per version of the sources.
+
+Numba checks a cached function against the time stamp of the file that
+defines it, not of the files it inlines or calls: a kernel in engine.py that
+inlines rng.py's dice, or a game loop calling a strategy from another file,
+would keep running stale machine code after those files change. Keying the
+cache folder by a hash of every source file of the engine and the built-in
+strategies makes a stale kernel impossible; a changed tree simply compiles
+once into a new folder.
+"""
+import hashlib
+import os
+from pathlib import Path
+
+import numba
+
+_PACKAGES = ("sim", "strategies")
+
+
+def source_digest() -> str:
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256(numba.__version__.encode())
+    for pkg in _PACKAGES:
+        for path in sorted((root / pkg).rglob("*.py")):
+            h.update(str(path.relative_to(root)).encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def configure() -> str:
+    """Point Numba's cache at <NUMBA_CACHE_DIR or ~/.cache>/encore-sim-<digest>; returns it."""
+    base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "numba")
+    folder = os.path.join(base, f"encore-sim-{source_digest()}")
+    numba.config.CACHE_DIR = folder
+    return folder
+
+
+CACHE_DIR = configure()
