@@ -18,7 +18,7 @@ from .state import (
     PS_STAR_PENALTY, PS_WINNER, ST_AVAIL, ST_DICE, ST_SEAT, COLOUR_JOKER,
     NUMBER_JOKER, new_state,
 )
-from .tables import Tables, build_tables, from_words, kernel_tables
+from .tables import build_tables, from_words, kernel_tables
 
 DEFAULT_MAX_ROLLS = 200
 MAX_SEED = 2**64 - 1

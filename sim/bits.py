@@ -37,18 +37,18 @@ def _cttz(typingctx, x):
     return x(x), codegen
 
 
-@njit(types.int64(types.uint64), cache=True, inline="always")
+@njit(cache=True, inline="always")
 def popcount(x):
     return np.int64(_ctpop(x))
 
 
-@njit(types.int64(types.uint64), cache=True, inline="always")
+@njit(cache=True, inline="always")
 def ctz(x):
     """Index of the lowest set bit; undefined for 0."""
     return np.int64(_cttz(x))
 
 
-@njit(types.uint64(types.int64, types.int64), cache=True, inline="always")
+@njit(cache=True, inline="always")
 def range_mask(lo, hi):
     """Bits lo..hi-1 of a 64-bit word (0 <= lo <= hi <= 64)."""
     if hi - lo >= 64:

@@ -11,11 +11,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from . import engine
@@ -179,79 +182,295 @@ def turns_table(chunk: Chunk, tab: Tables, cells_cache: dict | None = None) -> p
 
 
 # --- files --------------------------------------------------------------------
+#
+# A dataset lives in a Store: a folder on the local disk (LocalStore, os calls
+# with fsync) or a folder on any filesystem pyarrow or fsspec understands,
+# given as a URL such as file:///data/run or s3://bucket/run (ArrowStore,
+# through pyarrow.fs). Both write every file under a hidden temporary name that
+# is unique to the writer and move it into place, so a retried or duplicated
+# writer of the same chunk replaces the file rather than corrupting it. Stores
+# are small and picklable: Dask tasks get one and write their chunk themselves.
+
+def is_url(location) -> bool:
+    return isinstance(location, str) and "://" in location
+
+
+def _tmp_name(name: str) -> str:
+    return f".{name}.{os.getpid()}-{secrets.token_hex(4)}.tmp"
+
+
+def _is_tmp(name: str) -> bool:
+    return name.startswith(".") and name.endswith(".tmp")
+
+
+class LocalStore:
+    """A dataset folder on the local filesystem."""
+
+    def __init__(self, root):
+        self.root = Path(root)
+
+    def __repr__(self):
+        return f"LocalStore({str(self.root)!r})"
+
+    def __str__(self):
+        return str(self.root)
+
+    def path(self, rel: str = "") -> Path:
+        return self.root / rel if rel else self.root
+
+    def exists(self, rel: str = "") -> bool:
+        return self.path(rel).exists()
+
+    def is_dir(self, rel: str = "") -> bool:
+        return self.path(rel).is_dir()
+
+    def is_file(self, rel: str = "") -> bool:
+        return self.path(rel).is_file()
+
+    def listdir(self, rel: str = "") -> list[str]:
+        folder = self.path(rel)
+        return [p.name for p in folder.iterdir()] if folder.is_dir() else []
+
+    def makedirs(self, rel: str = "") -> None:
+        self.path(rel).mkdir(parents=True, exist_ok=True)
+
+    def write_bytes(self, rel: str, data: bytes) -> None:
+        path = self.path(rel)
+        tmp = path.with_name(_tmp_name(path.name))
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+
+    def write_table(self, rel: str, table: pa.Table) -> None:
+        path = self.path(rel)
+        tmp = path.with_name(_tmp_name(path.name))
+        pq.write_table(table, tmp, compression=COMPRESSION)
+        os.replace(tmp, path)
+
+    def read_bytes(self, rel: str) -> bytes:
+        return self.path(rel).read_bytes()
+
+    def open_parquet(self, rel: str) -> pq.ParquetFile:
+        return pq.ParquetFile(self.path(rel))
+
+    def delete(self, rel: str) -> None:
+        self.path(rel).unlink(missing_ok=True)
+
+    def rmtree(self, rel: str = "") -> None:
+        shutil.rmtree(self.path(rel), ignore_errors=True)
+
+    def check_writable(self) -> None:
+        """Refuse an output path that cannot be created or written, without creating anything."""
+        out = self.root
+        if out.exists() and not out.is_dir():
+            raise ValueError(f"output {out} exists and is not a folder")
+        probe = out
+        while not probe.exists():
+            if probe.parent == probe:
+                break
+            probe = probe.parent
+        if not probe.is_dir():
+            raise ValueError(f"cannot create output folder {out}: {probe} is not a folder")
+        if not os.access(probe, os.W_OK | os.X_OK):
+            raise ValueError(f"output folder {out} is not writable ({probe}: permission denied)")
+
+
+class ArrowStore:
+    """A dataset folder on a pyarrow filesystem (local, S3, GCS, HDFS, or fsspec-backed)."""
+
+    def __init__(self, fs, root: str, url: str):
+        self.fs, self.root, self.url = fs, root.rstrip("/") or "/", url
+
+    def __repr__(self):
+        return f"ArrowStore({self.url!r})"
+
+    def __str__(self):
+        return self.url
+
+    def path(self, rel: str = "") -> str:
+        return f"{self.root}/{rel}" if rel else self.root
+
+    def _type(self, rel: str):
+        return self.fs.get_file_info(self.path(rel)).type
+
+    def exists(self, rel: str = "") -> bool:
+        return self._type(rel) != pafs.FileType.NotFound
+
+    def is_dir(self, rel: str = "") -> bool:
+        return self._type(rel) == pafs.FileType.Directory
+
+    def is_file(self, rel: str = "") -> bool:
+        return self._type(rel) == pafs.FileType.File
+
+    def listdir(self, rel: str = "") -> list[str]:
+        if not self.is_dir(rel):
+            return []
+        infos = self.fs.get_file_info(pafs.FileSelector(self.path(rel), allow_not_found=True))
+        return [i.base_name for i in infos]
+
+    def makedirs(self, rel: str = "") -> None:
+        self.fs.create_dir(self.path(rel), recursive=True)
+
+    def _move_into_place(self, tmp: str, final: str) -> None:
+        # A rename on file systems; on object stores a copy and delete (the object
+        # appears whole, and a retried writer replaces it with identical bytes).
+        self.fs.move(tmp, final)
+
+    def write_bytes(self, rel: str, data: bytes) -> None:
+        final = self.path(rel)
+        tmp = f"{final.rsplit('/', 1)[0]}/{_tmp_name(final.rsplit('/', 1)[-1])}"
+        with self.fs.open_output_stream(tmp) as f:
+            f.write(data)
+        self._move_into_place(tmp, final)
+
+    def write_table(self, rel: str, table: pa.Table) -> None:
+        final = self.path(rel)
+        tmp = f"{final.rsplit('/', 1)[0]}/{_tmp_name(final.rsplit('/', 1)[-1])}"
+        pq.write_table(table, tmp, filesystem=self.fs, compression=COMPRESSION)
+        self._move_into_place(tmp, final)
+
+    def read_bytes(self, rel: str) -> bytes:
+        with self.fs.open_input_stream(self.path(rel)) as f:
+            return f.read()
+
+    def open_parquet(self, rel: str) -> pq.ParquetFile:
+        return pq.ParquetFile(self.fs.open_input_file(self.path(rel)))
+
+    def delete(self, rel: str) -> None:
+        if self.is_file(rel):
+            self.fs.delete_file(self.path(rel))
+
+    def rmtree(self, rel: str = "") -> None:
+        if self.is_dir(rel):
+            self.fs.delete_dir(self.path(rel))
+
+    def check_writable(self) -> None:
+        if self.is_file():
+            raise ValueError(f"output {self.url} exists and is not a folder")
+
+
+def open_store(location) -> LocalStore | ArrowStore:
+    """The Store of a dataset location: a Store, a local path, or a filesystem URL.
+
+    Plain paths keep using the local filesystem directly. URLs go through
+    pyarrow.fs.FileSystem.from_uri (file://, s3://, gs://, hdfs://, ...), and
+    other schemes through fsspec when it is installed (e.g. with gcsfs, adlfs).
+    """
+    if isinstance(location, (LocalStore, ArrowStore)):
+        return location
+    if not is_url(location):
+        return LocalStore(location)
+    try:
+        fs, root = pafs.FileSystem.from_uri(location)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as arrow_error:
+        try:
+            import fsspec
+            from pyarrow.fs import FSSpecHandler, PyFileSystem
+            ffs, root = fsspec.core.url_to_fs(location)
+        except (ImportError, ValueError) as e:
+            raise ValueError(f"cannot open {location}: {arrow_error}; fsspec: {e}") from None
+        fs = PyFileSystem(FSSpecHandler(ffs))
+    return ArrowStore(fs, root, location)
+
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    path = Path(path)
+    LocalStore(path.parent).write_bytes(path.name, data)
 
 
-def write_json(path: Path, obj) -> None:
-    atomic_write_bytes(path, (json.dumps(obj, indent=2) + "\n").encode())
+def write_json(path, obj) -> None:
+    """Write JSON atomically: to a local file path, or as manifest.json of a Store."""
+    data = (json.dumps(obj, indent=2) + "\n").encode()
+    if isinstance(path, (LocalStore, ArrowStore)):
+        path.write_bytes(MANIFEST, data)
+    else:
+        atomic_write_bytes(Path(path), data)
 
 
 def write_table(path: Path, table: pa.Table) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    pq.write_table(table, tmp, compression=COMPRESSION)
-    os.replace(tmp, path)
+    path = Path(path)
+    LocalStore(path.parent).write_table(path.name, table)
 
 
-def write_chunk(out: Path, c: int, tables: dict[str, pa.Table]) -> None:
+def write_chunk(out, c: int, tables: dict[str, pa.Table]) -> None:
     """Write one chunk's tables; the games file goes last and marks the chunk finished."""
+    store = open_store(out)
     for name in ("players", "turns", "games"):
         if name in tables:
-            write_table(out / name / part_name(c), tables[name])
+            store.write_table(f"{name}/{part_name(c)}", tables[name])
 
 
-def done_chunks(out: Path) -> set[int]:
-    folder = Path(out) / "games"
-    if not folder.is_dir():
-        return set()
-    return {int(m[1]) for p in folder.iterdir() if (m := PART_RE.fullmatch(p.name))}
+def done_chunks(out) -> set[int]:
+    store = open_store(out)
+    return {int(m[1]) for name in store.listdir("games") if (m := PART_RE.fullmatch(name))}
 
 
-def remove_temporaries(out: Path) -> None:
+def remove_temporaries(out) -> None:
+    store = open_store(out)
     for name in TABLES:
-        folder = Path(out) / name
-        if folder.is_dir():
-            for p in folder.iterdir():
-                if p.name.startswith(".") and p.name.endswith(".tmp"):
-                    p.unlink()
-    for p in Path(out).glob(".*.tmp"):
-        p.unlink()
+        for f in store.listdir(name):
+            if _is_tmp(f):
+                store.delete(f"{name}/{f}")
+    for f in store.listdir():
+        if _is_tmp(f):
+            store.delete(f)
 
 
 def read_manifest(path) -> dict:
-    path = Path(path)
-    file = path / MANIFEST
-    if not path.is_dir():
-        raise DatasetError(f"{path}: no such dataset folder")
+    store = open_store(path)
+    if not store.is_dir():
+        raise DatasetError(f"{store}: no such dataset folder")
     try:
-        manifest = json.loads(file.read_text())
+        manifest = json.loads(store.read_bytes(MANIFEST))
     except FileNotFoundError:
-        raise DatasetError(f"{path}: not an encore-sim dataset (no {MANIFEST})") from None
+        raise DatasetError(f"{store}: not an encore-sim dataset (no {MANIFEST})") from None
     except (OSError, ValueError) as e:
-        raise DatasetError(f"{file}: cannot read the manifest: {e}") from None
+        if not store.is_file(MANIFEST):
+            raise DatasetError(f"{store}: not an encore-sim dataset (no {MANIFEST})") from None
+        raise DatasetError(f"{store.path(MANIFEST)}: cannot read the manifest: {e}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != "encore-sim-dataset":
-        raise DatasetError(f"{file}: not an encore-sim manifest")
+        raise DatasetError(f"{store.path(MANIFEST)}: not an encore-sim manifest")
     return manifest
 
 
-def read_part(path: Path, name: str, c: int, columns=None) -> pa.Table:
-    """One chunk's table, checked against the schema."""
-    file = Path(path) / name / part_name(c)
-    try:
-        table = pq.read_table(file, columns=columns)
-    except FileNotFoundError:
-        raise DatasetError(f"{file}: missing (the dataset is incomplete or damaged)") from None
-    except (OSError, pa.ArrowException) as e:
-        raise DatasetError(f"{file}: not a readable Parquet file: {str(e).splitlines()[0]}") from None
+def _part_error(file, e):
+    if isinstance(e, FileNotFoundError):
+        return DatasetError(f"{file}: missing (the dataset is incomplete or damaged)")
+    return DatasetError(f"{file}: not a readable Parquet file: {str(e).splitlines()[0]}")
+
+
+def _check_types(file, name: str, schema: pa.Schema) -> None:
     expected = SCHEMAS[name]
-    for col in table.column_names:
-        if expected.field(col).type != table.schema.field(col).type:
-            raise DatasetError(f"{file}: column {col!r} has type {table.schema.field(col).type}, "
+    for col in schema.names:
+        if expected.field(col).type != schema.field(col).type:
+            raise DatasetError(f"{file}: column {col!r} has type {schema.field(col).type}, "
                                f"expected {expected.field(col).type}")
+
+
+def read_part(path, name: str, c: int, columns=None) -> pa.Table:
+    """One chunk's table, checked against the schema."""
+    store = open_store(path)
+    rel = f"{name}/{part_name(c)}"
+    file = store.path(rel)
+    try:
+        table = store.open_parquet(rel).read(columns=columns)
+    except (OSError, pa.ArrowException) as e:
+        raise _part_error(file, e) from None
+    _check_types(file, name, table.schema)
     return table
+
+
+def iter_part(path, name: str, c: int, columns, batch_size: int):
+    """One chunk's table as record batches of at most `batch_size` rows, checked against the schema."""
+    store = open_store(path)
+    rel = f"{name}/{part_name(c)}"
+    file = store.path(rel)
+    try:
+        pf = store.open_parquet(rel)
+        _check_types(file, name, pf.schema_arrow)
+        for batch in pf.iter_batches(batch_size=batch_size, columns=columns):
+            yield batch
+    except (OSError, pa.ArrowException) as e:
+        raise _part_error(file, e) from None

@@ -13,7 +13,7 @@ Functions, in the order a game uses them:
 Rules references are to ../shared/RULES.md (copied nowhere: it is the authority).
 """
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from .bits import ONE, ZERO, ctz, popcount
 from .rng import die, game_key, seat_stream
@@ -23,9 +23,9 @@ from .state import (
     PS_COLOURS_FIRST, PS_COLS, PS_COLS_FIRST, PS_FIRST_JOKER_ROLL, PS_JOKERS, PS_PASSES, PS_RANK,
     PS_SCORE, PS_STAR_PENALTY, PS_WINNER, ST_ACTIVE, ST_ACTIVE_CDIE, ST_ACTIVE_NDIE, ST_ACTIVE_SUB,
     ST_AVAIL, ST_COLOURS_TAKEN, ST_COLS_TAKEN, ST_DICE, ST_IS_ACTIVE, ST_MAX_ROLLS, ST_PLAYERS,
-    ST_ROLL, ST_SEAT, StrategySet,
+    ST_ROLL, ST_SEAT,
 )
-from .tables import COLOUR_FIRST, COLOUR_LATER, N_COLOURS, NW, START_JOKERS, TablesType
+from .tables import COLOUR_FIRST, COLOUR_LATER, N_COLOURS, NW, START_JOKERS
 
 SOLO_ROLLS = 30
 ALL_DICE = 0b111111
@@ -63,7 +63,7 @@ _SEVEN = np.uint64(7)
 _56 = np.uint64(56)
 
 
-@njit(types.int64(types.uint64, types.uint64), cache=True)
+@njit(cache=True, inline="always")
 def full_columns(lo, hi):
     """Bitmask (bit c = column c) of the columns whose 7 boxes are all crossed.
 
@@ -75,8 +75,7 @@ def full_columns(lo, hi):
     return np.int64(a) | (np.int64(b & np.uint64(0x7F)) << 8)
 
 
-@njit(types.void(types.int64[:], types.int64[:, :], types.uint64[:, :], TablesType,
-                 types.int64, types.int64), cache=True, inline="always")
+@njit(cache=True, inline="always")
 def reset(st, ps, bb, tab, players, max_rolls):
     st[:] = 0
     st[ST_PLAYERS] = players
@@ -93,7 +92,7 @@ def reset(st, ps, bb, tab, players, max_rolls):
             bb[s, BB_TOUCH + w] = tab.start_touch[w]
 
 
-@njit(types.void(types.int64[:], types.uint64, types.int64), cache=True, inline="always")
+@njit(cache=True, inline="always")
 def set_dice(st, key, roll):
     """Roll the dice (faces as in sim.state); the solo game leaves die 2 of each kind unrolled."""
     rolled = 2 if st[ST_PLAYERS] == 1 else 3
@@ -107,7 +106,7 @@ def set_dice(st, key, roll):
         st[ST_DICE + 3 + i] = NUMBER_JOKER if n == 5 else n + 1
 
 
-@njit(types.int64(types.int64[:], types.int64, types.int64), cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _first_of_face(st, avail, die):
     """True if no lower-numbered available die of the same kind shows the same face.
 
@@ -121,8 +120,7 @@ def _first_of_face(st, avail, die):
     return 1
 
 
-@njit(types.int64(types.int64[:], types.int64[:, :], types.uint64[:, :], TablesType,
-                  types.int64[:, :]), cache=True, inline="always")
+@njit(cache=True, inline="always")
 def legal_choices(st, ps, bb, tab, cands):
     """Fill cands with every legal choice of seat st[ST_SEAT] from dice st[ST_AVAIL].
 
@@ -163,8 +161,7 @@ def legal_choices(st, ps, bb, tab, cands):
     return n
 
 
-@njit(types.void(types.int64[:, :], types.uint64[:, :], TablesType, types.int64, types.int64,
-                 types.int64, types.int64), cache=True, inline="always")
+@njit(cache=True, inline="always")
 def cross(ps, bb, tab, seat, sub, cost, roll):
     """Cross the boxes of subset row `sub` on seat's sheet, paying `cost` jokers."""
     bb[seat, BB_CROSSED] |= tab.mask[sub, 0]
@@ -179,7 +176,7 @@ def cross(ps, bb, tab, seat, sub, cost, roll):
             ps[seat, PS_FIRST_JOKER_ROLL] = roll
 
 
-@njit(types.boolean(types.int64[:], types.int64[:, :], types.uint64[:, :], TablesType), cache=True, inline="always")
+@njit(cache=True, inline="always")
 def settle_awards(st, ps, bb, tab):
     """Award this roll's completions (RULES section 6); True if the game ends (section 7).
 
@@ -226,7 +223,7 @@ def settle_awards(st, ps, bb, tab):
     return ended and not solo
 
 
-@njit(types.int64(types.int64[:, :], types.uint64[:, :], TablesType, types.int64), cache=True, inline="always")
+@njit(cache=True, inline="always")
 def finish(ps, bb, tab, players):
     """Final scores (RULES section 7); returns the bitmask of winning seats."""
     for s in range(players):
@@ -249,9 +246,7 @@ def finish(ps, bb, tab, players):
     return winners
 
 
-@njit(types.int64(StrategySet, types.float64[:, :], types.uint64[:, :], types.int64[:], TablesType,
-                  types.int64[:], types.int64[:, :], types.uint64[:, :], types.int64[:, :],
-                  types.int64, types.int64, types.int64, types.int64[:], types.int64[:, :]), cache=True, inline="always")
+@njit(cache=True, inline="always")
 def decide(strats, params, rngs, slots, tab, st, ps, bb, cands, seat, avail, is_active, gres, log):
     """Ask seat's strategy for a choice; returns a candidate row, -1 = pass, -2 = invalid."""
     st[ST_SEAT] = seat
@@ -287,15 +282,7 @@ def decide(strats, params, rngs, slots, tab, st, ps, bb, cands, seat, avail, is_
     return k
 
 
-PLAY_SIG = types.void(
-    StrategySet, types.float64[:, :], types.int64[:], TablesType, types.uint64, types.int64,
-    types.int64, types.int64,
-    types.int64[:], types.int64[:, :], types.uint64[:, :], types.int64[:, :], types.int64[:, :],
-    types.uint64[:, :], types.int64[:], types.int64[:, :], types.int64[:, :],
-)
-
-
-@njit(PLAY_SIG, cache=True)
+@njit(cache=True)
 def play(strats, params, slots, tab, root, game, players, max_rolls,
          st, ps, bb, cands, pending, rngs, gres, dice_log, log):
     """Play game `game` of root seed `root` to the end; results in ps and gres.

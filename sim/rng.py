@@ -10,7 +10,7 @@ hash of a counter. A die takes 32 bits by multiply-shift, so its bias is
 below 2**-29 per face.
 """
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -24,20 +24,20 @@ _SIX = np.uint64(6)
 _SEAT_SALT = np.uint64(0xD1B54A32D192ED03)
 
 
-@njit(types.uint64(types.uint64), cache=True, inline="always")
+@njit(cache=True, inline="always")
 def mix64(z):
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
     return z ^ (z >> _S31)
 
 
-@njit(types.uint64(types.uint64, types.int64), cache=True)
+@njit(cache=True, inline="always")
 def game_key(root, game):
     """The key every draw of one game derives from."""
     return mix64(root ^ mix64(np.uint64(game) * GAMMA + GAMMA))
 
 
-@njit(types.int64(types.uint64, types.int64, types.int64), cache=True, inline="always")
+@njit(cache=True, inline="always")
 def die(key, roll, i):
     """Raw face 0..5 of die i (0..5) in roll `roll` of the game with this key.
 
@@ -49,26 +49,26 @@ def die(key, roll, i):
     return np.int64((half * _SIX) >> _S32)
 
 
-@njit(types.uint64(types.uint64, types.int64), cache=True)
+@njit(cache=True, inline="always")
 def seat_stream(key, seat):
     """Initial state of a seat's private stream (for strategies that randomise)."""
     return mix64(key ^ (_SEAT_SALT * np.uint64(seat + 1)))
 
 
-@njit(types.uint64(types.uint64[:]), cache=True)
+@njit(cache=True, inline="always")
 def next_u64(state):
     """Next 64 random bits of a stream held in state[0] (SplitMix64)."""
     state[0] += GAMMA
     return mix64(state[0])
 
 
-@njit(types.int64(types.uint64[:], types.int64), cache=True)
+@njit(cache=True, inline="always")
 def below(state, n):
     """Uniform integer in [0, n) for 0 < n < 2**32 (bias below n / 2**32)."""
     return np.int64(((next_u64(state) >> _S32) * np.uint64(n)) >> _S32)
 
 
-@njit(types.float64(types.uint64[:]), cache=True)
+@njit(cache=True, inline="always")
 def uniform(state):
     """Uniform float in [0, 1) with 53 random bits."""
     return np.float64(next_u64(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)

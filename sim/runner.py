@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
-import os
 import secrets
-import shutil
 import subprocess
 import sys
+import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numba
@@ -41,8 +41,10 @@ from .api import (
 from .dataset import (
     MANIFEST,
     DatasetError,
+    _is_tmp,
     done_chunks,
     games_table,
+    open_store,
     players_table,
     read_manifest,
     remove_temporaries,
@@ -51,7 +53,7 @@ from .dataset import (
     write_json,
 )
 from .schema import TABLES
-from .sheets import load_sheet
+from .sheets import load_sheet, parse_sheet
 from .state import MAX_SEATS
 from .tables import build_tables
 
@@ -104,21 +106,6 @@ def _strategy_info(resolved) -> dict:
         info["file"] = str(Path(head).resolve())
         info["sha256"] = hashlib.sha256(Path(head).read_bytes()).hexdigest()
     return info
-
-
-def _writable_folder(out: Path) -> None:
-    """Refuse an output path that cannot be created or written, without creating anything."""
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"output {out} exists and is not a folder")
-    probe = out
-    while not probe.exists():
-        if probe.parent == probe:
-            break
-        probe = probe.parent
-    if not probe.is_dir():
-        raise ValueError(f"cannot create output folder {out}: {probe} is not a folder")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise ValueError(f"output folder {out} is not writable ({probe}: permission denied)")
 
 
 class Progress:
@@ -180,38 +167,108 @@ def prepare(games, players, strategies, sheet, seed, chunk_size, max_rolls, rota
     return settings, line, sheet_obj, infos, threads
 
 
+@dataclass(frozen=True)
+class ChunkJob:
+    """Everything a process needs to play and write any chunk of a run (small and picklable).
+
+    The strategies travel as specs and the sheet as its text, so a Dask worker
+    resolves them itself (user strategy files must exist at the same path there).
+    """
+    store: object            # sim.dataset.LocalStore or ArrowStore
+    settings: dict
+    sheet_name: str
+    sheet_text: str
+    threads: int             # Numba threads per chunk
+
+    def chunk_games(self, c: int) -> tuple[int, int]:
+        size, n = self.settings["chunk_size"], self.settings["games"]
+        return c * size, min(size, n - c * size)
+
+
+#: (strategy specs, sheet name, sheet text) -> (Lineup, Sheet), per process.
+_RESOLVED: dict = {}
+_CELLS: dict = {}
+#: Numba's default (workqueue) threading layer must not be entered by two
+#: threads at once, e.g. a Dask worker with --nthreads > 1.
+_KERNEL_LOCK = threading.Lock()
+
+
+def _resolve(job: ChunkJob):
+    key = (tuple(job.settings["strategies"]), job.sheet_name, job.sheet_text)
+    if key not in _RESOLVED:
+        _RESOLVED[key] = (api.lineup(list(key[0])), parse_sheet(job.sheet_text, job.sheet_name))
+    return _RESOLVED[key]
+
+
+def play_and_write(job: ChunkJob, c: int) -> int:
+    """Play chunk c of a run and write its files (atomically, games file last); return its games.
+
+    The one code path of both the local runner and the Dask tasks (sim.distributed).
+    Raises StrategyError if a strategy made an illegal move (nothing is written then).
+    """
+    st = job.settings
+    line, sheet_obj = _resolve(job)
+    first, count = job.chunk_games(c)
+    with _KERNEL_LOCK:
+        numba.set_num_threads(min(job.threads, numba.config.NUMBA_NUM_THREADS))
+        chunk = play_chunk(st["seed"], first, count, line, players=st["players"], sheet=sheet_obj,
+                           max_rolls=st["max_rolls"], rotate=st["rotate"], log_turns=st["log_turns"])
+    check_chunk(chunk)
+    tables = {"games": games_table(chunk, sheet_obj.name), "players": players_table(chunk)}
+    if st["log_turns"]:
+        tables["turns"] = turns_table(chunk, build_tables(sheet_obj), _CELLS)
+    del chunk
+    write_chunk(job.store, c, tables)
+    return count
+
+
 def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="standard", seed=None,
         threads=None, chunk_size=None, max_rolls=DEFAULT_MAX_ROLLS, rotate=False, log_turns=False,
-        resume=False, force=False, progress=False, command=None, on_chunk=None) -> dict:
-    """Play `games` games into the dataset folder `out`; return the final manifest."""
-    out = Path(out)
+        resume=False, force=False, progress=False, command=None, on_chunk=None, scheduler=None,
+        retries=3) -> dict:
+    """Play `games` games into the dataset at `out`; return the final manifest.
+
+    `out` is a local folder or a filesystem URL (sim.dataset.open_store). With
+    `scheduler` (a Dask scheduler address, or "local" / "local:N" for a
+    LocalCluster of N worker processes on 127.0.0.1), every chunk is a Dask task
+    that plays and writes it, retried up to `retries` times; `threads` is then
+    the Numba threads per task (default 1).
+    """
+    store = open_store(out)
+    if scheduler is not None and threads is None:
+        threads = 1
     settings, line, sheet_obj, infos, threads = prepare(
         games, players, strategies, sheet, seed, chunk_size, max_rolls, rotate, log_turns, threads)
-    _writable_folder(out)
+    if scheduler is not None:
+        retries = check_int("retries", retries, 0, 1000)
+        if str(scheduler).startswith("local"):
+            from .distributed import local_workers
+            local_workers(str(scheduler))
+    store.check_writable()
 
-    existing = out.is_dir() and any(out.iterdir())
+    existing = store.is_dir() and bool(store.listdir())
     old = None
     if existing and resume:
         try:
-            old = read_manifest(out)
+            old = read_manifest(store)
         except DatasetError as e:
             raise ValueError(f"cannot resume: {e}") from None
-        _check_same(out, old, settings, sheet_obj)
+        _check_same(store, old, settings, sheet_obj)
     elif existing and not force:
-        raise ValueError(f"output folder {out} is not empty: use --resume to finish the run in it, "
+        raise ValueError(f"output folder {store} is not empty: use --resume to finish the run in it, "
                          "or --force to replace it")
 
-    created = not out.exists()
+    created = not store.exists()
     if existing and force and not resume:
-        _clear(out)
+        _clear(store)
     for name in ("games", "players") + (("turns",) if settings["log_turns"] else ()):
-        (out / name).mkdir(parents=True, exist_ok=True)
-    remove_temporaries(out)
+        store.makedirs(name)
+    remove_temporaries(store)
 
     n = settings["games"]
     size = settings["chunk_size"]
     n_chunks = (n + size - 1) // size
-    done = {c for c in done_chunks(out) if c < n_chunks}
+    done = {c for c in done_chunks(store) if c < n_chunks}
     games_done = sum(min(size, n - c * size) for c in done)
     manifest = {
         "format": "encore-sim-dataset",
@@ -230,79 +287,81 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
         "finished": None,
         "error": None,
     }
+    if scheduler is not None:
+        manifest["scheduler"] = str(scheduler)
     if old:
         manifest["resumed"] = old.get("resumed", []) + [_now()]
-    write_json(out / MANIFEST, manifest)
+    write_json(store, manifest)
 
-    numba.set_num_threads(threads)
-    tab = build_tables(sheet_obj)
-    cells_cache: dict = {}
+    job = ChunkJob(store, settings, sheet_obj.name, sheet_obj.text, threads)
+    _RESOLVED[(tuple(settings["strategies"]), sheet_obj.name, sheet_obj.text)] = (line, sheet_obj)
+    todo = [c for c in range(n_chunks) if c not in done]
+    if scheduler is None:
+        finished = ((c, play_and_write(job, c)) for c in todo)
+    else:
+        from .distributed import run_chunks
+        finished = run_chunks(scheduler, job, todo, retries=retries)
     bar = Progress(n, games_done, enabled=progress)
     try:
-        for c in range(n_chunks):
-            if c in done:
-                continue
-            first = c * size
-            count = min(size, n - first)
-            chunk = play_chunk(settings["seed"], first, count, line, players=settings["players"],
-                               sheet=sheet_obj, max_rolls=settings["max_rolls"], rotate=settings["rotate"],
-                               log_turns=settings["log_turns"])
-            check_chunk(chunk)
-            tables = {"games": games_table(chunk, sheet_obj.name), "players": players_table(chunk)}
-            if settings["log_turns"]:
-                tables["turns"] = turns_table(chunk, tab, cells_cache)
-            del chunk
-            write_chunk(out, c, tables)
-            del tables
+        for c, count in finished:
             done.add(c)
             games_done += count
             manifest["games_done"] = games_done
-            write_json(out / MANIFEST, manifest)
+            write_json(store, manifest)
             bar.update(games_done)
             if on_chunk is not None:
                 on_chunk(c, games_done)
     except StrategyError as e:
         bar.close()
         if not done and created:
-            shutil.rmtree(out, ignore_errors=True)
+            store.rmtree()
         else:
             manifest.update(status="failed", error=str(e), finished=_now())
-            write_json(out / MANIFEST, manifest)
+            write_json(store, manifest)
         raise
     except KeyboardInterrupt:
         bar.close()
         manifest.update(status="interrupted", finished=_now())
-        write_json(out / MANIFEST, manifest)
+        write_json(store, manifest)
         raise
+    except Exception as e:
+        bar.close()
+        manifest.update(status="failed", error=f"{type(e).__name__}: {e}", finished=_now())
+        write_json(store, manifest)
+        raise
+    finally:
+        close = getattr(finished, "close", None)
+        if close is not None:
+            close()  # a Dask run: cancel what is left, close the client (and a local cluster)
     bar.close()
+    if scheduler is not None:
+        remove_temporaries(store)  # leftovers of attempts on workers that died
     manifest.update(status="complete", finished=_now())
-    write_json(out / MANIFEST, manifest)
+    write_json(store, manifest)
     return manifest
 
 
-def _check_same(out: Path, old: dict, settings: dict, sheet_obj) -> None:
+def _check_same(store, old: dict, settings: dict, sheet_obj) -> None:
     stored = old.get("settings", {})
     for key in SETTINGS:
         if stored.get(key) != settings[key]:
-            raise ValueError(f"cannot resume {out}: {key} is {settings[key]!r} here but "
+            raise ValueError(f"cannot resume {store}: {key} is {settings[key]!r} here but "
                              f"{stored.get(key)!r} in its manifest")
     if old.get("sheet", {}).get("text") != sheet_obj.text:
-        raise ValueError(f"cannot resume {out}: sheet {sheet_obj.name!r} differs from the one in its manifest")
+        raise ValueError(f"cannot resume {store}: sheet {sheet_obj.name!r} differs from the one in its manifest")
 
 
-def _clear(out: Path) -> None:
+def _clear(store) -> None:
     """--force: remove a previous dataset's files (only those a run writes)."""
     ours = set(TABLES) | {MANIFEST}
-    others = [p.name for p in out.iterdir() if p.name not in ours and not p.name.endswith(".tmp")]
+    others = [name for name in store.listdir() if name not in ours and not name.endswith(".tmp")]
     if others:
-        raise ValueError(f"--force: {out} holds files that are not part of a dataset "
+        raise ValueError(f"--force: {store} holds files that are not part of a dataset "
                          f"({others[0]}); refusing to delete them")
     for name in TABLES:
-        if (out / name).is_dir():
-            shutil.rmtree(out / name)
-    for p in [out / MANIFEST, *out.glob(".*.tmp")]:
-        if p.exists():
-            p.unlink()
+        store.rmtree(name)
+    for name in [MANIFEST] + [f for f in store.listdir() if _is_tmp(f)]:
+        store.delete(name)
 
 
 def stored_run_args(out) -> dict:

@@ -1,6 +1,13 @@
 """Summaries of a dataset, aggregated chunk by chunk (memory does not grow with the dataset).
 
-    summarise(path, by_seat=False) -> Summary(stats DataFrame, bands DataFrame | None, manifest)
+    summarise(path, by_seat=False, batch_size=BATCH_ROWS) -> Summary(stats, bands | None, manifest)
+
+`path` is a dataset folder or a filesystem URL (sim.dataset.open_store). The
+players table is scanned part by part in record batches of at most
+`batch_size` rows, each joined to the games rows it needs (both are sorted by
+game), and folded into running sums and per-group score histograms: memory is
+bounded by the batch size and the number of distinct groups and scores, not by
+the dataset, so datasets far larger than memory can be summarised.
 
 Per strategy (and seat): games, mean score with a 95% confidence interval,
 standard deviation, quantiles (exact: scores are integers, so a histogram per
@@ -13,15 +20,16 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from .dataset import DatasetError, done_chunks, read_manifest, read_part
+from .dataset import DatasetError, done_chunks, iter_part, open_store, read_manifest
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
+#: Rows of the players table read at a time.
+BATCH_ROWS = 65_536
 Z95 = 1.959963984540054
 
 #: RULES section 8: (lowest score, highest score, stars, rating), best first.
@@ -127,36 +135,66 @@ class Summary:
 PLAYER_COLUMNS = ["game", "seat", "strategy", "score", "jokers_used", "passes", "winner"]
 
 
-def summarise(path, by_seat: bool = False) -> Summary:
-    """Aggregate the dataset at `path` chunk by chunk (raises DatasetError if damaged)."""
-    path = Path(path)
-    manifest = read_manifest(path)
-    chunks = sorted(done_chunks(path))
+def summarise(path, by_seat: bool = False, batch_size: int = BATCH_ROWS) -> Summary:
+    """Aggregate the dataset at `path` chunk by chunk, in row batches (raises DatasetError if damaged)."""
+    store = open_store(path)
+    manifest = read_manifest(store)
+    chunks = sorted(done_chunks(store))
     if not chunks:
-        raise DatasetError(f"{path}: the dataset has no finished chunk")
+        raise DatasetError(f"{store}: the dataset has no finished chunk")
     players = int(manifest.get("settings", {}).get("players", 0)) or None
     accs: dict[tuple, _Acc] = defaultdict(_Acc)
     for c in chunks:
-        games = read_part(path, "games", c, ["game", "rolls", "capped"])
-        pl = read_part(path, "players", c, PLAYER_COLUMNS)
-        _accumulate(accs, games, pl, by_seat, path, c)
+        for batch, rolls, capped in _joined_batches(store, c, players, batch_size):
+            _accumulate(accs, batch, rolls, capped, by_seat)
     stats = _stats(accs, by_seat, players)
     bands = _bands(accs, by_seat) if players == 1 else None
     return Summary(stats, bands, manifest)
 
 
-def _accumulate(accs, games: pa.Table, pl: pa.Table, by_seat, path, c) -> None:
-    g = games.to_pandas()
-    p = pl.to_pandas()
-    if len(g) == 0 or len(p) % len(g):
-        raise DatasetError(f"{path}: chunk {c} has {len(p)} player rows for {len(g)} games")
-    p = p.merge(g, on="game", how="left", validate="many_to_one")
-    if p["rolls"].isna().any():
-        raise DatasetError(f"{path}: chunk {c} has player rows of games missing from the games table")
+def _joined_batches(store, c: int, players: int | None, batch_size: int):
+    """(players batch, rolls, capped of each row's game) for chunk c, batch by batch.
+
+    Both tables are sorted by game, so a buffer of the games rows from the
+    current batch's last game on is all that is kept between batches.
+    """
+    games_iter = iter_part(store, "games", c, ["game", "rolls", "capped"], batch_size)
+    buf = (np.empty(0, np.int64), np.empty(0, np.int16), np.empty(0, bool))
+    n_games = n_rows = 0
+    for batch in iter_part(store, "players", c, PLAYER_COLUMNS, batch_size):
+        if batch.num_rows == 0:
+            continue
+        game = batch.column("game").to_numpy()
+        last = game[-1]
+        while len(buf[0]) == 0 or buf[0][-1] < last:
+            g = next(games_iter, None)
+            if g is None:
+                break
+            n_games += g.num_rows
+            buf = tuple(np.concatenate((old, g.column(name).to_numpy(zero_copy_only=False)))
+                        for old, name in zip(buf, ("game", "rolls", "capped")))
+        idx = np.searchsorted(buf[0], game)
+        inside = idx < len(buf[0])
+        if not (inside.all() and (buf[0][idx] == game).all()):
+            raise DatasetError(f"{store}: chunk {c} has player rows of games missing from the games table "
+                               "(or rows out of order)")
+        n_rows += batch.num_rows
+        yield batch, buf[1][idx], buf[2][idx]
+        keep = buf[0] >= last
+        buf = tuple(x[keep] for x in buf)
+    for g in games_iter:
+        n_games += g.num_rows
+    if n_games == 0 or (n_rows != n_games * players if players else n_rows % n_games):
+        raise DatasetError(f"{store}: chunk {c} has {n_rows} player rows for {n_games} games")
+
+
+def _accumulate(accs, batch: pa.RecordBatch, rolls: np.ndarray, capped: np.ndarray, by_seat) -> None:
+    p = batch.to_pandas()
+    p["rolls"] = rolls
     keys = ["strategy", "seat"] if by_seat else ["strategy"]
     p["score_sq"] = p["score"].astype(np.float64) ** 2
     p["wins"] = p["winner"].astype(np.int64)
-    p["capped"] = p["capped"].astype(np.int64)
+    p["capped"] = capped.astype(np.int64)
     sums = p.groupby(keys, sort=False, observed=True).agg(
         n=("score", "size"), score=("score", "sum"), score_sq=("score_sq", "sum"), wins=("wins", "sum"),
         rolls=("rolls", "sum"), jokers=("jokers_used", "sum"), passes=("passes", "sum"),

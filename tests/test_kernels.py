@@ -11,6 +11,7 @@ from sim.tables import NW, build_tables, from_words
 
 def test_bit_helpers_return_int64_and_uint64():
     # Numba silently turns mixed signed/unsigned arithmetic into int64 or float64.
+    popcount(np.uint64(3)), ctz(np.uint64(4)), range_mask(1, 5)
     assert str(popcount.nopython_signatures[0].return_type) == "int64"
     assert str(ctz.nopython_signatures[0].return_type) == "int64"
     assert str(range_mask.nopython_signatures[0].return_type) == "uint64"

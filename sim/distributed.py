@@ -1,0 +1,124 @@
+"""Runs on a Dask cluster: one task per chunk, each playing and writing its chunk itself.
+
+    run_chunks(scheduler, job, chunks, retries=3) -> iterator of (chunk, games), as they finish
+
+sim.runner.run(..., scheduler=ADDRESS) uses this; the client keeps the
+manifest. Every task calls sim.runner.play_and_write, the same function the
+local runner calls, so the rows are those of a local run. A task's files have
+names determined by its chunk and are moved into place whole, so a task that
+is retried (an exception: up to `retries` times; a worker that died: Dask
+reschedules it, up to distributed.scheduler.allowed-failures times) replaces
+what an earlier attempt may have written instead of duplicating games.
+
+`scheduler` is a scheduler address (tcp://host:8786), or "local" / "local:N"
+to start a LocalCluster of N single-threaded worker processes (default: one
+per core) listening on 127.0.0.1 only, closed again at the end.
+
+Dask (`pip install encore-sim[dask]`) is imported only here.
+"""
+from __future__ import annotations
+
+import os
+import uuid
+
+from .api import StrategyError
+
+#: Environment of the worker processes a "local" cluster starts: one Numba
+#: thread each, as every worker runs one task at a time.
+LOCAL_WORKER_ENV = {"NUMBA_NUM_THREADS": "1"}
+
+
+def _import_distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise ValueError("--scheduler needs Dask: pip install 'encore-sim[dask]'") from None
+    return distributed
+
+
+def local_workers(scheduler: str) -> int | None:
+    """N of "local:N" (None for "local"); ValueError for a malformed one."""
+    rest = scheduler[len("local"):]
+    if not rest:
+        return None
+    if not rest.startswith(":") or not rest[1:].isdigit() or int(rest[1:]) < 1:
+        raise ValueError(f"--scheduler {scheduler}: expected local or local:N with N >= 1 workers")
+    return int(rest[1:])
+
+
+def connect(scheduler: str):
+    """(client, cluster or None) for a scheduler address or "local[:N]"."""
+    distributed = _import_distributed()
+    scheduler = str(scheduler)
+    if scheduler == "local" or scheduler.startswith("local:"):
+        n = local_workers(scheduler) or os.cpu_count() or 1
+        cluster = distributed.LocalCluster(
+            n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+            dashboard_address=None, env=dict(LOCAL_WORKER_ENV))
+        try:
+            return distributed.Client(cluster), cluster
+        except BaseException:
+            cluster.close()
+            raise
+    try:
+        return distributed.Client(scheduler, timeout="30s"), None
+    except OSError as e:
+        raise ValueError(f"cannot connect to the Dask scheduler at {scheduler}: {e}") from None
+
+
+def chunk_task(c: int, job):
+    """The Dask task of chunk c: ("ok", games) or ("strategy-error", message).
+
+    An illegal move is returned, not raised, because retrying cannot help: the
+    game would be played the same way again.
+    """
+    from .runner import play_and_write
+    try:
+        return "ok", play_and_write(job, c)
+    except StrategyError as e:
+        return "strategy-error", str(e)
+
+
+def warm_up(job) -> None:
+    """Compile (or load from the Numba cache) the kernels in this process by playing one game.
+
+    Workers on this machine then load them from the cache instead of each compiling them.
+    """
+    from .api import play_chunk
+    from .runner import _resolve
+    line, sheet = _resolve(job)
+    st = job.settings
+    play_chunk(st["seed"], 0, 1, line, players=st["players"], sheet=sheet, max_rolls=st["max_rolls"],
+               rotate=st["rotate"], log_turns=st["log_turns"])
+
+
+def run_chunks(scheduler, job, chunks, retries: int = 3, task=chunk_task):
+    """Play and write `chunks` on the cluster; yield (chunk, games) as each one finishes.
+
+    Raises StrategyError for an illegal move, and the task's exception when it
+    failed `retries` + 1 times. Closing the iterator (or an error) cancels the
+    tasks not finished and closes the client and a cluster started here.
+    """
+    chunks = list(chunks)
+    if not chunks:
+        return
+    distributed = _import_distributed()
+    warm_up(job)
+    client, cluster = connect(scheduler)
+    futures = []
+    try:
+        token = uuid.uuid4().hex[:12]
+        keys = [f"encore-sim-chunk-{c:06d}-{token}" for c in chunks]
+        futures = client.map(task, chunks, job=job, key=keys, retries=retries)
+        chunk_of = {f.key: c for f, c in zip(futures, chunks)}
+        for future in distributed.as_completed(futures):
+            status, value = future.result()
+            if status == "strategy-error":
+                raise StrategyError(value)
+            yield chunk_of[future.key], value
+    finally:
+        if futures:
+            client.cancel(futures)
+        client.close()
+        if cluster is not None:
+            cluster.close()
