@@ -58,7 +58,7 @@ def test_dice_faces_are_uniform_and_independent():
     counts = np.zeros((6, 6), np.int64)
     pairs = np.zeros((6, 6), np.int64)
     for g in range(4000):
-        key = game_key(np.uint64(123), g)
+        key = np.uint64(game_key(np.uint64(123), g))
         for roll in range(1, 6):
             faces = [die(key, roll, i) for i in range(6)]
             for i, f in enumerate(faces):
