@@ -168,10 +168,10 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
 
     def run(dice_start, dice, log_start, log):
         games = np.zeros((count, engine.GR_SIZE), np.int64)
-        seats = np.zeros((count, MAX_SEATS, PS_SIZE_), np.int64)
+        seats = np.zeros((count, players, PS_SIZE_), np.int64)
         play_batch(line.fns, line.params, slots, bool(rotate), tab, np.uint64(seed), first, players,
                    max_rolls, games, seats, dice_start, dice, log_start, log)
-        return games, seats[:, :players]
+        return games, seats
 
     no_offsets = np.zeros(count + 1, np.int64)
     games, seats = run(no_offsets, np.zeros((0, 6), np.int64), no_offsets, np.zeros((0, engine.LOG_SIZE), np.int64))

@@ -26,7 +26,7 @@ BATCH_SIG = types.void(
 @njit(BATCH_SIG, cache=True, parallel=True)
 def play_batch(strats, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
                dice_start, dice_log, log_start, log):
-    """Play games first .. first+len(games)-1; games[g] gets gres, seats[g] the ps rows.
+    """Play games first .. first+len(games)-1; games[g] gets gres, seats[g] the players' ps rows.
 
     Seat s is played by strategy slot slots[s], or with `rotate` by
     slots[(s + game) % players], so every strategy sits in every seat equally often.
@@ -53,4 +53,4 @@ def play_batch(strats, params, slots, rotate, tab, root, first, players, max_rol
             play(strats, params, game_slots, tab, root, number, players, max_rolls,
                  st, ps, bb, cands, pending, rngs, games[g],
                  dice_log[dice_start[g]:dice_start[g + 1]], log[log_start[g]:log_start[g + 1]])
-            seats[g, :, :] = ps
+            seats[g, :, :] = ps[:players]

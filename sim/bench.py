@@ -45,12 +45,19 @@ def machine() -> dict:
     }
 
 
-def games_per_second(spec: str, players: int, games: int, repeats: int, threads: int = 1) -> float:
-    """Median games/s of play_chunk on `threads` threads, after one warm-up."""
+def games_per_second(spec: str, players: int, repeats: int, threads: int = 1, seconds: float = 1.0) -> float:
+    """Median games/s of play_chunk on `threads` threads, after a warm-up that sizes the runs.
+
+    Each timed run plays about `seconds` worth of games, so slow and fast
+    strategies cost the benchmark the same time.
+    """
     before = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
         play_chunk(1, 0, 64, [spec], players=players)
+        t = time.perf_counter()
+        play_chunk(2, 0, 200, [spec], players=players)
+        games = max(200, int(seconds * 200 / (time.perf_counter() - t)))
         rates = []
         for r in range(repeats):
             t = time.perf_counter()
@@ -59,6 +66,17 @@ def games_per_second(spec: str, players: int, games: int, repeats: int, threads:
         return statistics.median(rates)
     finally:
         numba.set_num_threads(before)
+
+
+def runner_games_per_second(threads: int, games: int) -> float:
+    """Games/s of a whole run (play, write Parquet) through the runner's API."""
+    from .runner import run as run_batch
+
+    with tempfile.TemporaryDirectory() as tmp:
+        run_batch(f"{tmp}/warm", games=1000, players=1, strategies=["greedy"], seed=1, threads=threads)
+        t = time.perf_counter()
+        run_batch(f"{tmp}/run", games=games, players=1, strategies=["greedy"], seed=1, threads=threads)
+        return games / (time.perf_counter() - t)
 
 
 def _cli(args: list[str], env=None) -> tuple[float, int]:
@@ -74,20 +92,16 @@ def run(quick: bool) -> list[dict]:
     from strategies import REGISTRY
 
     rows = []
-    scale = 0.25 if quick else 1.0
     repeats = 3 if quick else 5
-    solo_rates = {}
+    seconds = 0.3 if quick else 1.0
+    rates = {}
     for players in (1, 4):
         for name in REGISTRY:
-            base = 40_000 if players == 1 else 6_000
-            if name == "lookahead":
-                base //= 20
-            n = max(200, int(base * scale))
-            rate = games_per_second(name, players, n, repeats)
-            solo_rates[(name, players)] = rate
+            rate = games_per_second(name, players, repeats, seconds=seconds)
+            rates[(name, players)] = rate
             target = TARGETS.get((name, players))
             if name == "heuristic":
-                target = solo_rates[("greedy", players)] / 2
+                target = rates[("greedy", players)] / 2
             rows.append({
                 "workload": f"{'solo' if players == 1 else '4 players'}, {name}, 1 thread",
                 "value": round(rate), "unit": "games/s",
@@ -95,11 +109,10 @@ def run(quick: bool) -> list[dict]:
                 "ratio": round(rate / target, 2) if target else None,
             })
     if numba.config.NUMBA_NUM_THREADS >= 2:
-        n = int(100_000 * scale)
-        one = games_per_second("greedy", 1, n, repeats, threads=1)
-        two = games_per_second("greedy", 1, n, repeats, threads=2)
-        rows.append({"workload": "solo greedy, 2 threads vs 1", "value": round(two / one, 2), "unit": "x",
-                     "target": 1.8, "ratio": round(two / one / 1.8, 2)})
+        one = runner_games_per_second(1, 200_000 if quick else 1_000_000)
+        two = runner_games_per_second(2, 200_000 if quick else 1_000_000)
+        rows.append({"workload": "encore-sim run, solo greedy, 2 threads vs 1", "value": round(two / one, 2),
+                     "unit": "x", "target": 1.8, "ratio": round(two / one / 1.8, 2)})
     rows.extend(_cli_rows(quick))
     return rows
 
