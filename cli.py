@@ -83,27 +83,34 @@ def main() -> None:
               help="Rotate the strategies over the seats from game to game.")
 @click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
 @click.option("--seed", type=int, default=None, help="Root seed [default: a random one, stored in the manifest].")
-@click.option("--threads", "-j", type=int, default=None, help="Numba threads [default: all cores].")
+@click.option("--threads", "-j", type=int, default=None,
+              help="Numba threads [default: all cores; with --scheduler: per task, default 1].")
 @click.option("--chunk-size", type=int, default=None,
               help="Games per Parquet file [default: 50,000 solo, 10,000 at tables; less with --log-turns].")
-@click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Dataset folder [default: results/run-YYYYmmdd-HHMMSS].")
+@click.option("--out", "-o", type=str, default=None,
+              help="Dataset folder, or a filesystem URL (file://, s3://, ...) "
+                   "[default: results/run-YYYYmmdd-HHMMSS].")
 @click.option("--max-rolls", type=int, default=200, show_default=True, help="Roll cap for tables.")
 @click.option("--log-turns", is_flag=True, help="Also write the per-decision turns table.")
 @click.option("--resume", is_flag=True,
               help="Finish an interrupted run in --out; options not given are taken from its manifest.")
 @click.option("--force", is_flag=True, help="Replace an existing dataset in --out.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line and no summary.")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Run the chunks as tasks on a Dask cluster (tcp://host:8786), or 'local' / 'local:N' "
+                   "for N worker processes on this machine. Needs encore-sim[dask].")
+@click.option("--retries", type=int, default=3, show_default=True,
+              help="With --scheduler: retries of a chunk whose task failed.")
 @click.pass_context
 @_errors
 def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size, out, max_rolls, log_turns,
-        resume, force, quiet):
+        resume, force, quiet, scheduler, retries):
     """Play many games in parallel and write them to a Parquet dataset.
 
     Without options: 100,000 four-player games, greedy in every seat.
     """
     from sim import runner
-    from sim.dataset import MANIFEST, read_manifest
+    from sim.dataset import MANIFEST, is_url, open_store, read_manifest
     from sim.replay import manifest_sheet
 
     if resume and force:
@@ -112,8 +119,10 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
         if resume:
             raise ValueError("--resume needs --out, the folder of the run to finish")
         out = Path("results") / _dt.datetime.now().strftime("run-%Y%m%d-%H%M%S")
+    elif not is_url(out):
+        out = Path(out)
     strategies = list(strategy) or ["greedy"]
-    if resume and (out / MANIFEST).is_file():
+    if resume and open_store(out).is_file(MANIFEST):
         stored = read_manifest(out)["settings"]
 
         def given(name):
@@ -136,7 +145,8 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
         manifest = runner.run(out, games=games, players=players, strategies=strategies, sheet=sheet, seed=seed,
                               threads=threads, chunk_size=chunk_size, max_rolls=max_rolls, rotate=rotate,
                               log_turns=log_turns, resume=resume, force=force,
-                              progress=_progress_enabled(quiet), command=command)
+                              progress=_progress_enabled(quiet), command=command, scheduler=scheduler,
+                              retries=retries)
     except KeyboardInterrupt:
         click.echo(f"Interrupted: finished chunks are kept in {out}; finish with "
                    f"`encore-sim run --out {shlex.quote(str(out))} --resume`", err=True)
@@ -189,7 +199,7 @@ def _emit(df, fmt, output, extra_json=None):
 
 
 @main.command()
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path", type=str)
 @click.option("--by", type=click.Choice(["strategy", "seat"]), default="strategy", show_default=True,
               help="Group by strategy, or by strategy and seat.")
 @click.option("--format", "-f", "fmt", type=click.Choice(["table", "csv", "json", "parquet"]), default="table",
@@ -198,7 +208,10 @@ def _emit(df, fmt, output, extra_json=None):
               help="Write to FILE instead of stdout.")
 @_errors
 def summary(path, by, fmt, output):
-    """Statistics of a dataset written by `encore-sim run`."""
+    """Statistics of a dataset written by `encore-sim run` (a folder or a filesystem URL).
+
+    Aggregated chunk by chunk in row batches: memory does not grow with the dataset.
+    """
     from sim.summary import format_table, summarise
     s = summarise(path, by_seat=by == "seat")
     if fmt == "table":

@@ -111,7 +111,7 @@ def run_chunks(scheduler, job, chunks, retries: int = 3, task=chunk_task):
         keys = [f"encore-sim-chunk-{c:06d}-{token}" for c in chunks]
         futures = client.map(task, chunks, job=job, key=keys, retries=retries)
         chunk_of = {f.key: c for f, c in zip(futures, chunks)}
-        for future in distributed.as_completed(futures):
+        for future in distributed.as_completed(futures, loop=client.loop):
             status, value = future.result()
             if status == "strategy-error":
                 raise StrategyError(value)

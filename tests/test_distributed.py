@@ -1,0 +1,214 @@
+"""Runs on a Dask cluster (2 worker processes on 127.0.0.1), killed workers, and summaries in row batches."""
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from sim import summary as summary_mod
+from sim.dataset import done_chunks, read_manifest
+from sim.runner import run
+
+distributed = pytest.importorskip("distributed")
+
+TABLE = {"games": 600, "players": 3, "strategies": ["greedy", "random", "greedy"], "rotate": True, "seed": 11,
+         "log_turns": True}
+CHUNK = 100
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def rows(out, name):
+    df = pd.read_parquet(Path(out) / name)
+    if name == "turns":  # the active seat decides first in its roll
+        df = df.assign(order=~df["active"]).sort_values(["game", "roll", "order", "seat"]).drop(columns="order")
+    else:
+        df = df.sort_values(["game", "seat"] if name == "players" else ["game"])
+    return df.reset_index(drop=True)
+
+
+def assert_same_rows(a, b):
+    for name in ("games", "players", "turns"):
+        got, want = rows(b, name), rows(a, name)
+        keys = ["game", "seat"] if name == "players" else ["game"] if name == "games" else None
+        if keys:
+            assert not got.duplicated(keys).any(), f"duplicate {name} rows"
+        pd.testing.assert_frame_equal(got, want)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """2 single-threaded worker processes and a scheduler, all on loopback; always closed."""
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                       dashboard_address=None, env={"NUMBA_NUM_THREADS": "1"})
+    pids = set()
+    try:
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        with distributed.Client(cluster) as client:
+            pids |= set(client.run(os.getpid).values())
+        yield cluster
+    finally:
+        try:
+            with distributed.Client(cluster) as client:  # workers restarted after a kill have new pids
+                pids |= set(client.run(os.getpid).values())
+        finally:
+            cluster.close()
+    assert not [p for p in pids if _alive(p)], "worker processes left behind"
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The same batch played locally (other thread count and chunk size: the rows must not depend on them)."""
+    out = tmp_path_factory.mktemp("local") / "ds"
+    run(out, threads=2, chunk_size=250, **TABLE)
+    return out
+
+
+def test_cli_run_on_cluster_matches_local(cluster, reference, tmp_path):
+    out = tmp_path / "ds"
+    r = invoke("run", "-n", TABLE["games"], "-p", 3, "-s", "greedy", "-s", "random", "-s", "greedy",
+               "--seed", TABLE["seed"], "--log-turns", "--chunk-size", CHUNK, "--out", out,
+               "--scheduler", cluster.scheduler_address)
+    assert r.exit_code == 0, r.output
+    assert "greedy" in r.output and f"Dataset: {out}" in r.output
+    m = read_manifest(out)
+    assert m["status"] == "complete" and m["games_done"] == 600 and m["scheduler"] == cluster.scheduler_address
+    assert m["threads"] == 1 and done_chunks(out) == set(range(6))
+    assert sorted(p.name for p in (out / "games").iterdir()) == [f"part-{c:06d}.parquet" for c in range(6)]
+    assert not list(out.rglob("*.tmp"))
+    assert_same_rows(reference, out)
+
+
+def test_file_url_interrupt_and_resume_on_cluster(cluster, reference, tmp_path):
+    out = tmp_path / "url"
+    url = out.as_uri()  # file:///... : written through pyarrow.fs, as s3:// etc. would be
+
+    def stop(chunk, done):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run(url, chunk_size=CHUNK, scheduler=cluster.scheduler_address, on_chunk=stop, **TABLE)
+    assert read_manifest(url)["status"] == "interrupted"
+    assert 1 <= len(done_chunks(url)) <= 6
+    r = invoke("run", "--out", url, "--resume", "--scheduler", cluster.scheduler_address, "-q")
+    assert r.exit_code == 0, r.output
+    m = read_manifest(url)
+    assert m["status"] == "complete" and m["games_done"] == 600 and len(m["resumed"]) == 1
+    assert_same_rows(reference, out)
+    r = invoke("summary", url, "--by", "seat", "--format", "csv")
+    assert r.exit_code == 0 and r.output.count("\n") == 1 + 3 * 2
+
+
+class KillWorkerOnce(distributed.WorkerPlugin):
+    """Ends the worker process (os._exit) the first time chunk `chunk`'s task reaches `state`.
+
+    "executing": the task dies before writing (after leaving a damaged players
+    file and a temporary, as a crash in the middle of writing would); "memory":
+    the chunk's files are all written but its result never reaches the
+    scheduler. A marker file makes it happen exactly once, so the test does not
+    depend on timing.
+    """
+
+    def __init__(self, folder, out, chunk, state):
+        self.folder, self.out, self.chunk, self.state = str(folder), str(out), chunk, state
+        self.name = f"kill-{chunk}-{state}"
+
+    def transition(self, key, start, finish, **kwargs):
+        if finish != self.state or f"-chunk-{self.chunk:06d}-" not in str(key):
+            return
+        try:
+            fd = os.open(os.path.join(self.folder, self.name), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
+        if self.state == "executing":
+            part = f"part-{self.chunk:06d}.parquet"
+            Path(self.out, "players", part).write_bytes(b"half a file")
+            Path(self.out, "games", f".{part}.1-dead.tmp").write_bytes(b"half a file")
+        os._exit(1)
+
+
+def test_killed_workers_still_give_complete_data(cluster, reference, tmp_path):
+    import cloudpickle
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import this test module
+    out, markers = tmp_path / "ds", tmp_path / "markers"
+    markers.mkdir()
+    plugins = [KillWorkerOnce(markers, out, 1, "memory"), KillWorkerOnce(markers, out, 3, "executing")]
+    with distributed.Client(cluster.scheduler_address) as client:
+        for p in plugins:
+            client.register_plugin(p, name=p.name)
+        try:
+            m = run(out, chunk_size=CHUNK, scheduler=cluster.scheduler_address, retries=2, **TABLE)
+        finally:
+            for p in plugins:
+                client.unregister_worker_plugin(p.name)
+        client.wait_for_workers(2, timeout=60)
+    killed = [int((markers / p.name).read_text()) for p in plugins]
+    assert not any(_alive(pid) for pid in killed), "the plugin should have ended those workers"
+    assert m["status"] == "complete" and m["games_done"] == 600
+    assert sorted(p.name for p in (out / "players").iterdir()) == [f"part-{c:06d}.parquet" for c in range(6)]
+    assert not list(out.rglob("*.tmp"))
+    assert_same_rows(reference, out)
+
+
+def test_scheduler_errors_create_nothing(tmp_path):
+    r = CliRunner().invoke(main, ["run", "-n", "10", "--scheduler", "local:x", "--out", str(tmp_path / "a")])
+    assert r.exit_code == 2 and "local:N" in r.output
+    assert not (tmp_path / "a").exists()
+
+
+def test_summary_in_small_batches_matches_pandas(tmp_path, monkeypatch):
+    """Many chunks, batches of 16 player rows (not a multiple of the 3 seats): no more is ever held."""
+    out = tmp_path / "many"
+    run(out, games=1200, players=3, strategies=["greedy", "random", "random"], rotate=True, seed=2, chunk_size=40,
+        max_rolls=60)
+    assert len(done_chunks(out)) == 30
+    full = pd.read_parquet(out / "players").merge(pd.read_parquet(out / "games")[["game", "rolls", "capped"]],
+                                                  on="game")
+    full_bytes = pa.Table.from_pandas(full).nbytes
+    seen, peak, base = [], [0], pa.total_allocated_bytes()
+    real = summary_mod._accumulate
+
+    def spy(accs, batch, rolls, capped, by_seat):
+        seen.append(batch.num_rows)
+        peak[0] = max(peak[0], pa.total_allocated_bytes() - base)
+        return real(accs, batch, rolls, capped, by_seat)
+
+    monkeypatch.setattr(summary_mod, "_accumulate", spy)
+    got = summary_mod.summarise(out.as_uri(), by_seat=True, batch_size=16).stats
+    assert max(seen) <= 16 and sum(seen) == 3600 and len(seen) >= 3600 // 16
+    assert peak[0] < full_bytes / 10, (peak[0], full_bytes)
+    g = full.groupby(["strategy", "seat"])
+    want = pd.DataFrame({
+        "games": g.size(), "mean": g["score"].mean(), "sd": g["score"].std(),
+        "q05": g["score"].quantile(0.05, interpolation="lower"),
+        "q50": g["score"].quantile(0.5, interpolation="lower"),
+        "q95": g["score"].quantile(0.95, interpolation="lower"),
+        "min": g["score"].min(), "max": g["score"].max(),
+        "win_rate": g["winner"].mean(), "rolls": g["rolls"].mean(), "jokers_used": g["jokers_used"].mean(),
+        "passes": g["passes"].mean(), "capped": g["capped"].mean(),
+    }).reset_index()
+    assert want["capped"].sum() > 0  # max_rolls=60 caps some games, so capped is checked too
+    got = got.sort_values(["strategy", "seat"]).reset_index(drop=True)
+    for col in want.columns[2:]:
+        np.testing.assert_allclose(got[col].astype(float), want[col].astype(float), rtol=1e-12, err_msg=col)
+    # the default batch size gives the same numbers
+    monkeypatch.setattr(summary_mod, "_accumulate", real)
+    pd.testing.assert_frame_equal(summary_mod.summarise(out, by_seat=True).stats.sort_values(["strategy", "seat"])
+                                  .reset_index(drop=True), got, rtol=1e-12)
