@@ -3,7 +3,7 @@
 The evaluation V of a sheet estimates the points it will end the game with:
 
     V = sum over columns  value_c * exp(-k_col(H) * (missing_c - pair * pairs_c / 2 + col_dist * dist_c))
-      + sum over colours  value_k * colour * exp(-k_colour(H) * missing_k)
+      + sum over colours  value_k * colour * exp(-k_colour(H) * (missing_k - colour_pair * cpairs_k / 2))
       - uncrossed stars * star_penalty(H)
       + jokers * joker_value(H)
       + box * boxes + colbox * sum of (column value / 7) over crossed boxes
@@ -14,7 +14,9 @@ where H is the number of rolls still to come (exact in solo; estimated at a
 table from how close the leading sheet is to its second colour), k(H) =
 lam + mu / (H + 1) (progress is worth less as time runs out), missing_c the
 empty boxes of column c, pairs_c its vertically adjacent empty pairs of one
-colour (one move can fill both; `pair` is 0 or 1), and dist_c how many columns the crossed area still
+colour (one move can fill both; pair = 2 counts moves, i.e. vertical runs of one colour, instead
+of boxes), cpairs_k the orthogonally adjacent empty pairs of colour k (colour_pair = 2 counts
+connected empty pieces of the colour, each needing one matching die), and dist_c how many columns the crossed area still
 has to grow to touch it (it grows from H, so columns A and O start far away).
 
 At a table (2-6 players) three more terms apply:
@@ -57,16 +59,17 @@ WEIGHTS = {
     "col_lam": (0.23, 0.23),     # decay of the potential per missing box, early
     "col_mu": (3.0, 3.0),        # extra decay per missing box as rolls run out: mu / (H + 1)
     "col_dist": (1.0, 1.0),      # a column d columns beyond the crossed area counts d*col_dist more missing boxes
-    "colour": (0.77, 0.77),      # colour completion potential, times 5 (first) or 3 (later)
-    "colour_lam": (0.19, 0.19),
+    "colour": (0.93, 0.77),      # colour completion potential, times 5 (first) or 3 (later)
+    "colour_lam": (0.094, 0.19),
     "colour_mu": (4.5, 4.5),
     "star": (0.13, 0.13),        # fraction of the -2 an uncrossed star is expected to cost, early
     "star_t": (3.0, 3.0),        # ... plus star_t / (H + 1), capped at 1
-    "joker": (1.5, 1.0),         # value of a '!' kept (it scores 1 at the end)
+    "joker": (1.65, 1.0),         # value of a '!' kept (it scores 1 at the end)
     "joker_t": (0.5, 0.2),       # extra value of a '!' early (times H / 30)
     "mob": (0.10, 0.10),         # per legal placement open next roll (times H / 30)
-    "single": (0.68, 0.68),      # per empty box cut off from every other empty box of its colour
-    "pair": (1.0, 1.0),          # 1: two empty boxes of one colour on top of each other count as 1.5 missing
+    "single": (0.67, 0.68),      # per empty box cut off from every other empty box of its colour
+    "pair": (2.0, 1.0),          # a column's missing boxes count pair / 2 less per vertical pair of one colour
+    "colour_pair": (1.69, 0.0),   # a colour's missing boxes count colour_pair / 2 less per adjacent empty pair
 }
 N_WEIGHTS = len(WEIGHTS)
 #: Table-only parameters, after both weight blocks.
@@ -85,7 +88,7 @@ for _k, (_s, _m) in WEIGHTS.items():
 PARAMS.update(EXTRAS)
 
 (W_BOX, W_COLBOX, W_COL, W_COL_LAM, W_COL_MU, W_COL_DIST, W_COLOUR, W_COLOUR_LAM, W_COLOUR_MU,
- W_STAR, W_STAR_T, W_JOKER, W_JOKER_T, W_MOB, W_SINGLE, W_PAIR) = range(N_WEIGHTS)
+ W_STAR, W_STAR_T, W_JOKER, W_JOKER_T, W_MOB, W_SINGLE, W_PAIR, W_COLOUR_PAIR) = range(N_WEIGHTS)
 X_RACE = 2 * N_WEIGHTS
 X_END = X_RACE + 1
 X_DENY = X_RACE + 2
@@ -105,8 +108,10 @@ C_BOX = 69
 C_COLBOX = 70       # 15: colbox weight * column value / 7
 C_H = 85            # rolls left
 C_PAIR = 86
-C_PHALF = 87        # 15: exp(-k_col * x / 2), x = 0..14 half boxes
-CTX_SIZE = 102
+C_PPAIR = 87        # 8: exp(k_col * pair / 2 * j), j = 0..7 vertical pairs in a column
+C_CPAIR = 95        # 1: colour_pair weight
+C_PCPAIR = 96       # 32: exp(k_colour * colour_pair / 2 * j), j = 0..31 adjacent pairs in a colour
+CTX_SIZE = 128
 
 # --- sheet masks for evaluate: uint64 scratch ------------------------------------
 U_COLOUR = 0        # 10: colour k is words 2k, 2k+1
@@ -175,8 +180,10 @@ def prepare(st, ps, bb, tab, params, ctx, ahead):
     k_col = params[o + W_COL_LAM] + params[o + W_COL_MU] / (h + 1.0)
     k_colour = params[o + W_COLOUR_LAM] + params[o + W_COLOUR_MU] / (h + 1.0)
     geometric(ctx, C_PCOL, 8, math.exp(-k_col))
-    geometric(ctx, C_PHALF, 15, math.exp(-0.5 * k_col))
     ctx[C_PAIR] = params[o + W_PAIR]
+    geometric(ctx, C_PPAIR, 8, math.exp(0.5 * k_col * params[o + W_PAIR]))
+    ctx[C_CPAIR] = params[o + W_COLOUR_PAIR]
+    geometric(ctx, C_PCPAIR, 32, math.exp(0.5 * k_colour * params[o + W_COLOUR_PAIR]))
     geometric(ctx, C_QDIST, 15, math.exp(-k_col * params[o + W_COL_DIST]))
     geometric(ctx, C_PCOLOUR, 22, math.exp(-k_colour))
     star = params[o + W_STAR] + params[o + W_STAR_T] / (h + 1.0)
@@ -228,6 +235,14 @@ def prepare(st, ps, bb, tab, params, ctx, ahead):
         ctx[C_COLOURV + k] = w_colour * v
 
 
+@njit(types.int64(types.uint64, types.uint64), cache=True, inline="always")
+def colour_pairs(u0, u1):
+    """Orthogonally adjacent pairs of boxes in (u0, u1) (empty boxes of one colour), at most 31."""
+    n = (popcount(u0 & (u0 >> ONE)) + popcount(u1 & (u1 >> ONE)) + popcount(u0 & (u0 >> np.uint64(8)))
+         + popcount(u1 & (u1 >> np.uint64(8))) + popcount((u0 >> np.uint64(56)) & u1))
+    return min(n, 31)
+
+
 @njit(cache=True)
 def evaluate(ctx, um, lo, hi, mobility, jokers):
     """V of a sheet with boxes (lo, hi) crossed, `mobility` legal placements and `jokers` left.
@@ -269,10 +284,16 @@ def evaluate(ctx, um, lo, hi, mobility, jokers):
             pr = np.int64((pb >> np.uint64(8 * (c - 8))) & _BYTE)
         boxes += n
         d = left - c if c < left else (c - right if c > right else 0)
-        v += ctx[C_COLV + c] * ctx[C_PHALF + 14 - 2 * n - pr] * ctx[C_QDIST + d] + ctx[C_COLBOX + c] * n
+        v += ctx[C_COLV + c] * ctx[C_PCOL + 7 - n] * ctx[C_PPAIR + pr] * ctx[C_QDIST + d] + ctx[C_COLBOX + c] * n
+    use_cpair = ctx[C_CPAIR] != 0.0
     for k in range(5):
-        r = popcount(um[2 * k] & ~lo) + popcount(um[2 * k + 1] & ~hi)
-        v += ctx[C_COLOURV + k] * ctx[C_PCOLOUR + r]
+        u0 = um[2 * k] & ~lo
+        u1 = um[2 * k + 1] & ~hi
+        r = popcount(u0) + popcount(u1)
+        f = ctx[C_PCOLOUR + r]
+        if use_cpair:
+            f *= ctx[C_PCPAIR + colour_pairs(u0, u1)]
+        v += ctx[C_COLOURV + k] * f
     stars = popcount(um[U_STAR] & ~lo) + popcount(um[U_STAR + 1] & ~hi)
     v -= ctx[C_STAR] * stars
     v += ctx[C_JOKER] * jokers
@@ -412,8 +433,8 @@ def score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values):
     deny = denial_applies(st, params)
     end = players > 1 and params[X_END] != 0.0 and colours_done(tab, lo, hi) < 2
     use_mob = ctx[C_MOB] != 0.0
-    dv = np.zeros(9)
     values[n] = evaluate(ctx, um, lo, hi, legal_count(bb, seat) if use_mob else 0, jokers)
+    dv = np.zeros(9) if deny else np.zeros(0)
     if deny:
         gbest = np.zeros(25 * players)
         opponents_best(st, bb, tab, gbest)
@@ -424,13 +445,25 @@ def score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values):
     mask = tab.mask
     kill = tab.kill
     act = tab.act
+    # A placement offered by several die pairs is evaluated once (without its jokers,
+    # which enter V linearly): cache[sub], valid where `seen` has the bit.
+    cache = np.empty(mask.shape[0])
+    seen = np.zeros(NW, np.uint64)
+    w_joker = ctx[C_JOKER]
     for i in range(n):
         sub = cands[i, CAND_SUB]
         cost = cands[i, CAND_COST]
         lo2 = lo | mask[sub, 0]
         hi2 = hi | mask[sub, 1]
-        mob = legal_count_after(bb, seat, kill, act, sub) if use_mob else 0
-        v = evaluate(ctx, um, lo2, hi2, mob, jokers - cost)
+        bit = ONE << np.uint64(sub & 63)
+        if seen[sub >> 6] & bit:
+            v0 = cache[sub]
+        else:
+            mob = legal_count_after(bb, seat, kill, act, sub) if use_mob else 0
+            v0 = evaluate(ctx, um, lo2, hi2, mob, 0)
+            cache[sub] = v0
+            seen[sub >> 6] |= bit
+        v = v0 + w_joker * (jokers - cost)
         if end and colours_done(tab, lo2, hi2) >= 2:
             v += end_bonus(st, ps, bb, tab, params, lo2, hi2, jokers - cost)
         if deny:
@@ -438,13 +471,87 @@ def score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values):
         values[i] = v
 
 
+@njit(cache=True)
+def best_placement(st, ps, bb, tab, params, ctx, um):
+    """Best (value, subset row, jokers) over the distinct placements the dice allow, passing
+    included (subset -1). Each placement is scored once, at the fewest jokers any die pair
+    offering it costs; valid whenever the value of a choice does not depend on which dice it
+    takes (no dice denial)."""
+    seat = st[ST_SEAT]
+    players = st[ST_PLAYERS]
+    avail = st[ST_AVAIL]
+    lo, hi = bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1]
+    jokers = ps[seat, PS_JOKERS]
+    end = players > 1 and params[X_END] != 0.0 and colours_done(tab, lo, hi) < 2
+    use_mob = ctx[C_MOB] != 0.0
+    # Faces the decider may use: real colours, real numbers, and the two jokers.
+    cols = 0
+    nums = 0
+    cj = False
+    nj = False
+    for d in range(3):
+        if (avail >> d) & 1:
+            f = st[ST_DICE + d]
+            if f == COLOUR_JOKER:
+                cj = True
+            elif f >= 0:
+                cols |= 1 << f
+        if (avail >> (3 + d)) & 1:
+            f = st[ST_DICE + 3 + d]
+            if f == NUMBER_JOKER:
+                nj = True
+            elif f > 0:
+                nums |= 1 << f
+    best_v = evaluate(ctx, um, lo, hi, legal_count(bb, seat) if use_mob else 0, jokers)
+    best_k = -1
+    best_cost = 0
+    mask = tab.mask
+    for c in range(5):
+        cc = 0 if (cols >> c) & 1 else (1 if cj else 9)
+        if cc > jokers:
+            continue
+        for num in range(1, 6):
+            cost = cc + (0 if (nums >> num) & 1 else (1 if nj else 9))
+            if cost > jokers:
+                continue
+            g = 5 * c + num - 1
+            w0 = tab.gword[g]
+            for half in range(2):
+                w = w0 + half
+                word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & tab.gmask[g, half]
+                while word != ZERO:
+                    sub = 64 * w + ctz(word)
+                    word &= word - ONE
+                    lo2 = lo | mask[sub, 0]
+                    hi2 = hi | mask[sub, 1]
+                    mob = legal_count_after(bb, seat, tab.kill, tab.act, sub) if use_mob else 0
+                    v = evaluate(ctx, um, lo2, hi2, mob, jokers - cost)
+                    if end and colours_done(tab, lo2, hi2) >= 2:
+                        v += end_bonus(st, ps, bb, tab, params, lo2, hi2, jokers - cost)
+                    if v > best_v:
+                        best_v = v
+                        best_k = sub
+                        best_cost = cost
+    return best_v, best_k, best_cost
+
+
 def _choose(st, ps, bb, cands, n, tab, params, rng):
     """One-move evaluation: columns, colours, stars, jokers, reach, races, end-game, denial."""
     ctx = np.empty(CTX_SIZE)
     um = np.empty(UM_SIZE, np.uint64)
-    values = np.empty(n + 1)
     prepare(st, ps, bb, tab, params, ctx, 0)
     sheet_masks(tab, um)
+    if n == 0:
+        return PASS
+    if not denial_applies(st, params):
+        _, sub, cost = best_placement(st, ps, bb, tab, params, ctx, um)
+        if sub < 0:
+            return PASS
+        for i in range(n):
+            if cands[i, CAND_SUB] == sub and cands[i, CAND_COST] == cost:
+                return i
+        return PASS  # unreachable: the engine offers every placement at its fewest jokers
+    values = np.empty(n + 1)
     score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values)
     best = PASS
     best_v = values[n]

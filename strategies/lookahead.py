@@ -22,8 +22,8 @@ from sim.tables import NW
 
 from .features import byte_counts, neighbours
 from .heuristic import (
-    _BYTE, C_BOX, C_COLBOX, C_COLOURV, C_COLV, C_JOKER, C_MOB, C_PAIR, C_PCOLOUR, C_PHALF, C_QDIST, C_SINGLE,
-    C_STAR, CTX_SIZE, PARAMS as H_PARAMS, U_BOARD, UM_SIZE, evaluate, prepare, score_candidates,
+    _BYTE, C_BOX, C_COLBOX, C_COLOURV, C_COLV, C_CPAIR, C_JOKER, C_MOB, C_PAIR, C_PCOL, C_PCOLOUR, C_PCPAIR,
+    C_PPAIR, C_QDIST, C_SINGLE, C_STAR, CTX_SIZE, colour_pairs, PARAMS as H_PARAMS, U_BOARD, UM_SIZE, evaluate, prepare, score_candidates,
     sheet_masks,
 )
 from .interface import strategy
@@ -97,14 +97,17 @@ def group_best(bb, seat, tab, ctx, um, sub, jokers, out):
     colsum = 0.0
     for c in range(15):
         d = left - c if c < left else (c - right if c > right else 0)
-        colsum += ctx[C_COLV + c] * ctx[C_PHALF + 14 - 2 * counts[c] - pairs[c]] * ctx[C_QDIST + d]
+        colsum += ctx[C_COLV + c] * ctx[C_PCOL + 7 - counts[c]] * ctx[C_PPAIR + pairs[c]] * ctx[C_QDIST + d]
     gaps = np.empty(5, np.int64)
     iso = np.empty(5, np.int64)
+    cfac = np.empty(5)
+    use_cpair = ctx[C_CPAIR] != 0.0
     m0, m1 = um[U_BOARD], um[U_BOARD + 1]
     for k in range(5):
         u0 = um[2 * k] & ~lo
         u1 = um[2 * k + 1] & ~hi
         gaps[k] = popcount(u0) + popcount(u1)
+        cfac[k] = ctx[C_PCOLOUR + gaps[k]] * (ctx[C_PCPAIR + colour_pairs(u0, u1)] if use_cpair else 1.0)
         n0, n1 = neighbours(u0, u1, m0, m1)
         iso[k] = popcount(u0 & ~n0) + popcount(u1 & ~n1)
     w_single = ctx[C_SINGLE]
@@ -159,18 +162,25 @@ def group_best(bb, seat, tab, ctx, um, sub, jokers, out):
                 for c in range(15):
                     m = cnt[c]
                     if m > 0:
-                        i0 = 14 - 2 * counts[c] - pairs[c]
-                        dv += ctx[C_COLV + c] * (ctx[C_PHALF + i0 - 2 * m + lost[c]] - ctx[C_PHALF + i0])
+                        f0 = ctx[C_PCOL + 7 - counts[c]] * ctx[C_PPAIR + pairs[c]]
+                        f1 = ctx[C_PCOL + 7 - counts[c] - m] * ctx[C_PPAIR + pairs[c] - lost[c]]
+                        dv += ctx[C_COLV + c] * (f1 - f0)
             else:
                 cs = 0.0
                 for c in range(15):
                     d = nl - c if c < nl else (c - nr if c > nr else 0)
-                    i1 = 14 - 2 * (counts[c] + cnt[c]) - pairs[c] + (lost[c] if cnt[c] > 0 else 0)
-                    cs += ctx[C_COLV + c] * ctx[C_PHALF + i1] * ctx[C_QDIST + d]
+                    pc = pairs[c] - (lost[c] if cnt[c] > 0 else 0)
+                    cs += ctx[C_COLV + c] * ctx[C_PCOL + 7 - counts[c] - cnt[c]] * ctx[C_PPAIR + pc] * ctx[C_QDIST + d]
                 dv += cs - colsum
             size = t_size[k]
             r = gaps[ck]
-            dv += ctx[C_COLOURV + ck] * (ctx[C_PCOLOUR + r - size] - ctx[C_PCOLOUR + r])
+            if use_cpair:
+                w0 = um[2 * ck] & ~(lo | k0)
+                w1 = um[2 * ck + 1] & ~(hi | k1)
+                dv += ctx[C_COLOURV + ck] * (ctx[C_PCOLOUR + r - size] * ctx[C_PCPAIR + colour_pairs(w0, w1)]
+                                             - cfac[ck])
+            else:
+                dv += ctx[C_COLOURV + ck] * (ctx[C_PCOLOUR + r - size] - ctx[C_PCOLOUR + r])
             dv += w_star * t_stars[k]
             dv += w_box * size
             if w_single != 0.0:
