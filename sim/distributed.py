@@ -46,6 +46,28 @@ def local_workers(scheduler: str) -> int | None:
     return int(rest[1:])
 
 
+def check_reachable(scheduler: str, timeout: float = 5.0) -> None:
+    """ValueError unless a TCP connection to the scheduler's address opens.
+
+    Checked before the run creates any file, so a mistyped address is a
+    one-line error rather than a waited-out connect and a failed dataset.
+    """
+    import socket
+    from urllib.parse import urlsplit
+
+    url = urlsplit(scheduler if "://" in scheduler else f"tcp://{scheduler}")
+    try:
+        host, port = url.hostname, url.port
+    except ValueError:
+        host = port = None
+    if not host or not port:
+        raise ValueError(f"--scheduler {scheduler}: expected local, local:N or an address such as tcp://HOST:8786")
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as e:
+        raise ValueError(f"--scheduler {scheduler}: cannot reach the scheduler ({e.strerror or e})") from None
+
+
 def connect(scheduler: str):
     """(client, cluster or None) for a scheduler address or "local[:N]"."""
     distributed = _import_distributed()

@@ -241,9 +241,11 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
         games, players, strategies, sheet, seed, chunk_size, max_rolls, rotate, log_turns, threads)
     if scheduler is not None:
         retries = check_int("retries", retries, 0, 1000)
+        from .distributed import check_reachable, local_workers
         if str(scheduler).startswith("local"):
-            from .distributed import local_workers
             local_workers(str(scheduler))
+        else:
+            check_reachable(str(scheduler))
     store.check_writable()
 
     existing = store.is_dir() and bool(store.listdir())

@@ -167,9 +167,14 @@ def test_killed_workers_still_give_complete_data(cluster, reference, tmp_path):
     assert_same_rows(reference, out)
 
 
-def test_scheduler_errors_create_nothing(tmp_path):
-    r = CliRunner().invoke(main, ["run", "-n", "10", "--scheduler", "local:x", "--out", str(tmp_path / "a")])
-    assert r.exit_code == 2 and "local:N" in r.output
+@pytest.mark.parametrize("scheduler, message", [
+    ("local:x", "local:N"),
+    ("tcp://127.0.0.1:1", "cannot reach the scheduler"),
+    ("tcp://127.0.0.1", "expected local, local:N or an address"),
+])
+def test_scheduler_errors_create_nothing(tmp_path, scheduler, message):
+    r = CliRunner().invoke(main, ["run", "-n", "10", "--scheduler", scheduler, "--out", str(tmp_path / "a")])
+    assert r.exit_code == 2 and message in r.output
     assert not (tmp_path / "a").exists()
 
 
