@@ -14,7 +14,7 @@ from . import engine
 from .batch import play_batch
 from .sheets import COLOURS, load_sheet, parse_cell, cell_name
 from .state import (
-    CAND_SUB, MAX_SEATS, PS_SIZE as PS_SIZE_, PS_BOXES, PS_COL_POINTS, PS_COLOUR_POINTS, PS_JOKERS, PS_SCORE,
+    CAND_SUB, MAX_SEATS, PS_SIZE, PS_BOXES, PS_COL_POINTS, PS_COLOUR_POINTS, PS_JOKERS, PS_SCORE,
     PS_STAR_PENALTY, PS_WINNER, ST_AVAIL, ST_DICE, ST_SEAT, COLOUR_JOKER,
     NUMBER_JOKER, new_state,
 )
@@ -28,12 +28,6 @@ def colour_index(colour) -> int:
     if colour not in COLOURS:
         raise ValueError(f"unknown colour {colour!r}: expected one of {', '.join(COLOURS)}")
     return COLOURS.index(colour)
-
-
-def check_number(number) -> int:
-    if isinstance(number, bool) or not isinstance(number, numbers.Integral) or not 1 <= number <= 5:
-        raise ValueError(f"number must be an integer 1..5, got {number!r}")
-    return int(number)
 
 
 def check_int(name: str, value, lo: int, hi: int | None = None) -> int:
@@ -75,14 +69,14 @@ def legal_placements(crossed, colour, number, sheet="standard") -> list[frozense
     the player. Jokers do not enter here. The result is sorted.
     """
     c = colour_index(colour)
-    n = check_number(number)
-    tab = build_tables(sheet)
+    n = check_int("number", number, 1, 5)
     st, ps, bb, cands = _crossed_state(crossed, sheet)
     # One colour die and one number die showing exactly (colour, number).
     st[ST_SEAT] = 0
     st[ST_DICE:ST_DICE + 6] = (c, -1, -1, n, -1, -1)
     st[ST_AVAIL] = 0b001001
     count = engine.legal_choices(st, ps, bb, kernel_tables(sheet), cands)
+    tab = build_tables(sheet)
     found = [frozenset(mask_cells(tab.mask[cands[i, CAND_SUB]])) for i in range(count)]
     return sorted(found, key=sorted)
 
@@ -168,7 +162,7 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
 
     def run(dice_start, dice, log_start, log):
         games = np.zeros((count, engine.GR_SIZE), np.int64)
-        seats = np.zeros((count, players, PS_SIZE_), np.int64)
+        seats = np.zeros((count, players, PS_SIZE), np.int64)
         play_batch(line.fns, line.params, slots, bool(rotate), tab, np.uint64(seed), first, players,
                    max_rolls, games, seats, dice_start, dice, log_start, log)
         return games, seats
