@@ -68,6 +68,10 @@ def _progress_enabled(quiet: bool) -> bool:
 @click.version_option(package_name="encore-sim")
 def main() -> None:
     """Monte Carlo simulator of the dice game Encore! (Noch mal!)."""
+    if "ARROW_DEFAULT_MEMORY_POOL" not in os.environ:
+        # pyarrow's default mimalloc pool keeps ~45 MB of freed chunk buffers in a long
+        # run; the system allocator returns them, at no measurable cost in speed.
+        os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "system"
 
 
 # --- run ------------------------------------------------------------------------
