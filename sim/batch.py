@@ -10,7 +10,7 @@ from numba import njit, prange, types
 
 from .engine import play
 from .state import BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SIZE, ST_SIZE, StrategySet
-from .tables import TablesType
+from .tables import TablesType, copy_tables
 
 #: Games one thread plays between allocations of its scratch arrays.
 BLOCK = 64
@@ -46,11 +46,14 @@ def play_batch(strats, params, slots, rotate, tab, root, first, players, max_rol
         pending = np.zeros((MAX_SEATS, 4), np.int64)
         rngs = np.zeros((MAX_SEATS, RNG_WORDS), np.uint64)
         game_slots = np.zeros(MAX_SEATS, np.int64)
+        # Private copies: reference counts of shared arrays would bounce between cores.
+        tab_b = copy_tables(tab)
+        params_b = params.copy()
         for g in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
             number = first + g
             for s in range(players):
                 game_slots[s] = slots[(s + number) % players] if rotate else slots[s]
-            play(strats, params, game_slots, tab, root, number, players, max_rolls,
+            play(strats, params_b, game_slots, tab_b, root, number, players, max_rolls,
                  st, ps, bb, cands, pending, rngs, games[g],
                  dice_log[dice_start[g]:dice_start[g + 1]], log[log_start[g]:log_start[g + 1]])
             seats[g, :, :] = ps[:players]

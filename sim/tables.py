@@ -256,6 +256,10 @@ def build_tables(sheet: Sheet | str) -> Tables:
 # Kernels and strategies receive the tables as a StructRef: one pointer, where a
 # namedtuple of arrays would be copied field by field (about 160 words) into
 # every call that is not inlined, which made each strategy call ~4x dearer.
+# Its arrays are writable copies (strategies must still not write them): each
+# thread block of the batch driver takes its own copy with copy_tables, since
+# Numba counts references on every field access and a count shared by two
+# threads made 2 threads slower than 1.
 
 @structref.register
 class KernelTablesType(types.StructRef):
@@ -270,18 +274,29 @@ class KernelTables(structref.StructRefProxy):
 structref.define_proxy(KernelTables, KernelTablesType, list(Tables._fields))
 
 #: The Numba type of the tables kernels take (identical for every sheet), for signatures.
-TablesType = KernelTablesType([(name, typeof(a)) for name, a in zip(Tables._fields, build_tables("standard"))])
+_WRITABLE = [typeof(a.copy()) for a in build_tables("standard")]
+TablesType = KernelTablesType(list(zip(Tables._fields, _WRITABLE)))
 
-@njit(TablesType(*[typeof(a) for a in build_tables("standard")]), cache=True)
+@njit(TablesType(*_WRITABLE), cache=True)
 def _pack(mask, nb, colour, size, block, stars, gstart, kill, act, all_subsets, start_touch,
           colour_mask, block_mask, star_mask, board_mask, col_first, col_later, box_row, gword, gmask):
     return KernelTables(mask, nb, colour, size, block, stars, gstart, kill, act, all_subsets, start_touch,
                         colour_mask, block_mask, star_mask, board_mask, col_first, col_later, box_row, gword, gmask)
 
 
+@njit(cache=True)
+def copy_tables(t):
+    """A private copy of the tables, so that threads share no reference counts."""
+    return KernelTables(t.mask.copy(), t.nb.copy(), t.colour.copy(), t.size.copy(), t.block.copy(),
+                        t.stars.copy(), t.gstart.copy(), t.kill.copy(), t.act.copy(), t.all_subsets.copy(),
+                        t.start_touch.copy(), t.colour_mask.copy(), t.block_mask.copy(), t.star_mask.copy(),
+                        t.board_mask.copy(), t.col_first.copy(), t.col_later.copy(), t.box_row.copy(),
+                        t.gword.copy(), t.gmask.copy())
+
+
 @functools.lru_cache(maxsize=None)
 def _kernel_tables(sheet: Sheet) -> KernelTables:
-    return _pack(*_build(sheet))
+    return _pack(*[a.copy() for a in _build(sheet)])
 
 
 def kernel_tables(sheet: Sheet | str) -> KernelTables:
