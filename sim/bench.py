@@ -78,18 +78,35 @@ def runner_games_per_second(threads: int, games: int) -> float:
         return games / (time.perf_counter() - t)
 
 
+def _peak_rss_kib(pid: int) -> int:
+    """VmHWM of a running process (0 if unreadable)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return next((int(line.split()[1]) for line in f if line.startswith("VmHWM:")), 0)
+    except OSError:
+        return 0
+
+
 def _cli(args: list[str], env=None) -> tuple[float, int]:
-    """Wall time and peak RSS (KiB) of one `encore-sim` subprocess."""
+    """Wall time and peak RSS (KiB) of one `encore-sim` subprocess.
+
+    The peak is polled from /proc: getrusage's ru_maxrss of a child also
+    counts the memory of this (large) process at fork time.
+    """
     exe = os.path.join(os.path.dirname(sys.executable), "encore-sim")
+    peak = 0
     with tempfile.TemporaryFile() as err:
         t = time.perf_counter()
         proc = subprocess.Popen([exe, *args], stdout=subprocess.DEVNULL, stderr=err, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak, not the largest child so far
+        while proc.poll() is None:
+            peak = max(peak, _peak_rss_kib(proc.pid))
+            time.sleep(0.02)
         wall = time.perf_counter() - t
-        if status != 0:
+        if proc.returncode != 0:
             err.seek(0)
-            raise subprocess.CalledProcessError(status, [exe, *args], stderr=err.read().decode(errors="replace"))
-    return wall, usage.ru_maxrss
+            raise subprocess.CalledProcessError(proc.returncode, [exe, *args],
+                                                stderr=err.read().decode(errors="replace"))
+    return wall, peak
 
 
 def run(quick: bool) -> list[dict]:
