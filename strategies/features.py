@@ -29,6 +29,22 @@ def byte_counts(x):
     return (x + (x >> np.uint64(4))) & _M4
 
 
+@njit(cache=True, inline="always")
+def stacked_pairs(um, lo, hi):
+    """Boxes (lo, hi words) that are empty with an empty box of their colour right below.
+
+    um[2k], um[2k+1] are colour k's masks; one move can fill both boxes of such a pair.
+    """
+    p0 = np.uint64(0)
+    p1 = np.uint64(0)
+    for k in range(5):
+        u0 = um[2 * k] & ~lo
+        u1 = um[2 * k + 1] & ~hi
+        p0 |= u0 & (u0 >> _U1)
+        p1 |= u1 & (u1 >> _U1)
+    return p0, p1
+
+
 @njit(types.void(types.uint64, types.uint64, types.int64[:]), cache=True)
 def column_counts(lo, hi, out):
     """out[c] = crossed boxes of column c (0..7), c = 0..14."""

@@ -43,9 +43,9 @@ from sim.state import (
     NUMBER_JOKER, PASS, PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS,
     ST_AVAIL, ST_COLOURS_TAKEN, ST_COLS_TAKEN, ST_DICE, ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT,
 )
-from sim.tables import NW, TablesType
+from sim.tables import NW
 
-from .features import byte_counts, legal_count, legal_count_after, neighbours
+from .features import byte_counts, legal_count, legal_count_after, neighbours, stacked_pairs
 from .interface import strategy
 
 SOLO_ROLLS = 30
@@ -268,11 +268,7 @@ def evaluate(ctx, um, lo, hi, mobility, jokers):
     p0 = ZERO
     p1 = ZERO
     if ctx[C_PAIR] != 0.0:
-        for k in range(5):
-            u0 = um[2 * k] & ~lo
-            u1 = um[2 * k + 1] & ~hi
-            p0 |= u0 & (u0 >> ONE)
-            p1 |= u1 & (u1 >> ONE)
+        p0, p1 = stacked_pairs(um, lo, hi)
     pa = byte_counts(p0)
     pb = byte_counts(p1)
     for c in range(15):

@@ -20,7 +20,7 @@ from sim.bits import ONE, ZERO, ctz, popcount
 from sim.state import BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, PASS, PS_JOKERS, ST_SEAT
 from sim.tables import NW
 
-from .features import byte_counts, neighbours
+from .features import byte_counts, column_counts, neighbours, stacked_pairs
 from .heuristic import (
     _BYTE, C_BOX, C_COLBOX, C_COLOURV, C_COLV, C_CPAIR, C_JOKER, C_MOB, C_PAIR, C_PCOL, C_PCOLOUR, C_PCPAIR,
     C_PPAIR, C_QDIST, C_SINGLE, C_STAR, CTX_SIZE, colour_pairs, PARAMS as H_PARAMS, U_BOARD, UM_SIZE, evaluate, prepare, score_candidates,
@@ -81,19 +81,8 @@ def group_best(bb, seat, tab, ctx, um, sub, jokers, out):
     use_pair = ctx[C_PAIR] != 0.0
     pairs = np.zeros(15, np.int64)
     if use_pair:
-        p0 = ZERO
-        p1 = ZERO
-        for k in range(5):
-            u0 = um[2 * k] & ~lo
-            u1 = um[2 * k + 1] & ~hi
-            p0 |= u0 & (u0 >> ONE)
-            p1 |= u1 & (u1 >> ONE)
-        pa = byte_counts(p0)
-        pb = byte_counts(p1)
-        for c in range(8):
-            pairs[c] = np.int64((pa >> np.uint64(8 * c)) & _BYTE)
-        for c in range(7):
-            pairs[8 + c] = np.int64((pb >> np.uint64(8 * c)) & _BYTE)
+        p0, p1 = stacked_pairs(um, lo, hi)
+        column_counts(p0, p1, pairs)
     colsum = 0.0
     for c in range(15):
         d = left - c if c < left else (c - right if c > right else 0)
