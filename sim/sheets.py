@@ -161,7 +161,7 @@ def _check_counts(where: str, colour: np.ndarray) -> None:
     _refuse(where, bad)
 
 
-def _blocks(colour: np.ndarray, c: int) -> list[list[tuple[int, int]]]:
+def blocks_of(colour: np.ndarray, c: int) -> list[list[tuple[int, int]]]:
     """Orthogonally connected components of colour c, as lists of (col, row) in reading order."""
     seen = np.zeros(colour.shape, dtype=bool)
     blocks = []
@@ -189,7 +189,7 @@ def _blocks(colour: np.ndarray, c: int) -> list[list[tuple[int, int]]]:
 
 def _check_blocks(where: str, colour: np.ndarray, at) -> None:
     for c, cname in enumerate(COLOURS):
-        blocks = _blocks(colour, c)
+        blocks = blocks_of(colour, c)
         sizes = Counter(len(b) for b in blocks)
         found = sorted(sizes.elements())
         if found == list(_BLOCK_SIZES):

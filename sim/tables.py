@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit, typeof, types
 from numba.experimental import structref
 
-from .sheets import N_COLS, N_ROWS, START_COLUMN, Sheet, load_sheet
+from .sheets import N_COLS, N_ROWS, START_COLUMN, Sheet, blocks_of, load_sheet
 
 N_COLOURS = 5
 MAX_NUMBER = 5
@@ -117,25 +117,9 @@ def _neighbours(col: int, row: int):
 
 
 def _blocks(sheet: Sheet) -> list[list[tuple[int, int]]]:
-    """Maximal orthogonally connected same-colour groups, in reading order."""
-    seen = set()
-    blocks = []
-    for row in range(N_ROWS):
-        for col in range(N_COLS):
-            if (col, row) in seen:
-                continue
-            colour = sheet.colour[row, col]
-            stack, block = [(col, row)], []
-            seen.add((col, row))
-            while stack:
-                cell = stack.pop()
-                block.append(cell)
-                for nb in _neighbours(*cell):
-                    if nb not in seen and sheet.colour[nb[1], nb[0]] == colour:
-                        seen.add(nb)
-                        stack.append(nb)
-            blocks.append(sorted(block))
-    return blocks
+    """Every block of the sheet (cells sorted), ordered by its first box in reading order."""
+    blocks = [sorted(b) for c in range(N_COLOURS) for b in blocks_of(sheet.colour, c)]
+    return sorted(blocks, key=lambda b: min((row, col) for col, row in b))
 
 
 def _connected(cells: list[tuple[int, int]]) -> bool:
