@@ -3,7 +3,7 @@ VENV := .venv
 # Stamp file: re-install whenever pyproject.toml is newer than the last install.
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test bench clean
+.PHONY: install run test bench clean clean-cache
 
 install: $(VENV)
 
@@ -31,3 +31,8 @@ bench: install
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -exec rm -rf {} +
+
+# Compiled kernels live in one folder per version of the sources (sim/numba_cache.py);
+# old versions are never reused, so this removes them all (the next run recompiles, ~30 s).
+clean-cache:
+	rm -rf "$${NUMBA_CACHE_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/numba}"/encore-sim-*
