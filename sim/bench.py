@@ -167,9 +167,11 @@ def main(argv=None) -> None:
     parser.add_argument("--quick", action="store_true", help="smaller workloads (about a minute)")
     args = parser.parse_args(argv)
     info = machine()
+    t0 = time.perf_counter()
     rows = run(args.quick)
+    elapsed = time.perf_counter() - t0
     if args.json:
-        print(json.dumps({"machine": info, "results": rows}, indent=2))
+        print(json.dumps({"machine": info, "results": rows, "seconds": round(elapsed, 1)}, indent=2))
         return
     print(f"machine: {info['cpu']}, {info['cores']} cores; Python {info['python']}, "
           f"numba {info['numba']}, numpy {info['numpy']}")
@@ -181,6 +183,7 @@ def main(argv=None) -> None:
         print(f"{r['workload']:48} {value:>12} {target:>10} {ratio:>7}")
         if "error" in r:
             print(f"    {r['error']}")
+    print(f"measured in {elapsed:.0f} s")
 
 
 if __name__ == "__main__":
