@@ -148,6 +148,13 @@ _HIGH = np.uint64(0x8080808080808080)
 NEG = -1.0e18
 
 
+@njit(cache=True, inline="always")
+def scratch():
+    """(ctx, um) for one decision, from a single allocation."""
+    buf = np.empty(CTX_SIZE + UM_SIZE)
+    return buf[:CTX_SIZE], buf[CTX_SIZE:].view(np.uint64)
+
+
 @njit(cache=True)
 def sheet_masks(tab, um):
     for k in range(5):
@@ -237,7 +244,7 @@ def prepare(st, ps, bb, tab, params, ctx, ahead):
     ctx[C_BOX] = params[o + W_BOX]
     w_col = params[o + W_COL]
     w_colour = params[o + W_COLOUR]
-    w_colbox = params[o + W_COLBOX]
+    per_box = params[o + W_COLBOX] / 7.0
     race = params[X_RACE] if not solo else 1.0
     # Column counts, ours and the most any opponent has, a byte per column.
     mine0 = byte_counts(bb[seat, BB_CROSSED])
@@ -253,7 +260,7 @@ def prepare(st, ps, bb, tab, params, ctx, ahead):
     for c in range(15):
         first = tab.col_first[c]
         later = tab.col_later[c]
-        ctx[C_COLBOX + c] = w_colbox * first / 7.0
+        ctx[C_COLBOX + c] = per_box * first
         if solo:
             v = float(first)
         elif (cols_taken >> c) & 1:
@@ -730,13 +737,18 @@ def best_placement(st, ps, bb, tab, params, ctx, um):
                 nj = True
             elif f > 0:
                 nums |= 1 << f
-    best_v = base + (w_mob * legal_count(bb, seat) if w_mob != 0.0 else 0.0) + w_joker * jokers
+    mob_now = legal_count(bb, seat) if w_mob != 0.0 else 0
+    best_v = base + w_mob * mob_now + w_joker * jokers
     best_k = -1
     best_cost = 0
     mask = tab.mask
     kill = tab.kill
     act = tab.act
     t_stars = tab.stars
+    act_count = tab.act_count
+    # Playing k leaves at most mob_now - 1 + act_count[k] legal placements (k itself goes, at
+    # most act[k] arrive): most placements are out of the running before they are counted.
+    bound_mob = w_mob > 0.0
     for c in range(5):
         cc = 0 if (cols >> c) & 1 else (1 if cj else 9)
         if cc > jokers:
@@ -755,10 +767,12 @@ def best_placement(st, ps, bb, tab, params, ctx, um):
                     sub = 64 * w + ctz(word)
                     word &= word - ONE
                     v = rest + delta(ctx, um, mask[sub, 0], mask[sub, 1], c, num, t_stars[sub])
-                    if w_mob != 0.0:
-                        v += w_mob * legal_count_after(bb, seat, kill, act, sub)
                     if end and completes(ctx, c, num) >= 2:
                         v += end_bonus(st, ps, bb, tab, params, lo | mask[sub, 0], hi | mask[sub, 1], jokers - cost)
+                    if w_mob != 0.0:
+                        if bound_mob and v + w_mob * (mob_now - 1 + act_count[sub]) <= best_v:
+                            continue
+                        v += w_mob * legal_count_after(bb, seat, kill, act, sub)
                     if v > best_v:
                         best_v = v
                         best_k = sub
@@ -770,8 +784,7 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
     """One-move evaluation: columns, colours, stars, jokers, reach, races, end-game, denial."""
     if n == 0:
         return PASS
-    ctx = np.empty(CTX_SIZE)
-    um = np.empty(UM_SIZE, np.uint64)
+    ctx, um = scratch()
     prepare(st, ps, bb, tab, params, ctx, 0)
     sheet_masks(tab, um)
     if not denial_applies(st, params):

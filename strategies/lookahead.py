@@ -34,7 +34,8 @@ X_TOP = len(H_PARAMS)
 @njit(cache=True)
 def group_best(bb, seat, tab, ctx, um, sub, jokers, out):
     """out[5c + n - 1]: best V after `sub` and then a placement of colour c, size n (NEG if none);
-    returns V after `sub` alone (the next roll passed).
+    returns V after `sub` alone (the next roll passed). Entries not above that return value may
+    be left at NEG: a reply worse than passing is never played.
 
     The sheet after `sub` becomes the base of heuristic.delta, so each second placement is
     scored from its own boxes (plus the mobility count); this gives heuristic.evaluate of the
@@ -51,6 +52,12 @@ def group_best(bb, seat, tab, ctx, um, sub, jokers, out):
     w_mob = ctx[C_MOB]
     base = set_base(ctx, um, lo, hi) + ctx[C_JOKER] * jokers
     mob0 = 0
+    for w in range(NW):
+        mob0 += popcount(um[U_ALIVE + w] & um[U_TOUCH + w])
+    bound_mob = w_mob > 0.0
+    act_count = tab.act_count
+    # A reply no better than passing never counts (expected_next takes the max with it).
+    floor = base + w_mob * mob0
     t_mask = tab.mask
     t_colour = tab.colour
     t_size = tab.size
@@ -59,41 +66,43 @@ def group_best(bb, seat, tab, ctx, um, sub, jokers, out):
     t_act = tab.act
     for w in range(NW):
         word = um[U_ALIVE + w] & um[U_TOUCH + w]
-        mob0 += popcount(word)
         while word != ZERO:
             k = 64 * w + ctz(word)
             word &= word - ONE
             ck = t_colour[k]
             size = t_size[k]
             v = base + delta(ctx, um, t_mask[k, 0], t_mask[k, 1], ck, size, t_stars[k])
+            g = 5 * ck + size - 1
             if w_mob != 0.0:
+                # As in heuristic.best_placement: k leaves at most mob0 - 1 + act_count[k] placements.
+                if bound_mob and v + w_mob * (mob0 - 1 + act_count[k]) <= max(out[g], floor):
+                    continue
                 mob = 0
                 for q in range(NW):
                     mob += popcount(um[U_ALIVE + q] & ~t_kill[k, q] & (um[U_TOUCH + q] | t_act[k, q]))
                 v += w_mob * mob
-            g = 5 * ck + size - 1
             if v > out[g]:
                 out[g] = v
     return base + w_mob * mob0
 
 
 @njit(cache=True)
-def expected_next(best, base, jokers, joker_value):
+def expected_next(best, base, jokers, joker_value, val):
     """Mean over the 1296 faces of 2 colour + 2 number dice of the best reply value.
 
     best[25] per (colour, number); base = value of passing. Faces: colour 0..4 and
-    5 = joker; number 1..5 and 0 = joker.
+    5 = joker; number 1..5 and 0 = joker. val: 42 floats of scratch, val[6 * colour face
+    + number face] = the best reply with that pair of faces (never below passing), then a row.
     """
-    val = np.empty((6, 6))
     top_all = NEG
     for c in range(5):
         top_c = NEG
         for n in range(1, 6):
             b = best[5 * c + n - 1]
-            val[c, n] = b
+            val[6 * c + n] = max(b, base)
             if b > top_c:
                 top_c = b
-        val[c, 0] = top_c - joker_value if jokers >= 1 else NEG
+        val[6 * c] = max(top_c - joker_value if jokers >= 1 else NEG, base)
         if top_c > top_all:
             top_all = top_c
     for n in range(1, 6):
@@ -102,29 +111,36 @@ def expected_next(best, base, jokers, joker_value):
             b = best[5 * c + n - 1]
             if b > top_n:
                 top_n = b
-        val[5, n] = top_n - joker_value if jokers >= 1 else NEG
-    val[5, 0] = top_all - 2.0 * joker_value if jokers >= 2 else NEG
+        val[30 + n] = max(top_n - joker_value if jokers >= 1 else NEG, base)
+    val[30] = max(top_all - 2.0 * joker_value if jokers >= 2 else NEG, base)
     total = 0.0
-    row = np.empty(6)
+    row = 36
     for c1 in range(6):
         for c2 in range(c1, 6):
             wc = 1.0 if c1 == c2 else 2.0
             for n in range(6):
-                row[n] = max(val[c1, n], val[c2, n], base)
+                val[row + n] = max(val[6 * c1 + n], val[6 * c2 + n])
             sub = 0.0
             for n1 in range(6):
-                sub += row[n1]                      # n1 == n2
+                r1 = val[row + n1]
+                sub += r1                      # n1 == n2
                 for n2 in range(n1 + 1, 6):
-                    sub += 2.0 * max(row[n1], row[n2])
+                    sub += 2.0 * max(r1, val[row + n2])
             total += wc * sub
     return total / 1296.0
 
 
 def _choose(st, ps, bb, cands, n, tab, params, rng):
     """Heuristic one roll deeper: exact expectation over the next roll's dice for the top choices."""
-    ctx = np.empty(CTX_SIZE)
-    ctx2 = np.empty(CTX_SIZE)
-    um = np.empty(UM_SIZE, np.uint64)      # shared: group_best runs after score_candidates is done with it
+    # Scratch, one allocation: weights and base of this roll (ctx) and of the next (ctx2); the
+    # sheet's words (um, shared: group_best runs after score_candidates is done with it); the
+    # best reply per (colour, number); expected_next's table.
+    buf = np.empty(2 * CTX_SIZE + UM_SIZE + 25 + 42)
+    ctx = buf[:CTX_SIZE]
+    ctx2 = buf[CTX_SIZE:2 * CTX_SIZE]
+    um = buf[2 * CTX_SIZE:2 * CTX_SIZE + UM_SIZE].view(np.uint64)
+    best = buf[2 * CTX_SIZE + UM_SIZE:2 * CTX_SIZE + UM_SIZE + 25]
+    tmp = buf[2 * CTX_SIZE + UM_SIZE + 25:]
     values = np.empty(n + 1)
     prepare(st, ps, bb, tab, params, ctx, 0)
     prepare(st, ps, bb, tab, params, ctx2, 1)
@@ -137,7 +153,6 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
         i = order[0]
         return PASS if i == n else i
     seat = st[ST_SEAT]
-    best = np.empty(25)
     best_i = PASS
     best_e = NEG
     seen = 0
@@ -161,7 +176,7 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
         base = group_best(bb, seat, tab, ctx2, um, sub, jokers, best)
         # Table terms of the first move (end of game, denial) are kept as a difference.
         extra = values[i] - evaluate_after(bb, seat, tab, ctx, um, sub, jokers)
-        e = expected_next(best, base, jokers, ctx2[C_JOKER]) + extra
+        e = expected_next(best, base, jokers, ctx2[C_JOKER], tmp) + extra
         if e > best_e:
             best_e = e
             best_i = i
