@@ -30,6 +30,20 @@ At a table (2-6 players) three more terms apply:
 
 Every weight exists twice: `solo_*` is used in the solo game, `multi_*` at a
 table (a solo-tuned player hoards jokers and plays too slowly for a table).
+
+How a decision is computed (the values are those of the definition above, up to
+float rounding; tests/test_heuristic_incremental.py checks it on thousands of positions):
+  1. prepare: the weights of this decision (rolls left, races) in a float scratch `ctx`;
+     at a table one pass over the seats gives both the rolls-left estimate and the races.
+  2. set_base: every term of the sheet as it is, per column and per colour, plus the
+     column sum for any wider span (see the section "incremental evaluation").
+  3. delta: each placement changes one colour and the <= 5 columns it touches; it is
+     scored from its own boxes (about 60 word operations). The mobility count (7 bitset
+     words) is skipped when even its upper bound, mob_now - 1 + act_count[k], cannot
+     make the placement the best so far.
+  4. Dice denial (active player at a table): per opponent, the best (boxes + 2 stars)
+     of each (colour, number) group the dice can show, then per die pair, then per pair
+     we could take away: 10 values from one walk of each opponent's legal placements.
 """
 import math
 

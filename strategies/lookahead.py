@@ -12,6 +12,10 @@
 
 The time-dependent weights of the second move are those of one roll later.
 All heuristic parameters apply (same names), plus `top`.
+
+Step 2 makes the sheet after the first move the base of heuristic.delta, so each
+second placement costs one delta (and a mobility count, skipped when its bound
+cannot lift the placement above the best of its group or above passing).
 """
 import numpy as np
 from numba import njit
