@@ -79,6 +79,7 @@ Tables = namedtuple(
         "box_row",      # int64 (128,)    row of the one-box subset of each bit index; -1 on guard bits
         "gword",        # int64 (25,)     a group's rows lie in bitset words gword[g] and gword[g]+1 ...
         "gmask",        # uint64 (25, 2)  ... at these bits of those two words
+        "act_count",    # int64 (K,)      subsets in act[k]: playing k anchors at most this many new ones
     ],
 )
 
@@ -220,10 +221,11 @@ def _build(sheet: Sheet) -> Tables:
         if len(cells) == 1:
             box_row[bit_of(*next(iter(cells)))] = k
     gword, gmask = _group_words(gstart)
+    act_count = np.array([sum(bin(int(w)).count("1") for w in row) for row in act], np.int64)
     tables = Tables(
         mask, nb, colour, size, block, stars, gstart, kill, act, all_subsets, start_touch,
         colour_mask, block_mask, star_mask, board_mask, COLUMN_FIRST.copy(), COLUMN_LATER.copy(), box_row,
-        gword, gmask,
+        gword, gmask, act_count,
     )
     for a in tables:
         a.setflags(write=False)
@@ -263,9 +265,10 @@ TablesType = KernelTablesType(list(zip(Tables._fields, _WRITABLE)))
 
 @njit(TablesType(*_WRITABLE), cache=True)
 def _pack(mask, nb, colour, size, block, stars, gstart, kill, act, all_subsets, start_touch,
-          colour_mask, block_mask, star_mask, board_mask, col_first, col_later, box_row, gword, gmask):
+          colour_mask, block_mask, star_mask, board_mask, col_first, col_later, box_row, gword, gmask, act_count):
     return KernelTables(mask, nb, colour, size, block, stars, gstart, kill, act, all_subsets, start_touch,
-                        colour_mask, block_mask, star_mask, board_mask, col_first, col_later, box_row, gword, gmask)
+                        colour_mask, block_mask, star_mask, board_mask, col_first, col_later, box_row, gword, gmask,
+                        act_count)
 
 
 @njit(cache=True)
@@ -275,7 +278,7 @@ def copy_tables(t):
                         t.stars.copy(), t.gstart.copy(), t.kill.copy(), t.act.copy(), t.all_subsets.copy(),
                         t.start_touch.copy(), t.colour_mask.copy(), t.block_mask.copy(), t.star_mask.copy(),
                         t.board_mask.copy(), t.col_first.copy(), t.col_later.copy(), t.box_row.copy(),
-                        t.gword.copy(), t.gmask.copy())
+                        t.gword.copy(), t.gmask.copy(), t.act_count.copy())
 
 
 @functools.lru_cache(maxsize=None)

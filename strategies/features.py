@@ -83,7 +83,7 @@ def isolated_boxes(lo, hi, colour_mask, board_mask):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_count_after(bb, row, kill, act, sub):
     """Legal placements (any colour and number) open to seat `row` after it plays subset `sub`."""
     total = 0

@@ -30,6 +30,20 @@ At a table (2-6 players) three more terms apply:
 
 Every weight exists twice: `solo_*` is used in the solo game, `multi_*` at a
 table (a solo-tuned player hoards jokers and plays too slowly for a table).
+
+How a decision is computed (the values are those of the definition above, up to
+float rounding; tests/test_heuristic_incremental.py checks it on thousands of positions):
+  1. prepare: the weights of this decision (rolls left, races) in a float scratch `ctx`;
+     at a table one pass over the seats gives both the rolls-left estimate and the races.
+  2. set_base: every term of the sheet as it is, per column and per colour, plus the
+     column sum for any wider span (see the section "incremental evaluation").
+  3. delta: each placement changes one colour and the <= 5 columns it touches; it is
+     scored from its own boxes (about 60 word operations). The mobility count (7 bitset
+     words) is skipped when even its upper bound, mob_now - 1 + act_count[k], cannot
+     make the placement the best so far.
+  4. Dice denial (active player at a table): per opponent, the best (boxes + 2 stars)
+     of each (colour, number) group the dice can show, then per die pair, then per pair
+     we could take away: 10 values from one walk of each opponent's legal placements.
 """
 import math
 
@@ -95,7 +109,8 @@ X_DENY = X_RACE + 2
 X_HORIZON = X_RACE + 3
 
 # --- per-decision context: a float64 scratch array -------------------------------
-C_COLV = 0          # 15 column values (race-adjusted)
+# Weights of this decision (filled by prepare; they depend on the rolls left and races):
+C_COLV = 0          # 15 column values (race-adjusted) times the column weight
 C_PCOL = 15         # 8: exp(-k_col * r), r = 0..7
 C_QDIST = 23        # 15: exp(-k_col * col_dist * d), d = 0..14
 C_PCOLOUR = 38      # 22: exp(-k_colour * r), r = 0..21
@@ -111,14 +126,47 @@ C_PAIR = 86
 C_PPAIR = 87        # 8: exp(k_col * pair / 2 * j), j = 0..7 vertical pairs in a column
 C_CPAIR = 95        # 1: colour_pair weight
 C_PCPAIR = 96       # 32: exp(k_colour * colour_pair / 2 * j), j = 0..31 adjacent pairs in a colour
-CTX_SIZE = 128
+# The base sheet placements are scored against (filled by set_base):
+C_F = 128           # 15: column factor PCOL[7 - n_c] * PPAIR[pairs_c]
+C_PREF = 143        # 16: C_PREF + c = sum over columns < c of COLV * F
+C_LSUM = 159        # 8: C_LSUM + j = sum over c < j of COLV_c * F_c * q^(j - c), j = 0..7, q = QDIST[1]
+C_RSUM = 167        # 8: C_RSUM + j - 7 = sum over c > j of COLV_c * F_c * q^(c - j), j = 7..14
+C_CFAC = 175        # 5: colour factor PCOLOUR[gaps_k] * PCPAIR[cpairs_k]
+C_GAPS = 180        # 5: empty boxes of colour k
+C_ISO = 185         # 5: isolated empty boxes of colour k
+C_LEFT = 190        # the crossed area spans columns left..right (H always)
+C_RIGHT = 191
+C_COLSUM = 192      # the column potential, sum of COLV * F * QDIST[dist]
+C_DONE = 193        # colours complete
+# Scratch:
+C_TMP = 194         # 10: prepare: missing boxes per colour, ours (5) then the closest opponent's (5)
+C_GBEST = 204       # 25: dice denial: one opponent's best (boxes + 2 stars) per (colour, number) group
+C_PAIRV = 229       # 9: dice denial: that opponent's best per die pair (3 * colour die + number die)
+C_DV = 238          # 9: dice denial of each die pair we could take (mean over opponents)
+CTX_SIZE = 248
 
-# --- sheet masks for evaluate: uint64 scratch ------------------------------------
+# --- uint64 scratch: the sheet's masks (sheet_masks) and the base sheet (set_base) ---
 U_COLOUR = 0        # 10: colour k is words 2k, 2k+1
 U_STAR = 10
 U_BOARD = 12
-UM_SIZE = 14
+U_LO = 14           # base sheet: crossed boxes
+U_HI = 15
+U_CNT = 16          # 2: byte_counts of the crossed boxes (per column)
+U_PCNT = 18         # 2: byte_counts of the stacked pairs (per column)
+U_ALIVE = 20        # 7: lookahead: alive placements after the first move
+U_TOUCH = 27        # 7: ... and touch
+UM_SIZE = 34
 _BYTE = np.uint64(0xFF)
+_B7 = np.uint64(7)
+_HIGH = np.uint64(0x8080808080808080)
+NEG = -1.0e18
+
+
+@njit(cache=True, inline="always")
+def scratch():
+    """(ctx, um) for one decision, from a single allocation."""
+    buf = np.empty(CTX_SIZE + UM_SIZE)
+    return buf[:CTX_SIZE], buf[CTX_SIZE:].view(np.uint64)
 
 
 @njit(cache=True)
@@ -140,13 +188,23 @@ def geometric(ctx, at, count, q):
         p *= q
 
 
+@njit(types.uint64(types.uint64, types.uint64), cache=True, inline="always")
+def byte_max(a, b):
+    """Byte-wise max of two words whose bytes are all < 0x80 (column counts)."""
+    ge = (((a | _HIGH) - b) & _HIGH) >> _B7          # 1 in the bytes where a >= b
+    m = ge * _BYTE
+    return (a & m) | (b & ~m)
+
+
 @njit(cache=True)
-def rolls_left(st, ps, bb, tab):
-    """Rolls still to come after this one: exact in solo; at a table, boxes the leader still
-    needs for two colours (the caller scales it)."""
+def table_view(st, bb, tab, ctx):
+    """At a table, one pass over the seats: returns the rolls-left estimate (boxes the
+    leader still needs for two colours, unscaled) and leaves in ctx[C_TMP:C_TMP+10] the
+    missing boxes per colour, ours then the closest opponent's."""
     players = st[ST_PLAYERS]
-    if players == 1:
-        return float(max(SOLO_ROLLS - st[ST_ROLL], 0))
+    seat = st[ST_SEAT]
+    for k in range(5):
+        ctx[C_TMP + 5 + k] = 1000.0
     best = 1000
     for s in range(players):
         lo, hi = bb[s, BB_CROSSED], bb[s, BB_CROSSED + 1]
@@ -159,6 +217,10 @@ def rolls_left(st, ps, bb, tab):
                 m1 = r
             elif r < m2:
                 m2 = r
+            if s == seat:
+                ctx[C_TMP + k] = r
+            elif r < ctx[C_TMP + 5 + k]:
+                ctx[C_TMP + 5 + k] = r
         if m1 + m2 < best:
             best = m1 + m2
     return float(best)
@@ -172,9 +234,10 @@ def prepare(st, ps, bb, tab, params, ctx, ahead):
     seat = st[ST_SEAT]
     solo = players == 1
     o = 0 if solo else N_WEIGHTS
-    h = rolls_left(st, ps, bb, tab)
-    if not solo:
-        h = params[X_HORIZON] * h
+    if solo:
+        h = float(max(SOLO_ROLLS - st[ST_ROLL], 0))
+    else:
+        h = params[X_HORIZON] * table_view(st, bb, tab, ctx)
     h = max(h - ahead, 0.0)
     ctx[C_H] = h
     k_col = params[o + W_COL_LAM] + params[o + W_COL_MU] / (h + 1.0)
@@ -183,7 +246,8 @@ def prepare(st, ps, bb, tab, params, ctx, ahead):
     ctx[C_PAIR] = params[o + W_PAIR]
     geometric(ctx, C_PPAIR, 8, math.exp(0.5 * k_col * params[o + W_PAIR]))
     ctx[C_CPAIR] = params[o + W_COLOUR_PAIR]
-    geometric(ctx, C_PCPAIR, 32, math.exp(0.5 * k_colour * params[o + W_COLOUR_PAIR]))
+    if ctx[C_CPAIR] != 0.0:
+        geometric(ctx, C_PCPAIR, 32, math.exp(0.5 * k_colour * params[o + W_COLOUR_PAIR]))
     geometric(ctx, C_QDIST, 15, math.exp(-k_col * params[o + W_COL_DIST]))
     geometric(ctx, C_PCOLOUR, 22, math.exp(-k_colour))
     star = params[o + W_STAR] + params[o + W_STAR_T] / (h + 1.0)
@@ -194,28 +258,33 @@ def prepare(st, ps, bb, tab, params, ctx, ahead):
     ctx[C_BOX] = params[o + W_BOX]
     w_col = params[o + W_COL]
     w_colour = params[o + W_COLOUR]
+    per_box = params[o + W_COLBOX] / 7.0
     race = params[X_RACE] if not solo else 1.0
-    lo, hi = bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1]
+    # Column counts, ours and the most any opponent has, a byte per column.
+    mine0 = byte_counts(bb[seat, BB_CROSSED])
+    mine1 = byte_counts(bb[seat, BB_CROSSED + 1])
+    opp0 = ZERO
+    opp1 = ZERO
+    if not solo:
+        for s in range(players):
+            if s != seat:
+                opp0 = byte_max(opp0, byte_counts(bb[s, BB_CROSSED]))
+                opp1 = byte_max(opp1, byte_counts(bb[s, BB_CROSSED + 1]))
+    cols_taken = st[ST_COLS_TAKEN]
     for c in range(15):
         first = tab.col_first[c]
         later = tab.col_later[c]
-        ctx[C_COLBOX + c] = params[o + W_COLBOX] * first / 7.0
+        ctx[C_COLBOX + c] = per_box * first
         if solo:
             v = float(first)
-        elif (st[ST_COLS_TAKEN] >> c) & 1:
+        elif (cols_taken >> c) & 1:
             v = float(later)
         else:
-            # Is an opponent closer to this column than we are?
+            # Is an opponent closer to this column (more boxes crossed in it) than we are?
             shift = np.uint64(8 * (c & 7))
-            w = 0 if c < 8 else 1
-            mine = 7 - popcount((bb[seat, BB_CROSSED + w] >> shift) & np.uint64(0x7F))
-            closer = False
-            for s in range(players):
-                if s != seat:
-                    theirs = 7 - popcount((bb[s, BB_CROSSED + w] >> shift) & np.uint64(0x7F))
-                    if theirs < mine:
-                        closer = True
-            v = float(first) if not closer else later + race * (first - later)
+            mine = (mine0 if c < 8 else mine1) >> shift & _BYTE
+            theirs = (opp0 if c < 8 else opp1) >> shift & _BYTE
+            v = float(first) if theirs <= mine else later + race * (first - later)
         ctx[C_COLV + c] = w_col * v
     for k in range(5):
         if solo:
@@ -223,14 +292,7 @@ def prepare(st, ps, bb, tab, params, ctx, ahead):
         elif (st[ST_COLOURS_TAKEN] >> k) & 1:
             v = 3.0
         else:
-            m0, m1 = tab.colour_mask[k, 0], tab.colour_mask[k, 1]
-            mine = popcount(m0 & ~lo) + popcount(m1 & ~hi)
-            closer = False
-            for s in range(players):
-                if s != seat:
-                    theirs = popcount(m0 & ~bb[s, BB_CROSSED]) + popcount(m1 & ~bb[s, BB_CROSSED + 1])
-                    if theirs < mine:
-                        closer = True
+            closer = ctx[C_TMP + 5 + k] < ctx[C_TMP + k]
             v = 5.0 if not closer else 3.0 + race * 2.0
         ctx[C_COLOURV + k] = w_colour * v
 
@@ -247,6 +309,8 @@ def colour_pairs(u0, u1):
 def evaluate(ctx, um, lo, hi, mobility, jokers):
     """V of a sheet with boxes (lo, hi) crossed, `mobility` legal placements and `jokers` left.
 
+    The reference evaluation, straight from the definition; play scores placements with
+    set_base and delta, which give the same value (tests/test_heuristic_incremental.py).
     um holds the sheet's masks as made by sheet_masks (the Tables struct is not passed
     to hot functions: handing it over costs a reference count per array).
     """
@@ -307,6 +371,173 @@ def evaluate(ctx, um, lo, hi, mobility, jokers):
     return v
 
 
+# --- incremental evaluation ------------------------------------------------------
+#
+# A placement changes one colour and the (at most five, adjacent) columns it
+# touches; the only term reaching further is the distance factor, which moves
+# for every column when the crossed area grows to the left or right. set_base
+# computes, once per decision, every term of the sheet as it is, plus the column
+# sum for any new span: with g_c = COLV_c * F_c, the columns left of a span
+# start nl contribute sum_{c<nl} g_c q^(nl-c) (C_LSUM, a recurrence in nl), those
+# right of nr likewise (C_RSUM), those inside it a prefix-sum difference. delta
+# then scores a placement from its own boxes only: about 60 word operations,
+# where a whole-sheet evaluation loops over 15 columns and 5 colours twice.
+
+
+@njit(cache=True, inline="always")
+def span_sum(ctx, nl, nr):
+    """Column potential of the base sheet if the crossed area spanned columns nl..nr."""
+    return ctx[C_LSUM + nl] + (ctx[C_PREF + nr + 1] - ctx[C_PREF + nl]) + ctx[C_RSUM + nr - 7]
+
+
+@njit(cache=True)
+def set_base(ctx, um, lo, hi):
+    """Make (lo, hi) the base sheet of delta; returns its V without mobility and jokers."""
+    a = byte_counts(lo)
+    b = byte_counts(hi)
+    p0 = ZERO
+    p1 = ZERO
+    if ctx[C_PAIR] != 0.0:
+        p0, p1 = stacked_pairs(um, lo, hi)
+    pa = byte_counts(p0)
+    pb = byte_counts(p1)
+    um[U_LO] = lo
+    um[U_HI] = hi
+    um[U_CNT] = a
+    um[U_CNT + 1] = b
+    um[U_PCNT] = pa
+    um[U_PCNT + 1] = pb
+    left = 7
+    right = 7
+    for c in range(7):
+        if (a >> np.uint64(8 * c)) & _BYTE:
+            left = c
+            break
+    for c in range(6, -1, -1):
+        if (b >> np.uint64(8 * c)) & _BYTE:
+            right = 8 + c
+            break
+    v = 0.0
+    boxes = 0
+    ctx[C_PREF] = 0.0
+    for c in range(15):
+        if c < 8:
+            n = np.int64((a >> np.uint64(8 * c)) & _BYTE)
+            pr = np.int64((pa >> np.uint64(8 * c)) & _BYTE)
+        else:
+            n = np.int64((b >> np.uint64(8 * (c - 8))) & _BYTE)
+            pr = np.int64((pb >> np.uint64(8 * (c - 8))) & _BYTE)
+        boxes += n
+        f = ctx[C_PCOL + 7 - n] * ctx[C_PPAIR + pr]
+        ctx[C_F + c] = f
+        ctx[C_PREF + c + 1] = ctx[C_PREF + c] + ctx[C_COLV + c] * f
+        v += ctx[C_COLBOX + c] * n
+    q = ctx[C_QDIST + 1]
+    ctx[C_LSUM] = 0.0
+    for j in range(7):
+        ctx[C_LSUM + j + 1] = (ctx[C_LSUM + j] + ctx[C_COLV + j] * ctx[C_F + j]) * q
+    ctx[C_RSUM + 7] = 0.0
+    for j in range(14, 7, -1):
+        ctx[C_RSUM + j - 8] = (ctx[C_RSUM + j - 7] + ctx[C_COLV + j] * ctx[C_F + j]) * q
+    colsum = span_sum(ctx, left, right)
+    ctx[C_LEFT] = left
+    ctx[C_RIGHT] = right
+    ctx[C_COLSUM] = colsum
+    v += colsum
+    use_cpair = ctx[C_CPAIR] != 0.0
+    use_single = ctx[C_SINGLE] != 0.0
+    m0, m1 = um[U_BOARD], um[U_BOARD + 1]
+    done = 0
+    iso = 0
+    for k in range(5):
+        u0 = um[2 * k] & ~lo
+        u1 = um[2 * k + 1] & ~hi
+        r = popcount(u0) + popcount(u1)
+        f = ctx[C_PCOLOUR + r]
+        if use_cpair:
+            f *= ctx[C_PCPAIR + colour_pairs(u0, u1)]
+        ctx[C_CFAC + k] = f
+        ctx[C_GAPS + k] = r
+        v += ctx[C_COLOURV + k] * f
+        if r == 0:
+            done += 1
+        if use_single:
+            n0, n1 = neighbours(u0, u1, m0, m1)
+            i = popcount(u0 & ~n0) + popcount(u1 & ~n1)
+            ctx[C_ISO + k] = i
+            iso += i
+    ctx[C_DONE] = done
+    v -= ctx[C_SINGLE] * iso
+    v -= ctx[C_STAR] * (popcount(um[U_STAR] & ~lo) + popcount(um[U_STAR + 1] & ~hi))
+    v += ctx[C_BOX] * boxes
+    return v
+
+
+@njit(cache=True, inline="always")
+def _columns_delta(ctx, x, cnt, pcnt, lost, first_col):
+    """Change of the touched columns' terms of one word (inside the new span, so at distance 0);
+    x, cnt, pcnt, lost: byte counts of the placement, the base sheet, its stacked pairs and
+    the pairs the placement breaks. Returns (change, leftmost, rightmost touched column)."""
+    dv = 0.0
+    lo_c = 99
+    hi_c = -1
+    while x != ZERO:
+        sh = np.uint64(ctz(x) & 56)
+        c = first_col + np.int64(sh >> np.uint64(3))
+        m = np.int64((x >> sh) & _BYTE)
+        x &= ~(_BYTE << sh)
+        n = np.int64((cnt >> sh) & _BYTE)
+        pr = np.int64(((pcnt >> sh) & _BYTE) - ((lost >> sh) & _BYTE))
+        dv += (ctx[C_COLV + c] * (ctx[C_PCOL + 7 - n - m] * ctx[C_PPAIR + pr] - ctx[C_F + c])
+               + ctx[C_COLBOX + c] * m)
+        if lo_c == 99:
+            lo_c = c
+        hi_c = c
+    return dv, lo_c, hi_c
+
+
+@njit(cache=True, inline="always")
+def delta(ctx, um, k0, k1, ck, size, stars):
+    """Change of V (without mobility and jokers) when the base sheet crosses boxes (k0, k1),
+    all of colour ck, `stars` of them stars."""
+    lo = um[U_LO]
+    hi = um[U_HI]
+    u0 = um[2 * ck] & ~lo
+    u1 = um[2 * ck + 1] & ~hi
+    v0 = u0 & ~k0
+    v1 = u1 & ~k1
+    l0 = ZERO
+    l1 = ZERO
+    if ctx[C_PAIR] != 0.0:
+        # Stacked pairs are of one colour: only colour ck's can break.
+        l0 = byte_counts((u0 & (u0 >> ONE)) & ~(v0 & (v0 >> ONE)))
+        l1 = byte_counts((u1 & (u1 >> ONE)) & ~(v1 & (v1 >> ONE)))
+    d0, a0, b0 = _columns_delta(ctx, byte_counts(k0), um[U_CNT], um[U_PCNT], l0, 0)
+    d1, a1, b1 = _columns_delta(ctx, byte_counts(k1), um[U_CNT + 1], um[U_PCNT + 1], l1, 8)
+    dv = d0 + d1
+    left = np.int64(ctx[C_LEFT])
+    right = np.int64(ctx[C_RIGHT])
+    nl = min(left, a0, a1)
+    nr = max(right, b0, b1)
+    if nl != left or nr != right:
+        dv += span_sum(ctx, nl, nr) - ctx[C_COLSUM]
+    f = ctx[C_PCOLOUR + np.int64(ctx[C_GAPS + ck]) - size]
+    if ctx[C_CPAIR] != 0.0:
+        f *= ctx[C_PCPAIR + colour_pairs(v0, v1)]
+    dv += ctx[C_COLOURV + ck] * (f - ctx[C_CFAC + ck])
+    dv += ctx[C_STAR] * stars + ctx[C_BOX] * size
+    if ctx[C_SINGLE] != 0.0:
+        n0, n1 = neighbours(v0, v1, um[U_BOARD], um[U_BOARD + 1])
+        dv -= ctx[C_SINGLE] * (popcount(v0 & ~n0) + popcount(v1 & ~n1) - ctx[C_ISO + ck])
+    return dv
+
+
+@njit(cache=True, inline="always")
+def completes(ctx, ck, size):
+    """Colours complete after crossing `size` boxes of colour ck on the base sheet."""
+    return ctx[C_DONE] + (1.0 if ctx[C_GAPS + ck] == size else 0.0)
+
+
 @njit(cache=True)
 def score_after(st, ps, bb, tab, seat, lo, hi, jokers):
     """Seat's score if the game ended with boxes (lo, hi) crossed and `jokers` left."""
@@ -326,57 +557,6 @@ def score_after(st, ps, bb, tab, seat, lo, hi, jokers):
     return pts
 
 
-@njit(cache=True, inline="always")
-def colours_done(tab, lo, hi):
-    n = 0
-    for k in range(5):
-        m0, m1 = tab.colour_mask[k, 0], tab.colour_mask[k, 1]
-        if (lo & m0) == m0 and (hi & m1) == m1:
-            n += 1
-    return n
-
-
-@njit(cache=True)
-def best_by_group(bb, seat, tab, out):
-    """out[5c + n - 1] = best (boxes + stars) seat can cross with colour c, number n; 0 = none."""
-    out[:] = 0.0
-    for w in range(NW):
-        word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w]
-        while word != ZERO:
-            k = 64 * w + ctz(word)
-            word &= word - ONE
-            g = 5 * tab.colour[k] + tab.size[k] - 1
-            val = tab.size[k] + 2.0 * tab.stars[k]
-            if val > out[g]:
-                out[g] = val
-
-
-@njit(cache=True)
-def dice_value(st, best, avail, jokers, skip):
-    """Best value of best[] over the colour/number die pairs in `avail` minus dice in `skip`."""
-    avail = avail & ~skip
-    top = 0.0
-    for cd in range(3):
-        if not (avail >> cd) & 1:
-            continue
-        cf = st[ST_DICE + cd]
-        for nd in range(3):
-            if not (avail >> (3 + nd)) & 1:
-                continue
-            nf = st[ST_DICE + 3 + nd]
-            cost = (cf == COLOUR_JOKER) + (nf == NUMBER_JOKER)
-            if cost > jokers:
-                continue
-            c_lo, c_hi = (0, 5) if cf == COLOUR_JOKER else (cf, cf + 1)
-            n_lo, n_hi = (1, 6) if nf == NUMBER_JOKER else (nf, nf + 1)
-            for c in range(c_lo, c_hi):
-                for num in range(n_lo, n_hi):
-                    v = best[5 * c + num - 1] - cost
-                    if v > top:
-                        top = v
-    return top
-
-
 @njit(cache=True)
 def end_bonus(st, ps, bb, tab, params, lo2, hi2, jokers):
     """Table only: value of ending the game (our 2nd colour) with boxes (lo2, hi2) crossed."""
@@ -392,19 +572,98 @@ def end_bonus(st, ps, bb, tab, params, lo2, hi2, jokers):
     return params[X_END] * min(max((mine - opp) / 4.0, -1.0), 1.0)
 
 
+# --- dice denial -----------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def faces(st, avail):
+    """Bitmasks of the colours (bit c) and numbers (bit n) the dice in `avail` can stand for."""
+    cols = 0
+    nums = 0
+    for d in range(3):
+        if (avail >> d) & 1:
+            f = st[ST_DICE + d]
+            cols |= 31 if f == COLOUR_JOKER else 1 << f
+        if (avail >> (3 + d)) & 1:
+            f = st[ST_DICE + 3 + d]
+            nums |= 62 if f == NUMBER_JOKER else 1 << f
+    return cols, nums
+
+
 @njit(cache=True)
-def denial(st, ps, bb, tab, gbest, cdie, ndie):
-    """Mean over opponents of their best (boxes + stars) with the dice left after we take
-    (cdie, ndie); cdie = -1: we pass and leave all dice. gbest holds 25 scratch values per seat."""
+def group_values(bb, seat, tab, cols, nums, ctx):
+    """ctx[C_GBEST + 5c + n - 1] = best (boxes + 2 * stars) seat can cross with colour c and
+    number n, 0 if none; only for the colours in `cols` and numbers in `nums`."""
+    for c in range(5):
+        if not (cols >> c) & 1:
+            continue
+        for num in range(1, 6):
+            if not (nums >> num) & 1:
+                continue
+            g = 5 * c + num - 1
+            w0 = tab.gword[g]
+            best = 0
+            for half in range(2):
+                w = w0 + half
+                word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & tab.gmask[g, half]
+                while word != ZERO:
+                    k = 64 * w + ctz(word)
+                    word &= word - ONE
+                    if tab.stars[k] * 2 + num > best:
+                        best = tab.stars[k] * 2 + num
+            ctx[C_GBEST + g] = best
+
+
+@njit(cache=True)
+def denial_values(st, ps, bb, tab, ctx):
+    """Dice denial: ctx[C_DV + 3 cd + nd] = mean over opponents of the best (boxes + 2 stars
+    - jokers) they can do with the dice left after we take colour die cd and number die nd;
+    returns the same for passing (all dice left)."""
     players = st[ST_PLAYERS]
     seat = st[ST_SEAT]
-    skip = 0 if cdie < 0 else (1 << cdie) | (1 << (3 + ndie))
-    total = 0.0
+    avail = st[ST_AVAIL]
+    cols, nums = faces(st, avail)
+    for p in range(9):
+        ctx[C_DV + p] = 0.0
+    total_pass = 0.0
     for s in range(players):
         if s == seat:
             continue
-        total += dice_value(st, gbest[25 * s:25 * s + 25], st[ST_AVAIL], ps[s, PS_JOKERS], skip)
-    return total / (players - 1)
+        group_values(bb, s, tab, cols, nums, ctx)
+        jokers = ps[s, PS_JOKERS]
+        # Their best with each die pair (NEG where the pair is not there or too dear).
+        for cd in range(3):
+            cf = st[ST_DICE + cd]
+            for nd in range(3):
+                nf = st[ST_DICE + 3 + nd]
+                cost = (cf == COLOUR_JOKER) + (nf == NUMBER_JOKER)
+                top = NEG
+                if (avail >> cd) & 1 and (avail >> (3 + nd)) & 1 and cost <= jokers:
+                    c_lo, c_hi = (0, 5) if cf == COLOUR_JOKER else (cf, cf + 1)
+                    n_lo, n_hi = (1, 6) if nf == NUMBER_JOKER else (nf, nf + 1)
+                    for c in range(c_lo, c_hi):
+                        for num in range(n_lo, n_hi):
+                            v = ctx[C_GBEST + 5 * c + num - 1] - cost
+                            if v > top:
+                                top = v
+                ctx[C_PAIRV + 3 * cd + nd] = top
+        # What is left to them: all pairs (we pass), or the pairs avoiding both our dice.
+        best_all = 0.0
+        for p in range(9):
+            best_all = max(best_all, ctx[C_PAIRV + p])
+        total_pass += best_all
+        for cd in range(3):
+            for nd in range(3):
+                top = 0.0
+                for a in range(3):
+                    if a == cd:
+                        continue
+                    for b in range(3):
+                        if b != nd:
+                            top = max(top, ctx[C_PAIRV + 3 * a + b])
+                ctx[C_DV + 3 * cd + nd] += top
+    for p in range(9):
+        ctx[C_DV + p] /= players - 1
+    return total_pass / (players - 1)
 
 
 @njit(cache=True, inline="always")
@@ -412,12 +671,7 @@ def denial_applies(st, params):
     return st[ST_PLAYERS] > 1 and st[ST_IS_ACTIVE] == 1 and st[ST_ROLL] > 3 and params[X_DENY] != 0.0
 
 
-@njit(cache=True)
-def opponents_best(st, bb, tab, gbest):
-    for s in range(st[ST_PLAYERS]):
-        if s != st[ST_SEAT]:
-            best_by_group(bb, s, tab, gbest[25 * s:25 * s + 25])
-
+# --- scoring the choices of a decision -------------------------------------------
 
 @njit(cache=True)
 def score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values):
@@ -427,43 +681,40 @@ def score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values):
     lo, hi = bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1]
     jokers = ps[seat, PS_JOKERS]
     deny = denial_applies(st, params)
-    end = players > 1 and params[X_END] != 0.0 and colours_done(tab, lo, hi) < 2
-    use_mob = ctx[C_MOB] != 0.0
-    values[n] = evaluate(ctx, um, lo, hi, legal_count(bb, seat) if use_mob else 0, jokers)
-    dv = np.zeros(9) if deny else np.zeros(0)
+    base = set_base(ctx, um, lo, hi)
+    end = players > 1 and params[X_END] != 0.0 and ctx[C_DONE] < 2
+    w_mob = ctx[C_MOB]
+    w_joker = ctx[C_JOKER]
+    values[n] = base + (w_mob * legal_count(bb, seat) if w_mob != 0.0 else 0.0) + w_joker * jokers
     if deny:
-        gbest = np.zeros(25 * players)
-        opponents_best(st, bb, tab, gbest)
-        for cd in range(3):
-            for nd in range(3):
-                dv[3 * cd + nd] = params[X_DENY] * denial(st, ps, bb, tab, gbest, cd, nd)
-        values[n] -= params[X_DENY] * denial(st, ps, bb, tab, gbest, -1, -1)
+        values[n] -= params[X_DENY] * denial_values(st, ps, bb, tab, ctx)
     mask = tab.mask
     kill = tab.kill
     act = tab.act
+    t_colour = tab.colour
+    t_size = tab.size
+    t_stars = tab.stars
     # A placement offered by several die pairs is evaluated once (without its jokers,
     # which enter V linearly): cache[sub], valid where `seen` has the bit.
     cache = np.empty(mask.shape[0])
     seen = np.zeros(NW, np.uint64)
-    w_joker = ctx[C_JOKER]
     for i in range(n):
         sub = cands[i, CAND_SUB]
         cost = cands[i, CAND_COST]
-        lo2 = lo | mask[sub, 0]
-        hi2 = hi | mask[sub, 1]
         bit = ONE << np.uint64(sub & 63)
         if seen[sub >> 6] & bit:
             v0 = cache[sub]
         else:
-            mob = legal_count_after(bb, seat, kill, act, sub) if use_mob else 0
-            v0 = evaluate(ctx, um, lo2, hi2, mob, 0)
+            v0 = base + delta(ctx, um, mask[sub, 0], mask[sub, 1], t_colour[sub], t_size[sub], t_stars[sub])
+            if w_mob != 0.0:
+                v0 += w_mob * legal_count_after(bb, seat, kill, act, sub)
             cache[sub] = v0
             seen[sub >> 6] |= bit
         v = v0 + w_joker * (jokers - cost)
-        if end and colours_done(tab, lo2, hi2) >= 2:
-            v += end_bonus(st, ps, bb, tab, params, lo2, hi2, jokers - cost)
+        if end and completes(ctx, t_colour[sub], t_size[sub]) >= 2:
+            v += end_bonus(st, ps, bb, tab, params, lo | mask[sub, 0], hi | mask[sub, 1], jokers - cost)
         if deny:
-            v -= dv[3 * cands[i, CAND_CDIE] + cands[i, CAND_NDIE]]
+            v -= params[X_DENY] * ctx[C_DV + 3 * cands[i, CAND_CDIE] + cands[i, CAND_NDIE]]
         values[i] = v
 
 
@@ -478,8 +729,10 @@ def best_placement(st, ps, bb, tab, params, ctx, um):
     avail = st[ST_AVAIL]
     lo, hi = bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1]
     jokers = ps[seat, PS_JOKERS]
-    end = players > 1 and params[X_END] != 0.0 and colours_done(tab, lo, hi) < 2
-    use_mob = ctx[C_MOB] != 0.0
+    base = set_base(ctx, um, lo, hi)
+    end = players > 1 and params[X_END] != 0.0 and ctx[C_DONE] < 2
+    w_mob = ctx[C_MOB]
+    w_joker = ctx[C_JOKER]
     # Faces the decider may use: real colours, real numbers, and the two jokers.
     cols = 0
     nums = 0
@@ -498,10 +751,18 @@ def best_placement(st, ps, bb, tab, params, ctx, um):
                 nj = True
             elif f > 0:
                 nums |= 1 << f
-    best_v = evaluate(ctx, um, lo, hi, legal_count(bb, seat) if use_mob else 0, jokers)
+    mob_now = legal_count(bb, seat) if w_mob != 0.0 else 0
+    best_v = base + w_mob * mob_now + w_joker * jokers
     best_k = -1
     best_cost = 0
     mask = tab.mask
+    kill = tab.kill
+    act = tab.act
+    t_stars = tab.stars
+    act_count = tab.act_count
+    # Playing k leaves at most mob_now - 1 + act_count[k] legal placements (k itself goes, at
+    # most act[k] arrive): most placements are out of the running before they are counted.
+    bound_mob = w_mob > 0.0
     for c in range(5):
         cc = 0 if (cols >> c) & 1 else (1 if cj else 9)
         if cc > jokers:
@@ -512,18 +773,20 @@ def best_placement(st, ps, bb, tab, params, ctx, um):
                 continue
             g = 5 * c + num - 1
             w0 = tab.gword[g]
+            rest = base + w_joker * (jokers - cost)
             for half in range(2):
                 w = w0 + half
                 word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & tab.gmask[g, half]
                 while word != ZERO:
                     sub = 64 * w + ctz(word)
                     word &= word - ONE
-                    lo2 = lo | mask[sub, 0]
-                    hi2 = hi | mask[sub, 1]
-                    mob = legal_count_after(bb, seat, tab.kill, tab.act, sub) if use_mob else 0
-                    v = evaluate(ctx, um, lo2, hi2, mob, jokers - cost)
-                    if end and colours_done(tab, lo2, hi2) >= 2:
-                        v += end_bonus(st, ps, bb, tab, params, lo2, hi2, jokers - cost)
+                    v = rest + delta(ctx, um, mask[sub, 0], mask[sub, 1], c, num, t_stars[sub])
+                    if end and completes(ctx, c, num) >= 2:
+                        v += end_bonus(st, ps, bb, tab, params, lo | mask[sub, 0], hi | mask[sub, 1], jokers - cost)
+                    if w_mob != 0.0:
+                        if bound_mob and v + w_mob * (mob_now - 1 + act_count[sub]) <= best_v:
+                            continue
+                        v += w_mob * legal_count_after(bb, seat, kill, act, sub)
                     if v > best_v:
                         best_v = v
                         best_k = sub
@@ -533,12 +796,11 @@ def best_placement(st, ps, bb, tab, params, ctx, um):
 
 def _choose(st, ps, bb, cands, n, tab, params, rng):
     """One-move evaluation: columns, colours, stars, jokers, reach, races, end-game, denial."""
-    ctx = np.empty(CTX_SIZE)
-    um = np.empty(UM_SIZE, np.uint64)
-    prepare(st, ps, bb, tab, params, ctx, 0)
-    sheet_masks(tab, um)
     if n == 0:
         return PASS
+    ctx, um = scratch()
+    prepare(st, ps, bb, tab, params, ctx, 0)
+    sheet_masks(tab, um)
     if not denial_applies(st, params):
         _, sub, cost = best_placement(st, ps, bb, tab, params, ctx, um)
         if sub < 0:

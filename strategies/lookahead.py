@@ -12,6 +12,10 @@
 
 The time-dependent weights of the second move are those of one roll later.
 All heuristic parameters apply (same names), plus `top`.
+
+Step 2 makes the sheet after the first move the base of heuristic.delta, so each
+second placement costs one delta (and a mobility count, skipped when its bound
+cannot lift the placement above the best of its group or above passing).
 """
 import numpy as np
 from numba import njit
@@ -20,91 +24,44 @@ from sim.bits import ONE, ZERO, ctz, popcount
 from sim.state import BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, PASS, PS_JOKERS, ST_SEAT
 from sim.tables import NW
 
-from .features import byte_counts, column_counts, neighbours, stacked_pairs
 from .heuristic import (
-    _BYTE, C_BOX, C_COLBOX, C_COLOURV, C_COLV, C_CPAIR, C_JOKER, C_MOB, C_PAIR, C_PCOL, C_PCOLOUR, C_PCPAIR,
-    C_PPAIR, C_QDIST, C_SINGLE, C_STAR, CTX_SIZE, colour_pairs, PARAMS as H_PARAMS, U_BOARD, UM_SIZE, evaluate, prepare, score_candidates,
-    sheet_masks,
+    C_JOKER, C_MOB, CTX_SIZE, NEG, PARAMS as H_PARAMS, U_ALIVE, U_TOUCH, UM_SIZE, delta, evaluate, prepare,
+    score_candidates, set_base, sheet_masks,
 )
 from .interface import strategy
 
 PARAMS = dict(H_PARAMS)
 PARAMS["top"] = 2.0          # choices looked at one roll deeper (4: +0.1 point, 1.4x slower)
 X_TOP = len(H_PARAMS)
-NEG = -1.0e18
 
 
 @njit(cache=True)
 def group_best(bb, seat, tab, ctx, um, sub, jokers, out):
     """out[5c + n - 1]: best V after `sub` and then a placement of colour c, size n (NEG if none);
-    returns V after `sub` alone (the next roll passed).
+    returns V after `sub` alone (the next roll passed). Entries not above that return value may
+    be left at NEG: a reply worse than passing is never played.
 
-    The second placements are scored incrementally against the sheet after `sub`
-    (only the columns, the colour and the stars they touch change); this gives
-    exactly heuristic.evaluate of the sheet after both moves, several times faster.
+    The sheet after `sub` becomes the base of heuristic.delta, so each second placement is
+    scored from its own boxes (plus the mobility count); this gives heuristic.evaluate of the
+    sheet after both moves up to rounding. Overwrites the base section of ctx and um.
     """
     lo = bb[seat, BB_CROSSED] | tab.mask[sub, 0]
     hi = bb[seat, BB_CROSSED + 1] | tab.mask[sub, 1]
     for g in range(25):
         out[g] = NEG
-    alive = np.empty(NW, np.uint64)
-    touch = np.empty(NW, np.uint64)
+    # Legality after `sub` (as engine.cross would leave it), in um's scratch words.
     for w in range(NW):
-        alive[w] = bb[seat, BB_ALIVE + w] & ~tab.kill[sub, w]
-        touch[w] = bb[seat, BB_TOUCH + w] | tab.act[sub, w]
+        um[U_ALIVE + w] = bb[seat, BB_ALIVE + w] & ~tab.kill[sub, w]
+        um[U_TOUCH + w] = bb[seat, BB_TOUCH + w] | tab.act[sub, w]
     w_mob = ctx[C_MOB]
+    base = set_base(ctx, um, lo, hi) + ctx[C_JOKER] * jokers
     mob0 = 0
-    if w_mob != 0.0:
-        for w in range(NW):
-            mob0 += popcount(alive[w] & touch[w])
-    base = evaluate(ctx, um, lo, hi, 0, jokers)      # without the mobility term
-
-    # The sheet after `sub`: column counts, span, colour gaps, isolated boxes per colour.
-    a = byte_counts(lo)
-    b = byte_counts(hi)
-    counts = np.empty(15, np.int64)
-    for c in range(8):
-        counts[c] = np.int64((a >> np.uint64(8 * c)) & _BYTE)
-    for c in range(7):
-        counts[8 + c] = np.int64((b >> np.uint64(8 * c)) & _BYTE)
-    left = 7
-    right = 7
-    for c in range(7):
-        if counts[c] > 0:
-            left = c
-            break
-    for c in range(14, 7, -1):
-        if counts[c] > 0:
-            right = c
-            break
-    # Vertical pairs of empty boxes of one colour, per column (see heuristic.evaluate).
-    use_pair = ctx[C_PAIR] != 0.0
-    pairs = np.zeros(15, np.int64)
-    if use_pair:
-        p0, p1 = stacked_pairs(um, lo, hi)
-        column_counts(p0, p1, pairs)
-    colsum = 0.0
-    for c in range(15):
-        d = left - c if c < left else (c - right if c > right else 0)
-        colsum += ctx[C_COLV + c] * ctx[C_PCOL + 7 - counts[c]] * ctx[C_PPAIR + pairs[c]] * ctx[C_QDIST + d]
-    gaps = np.empty(5, np.int64)
-    iso = np.empty(5, np.int64)
-    cfac = np.empty(5)
-    use_cpair = ctx[C_CPAIR] != 0.0
-    m0, m1 = um[U_BOARD], um[U_BOARD + 1]
-    for k in range(5):
-        u0 = um[2 * k] & ~lo
-        u1 = um[2 * k + 1] & ~hi
-        gaps[k] = popcount(u0) + popcount(u1)
-        cfac[k] = ctx[C_PCOLOUR + gaps[k]] * (ctx[C_PCPAIR + colour_pairs(u0, u1)] if use_cpair else 1.0)
-        n0, n1 = neighbours(u0, u1, m0, m1)
-        iso[k] = popcount(u0 & ~n0) + popcount(u1 & ~n1)
-    w_single = ctx[C_SINGLE]
-    w_star = ctx[C_STAR]
-    w_box = ctx[C_BOX]
-    cnt = np.empty(15, np.int64)
-    lost = np.zeros(15, np.int64)
-
+    for w in range(NW):
+        mob0 += popcount(um[U_ALIVE + w] & um[U_TOUCH + w])
+    bound_mob = w_mob > 0.0
+    act_count = tab.act_count
+    # A reply no better than passing never counts (expected_next takes the max with it).
+    floor = base + w_mob * mob0
     t_mask = tab.mask
     t_colour = tab.colour
     t_size = tab.size
@@ -112,100 +69,44 @@ def group_best(bb, seat, tab, ctx, um, sub, jokers, out):
     t_kill = tab.kill
     t_act = tab.act
     for w in range(NW):
-        word = alive[w] & touch[w]
+        word = um[U_ALIVE + w] & um[U_TOUCH + w]
         while word != ZERO:
             k = 64 * w + ctz(word)
             word &= word - ONE
-            k0 = t_mask[k, 0]
-            k1 = t_mask[k, 1]
-            x = byte_counts(k0)
-            y = byte_counts(k1)
             ck = t_colour[k]
-            if use_pair:
-                u0 = um[2 * ck] & ~lo
-                u1 = um[2 * ck + 1] & ~hi
-                v0 = u0 & ~k0
-                v1 = u1 & ~k1
-                la = byte_counts((u0 & (u0 >> ONE)) & ~(v0 & (v0 >> ONE)))
-                lb = byte_counts((u1 & (u1 >> ONE)) & ~(v1 & (v1 >> ONE)))
-            nl = left
-            nr = right
-            dv = 0.0
-            for c in range(15):
-                if c < 8:
-                    m = np.int64((x >> np.uint64(8 * c)) & _BYTE)
-                    if use_pair:
-                        lost[c] = np.int64((la >> np.uint64(8 * c)) & _BYTE)
-                else:
-                    m = np.int64((y >> np.uint64(8 * (c - 8))) & _BYTE)
-                    if use_pair:
-                        lost[c] = np.int64((lb >> np.uint64(8 * (c - 8))) & _BYTE)
-                cnt[c] = m
-                if m > 0:
-                    dv += ctx[C_COLBOX + c] * m
-                    if c < nl:
-                        nl = c
-                    if c > nr:
-                        nr = c
-            if nl == left and nr == right:
-                for c in range(15):
-                    m = cnt[c]
-                    if m > 0:
-                        f0 = ctx[C_PCOL + 7 - counts[c]] * ctx[C_PPAIR + pairs[c]]
-                        f1 = ctx[C_PCOL + 7 - counts[c] - m] * ctx[C_PPAIR + pairs[c] - lost[c]]
-                        dv += ctx[C_COLV + c] * (f1 - f0)
-            else:
-                cs = 0.0
-                for c in range(15):
-                    d = nl - c if c < nl else (c - nr if c > nr else 0)
-                    pc = pairs[c] - (lost[c] if cnt[c] > 0 else 0)
-                    cs += ctx[C_COLV + c] * ctx[C_PCOL + 7 - counts[c] - cnt[c]] * ctx[C_PPAIR + pc] * ctx[C_QDIST + d]
-                dv += cs - colsum
             size = t_size[k]
-            r = gaps[ck]
-            if use_cpair:
-                w0 = um[2 * ck] & ~(lo | k0)
-                w1 = um[2 * ck + 1] & ~(hi | k1)
-                dv += ctx[C_COLOURV + ck] * (ctx[C_PCOLOUR + r - size] * ctx[C_PCPAIR + colour_pairs(w0, w1)]
-                                             - cfac[ck])
-            else:
-                dv += ctx[C_COLOURV + ck] * (ctx[C_PCOLOUR + r - size] - ctx[C_PCOLOUR + r])
-            dv += w_star * t_stars[k]
-            dv += w_box * size
-            if w_single != 0.0:
-                u0 = um[2 * ck] & ~(lo | k0)
-                u1 = um[2 * ck + 1] & ~(hi | k1)
-                n0, n1 = neighbours(u0, u1, m0, m1)
-                dv -= w_single * (popcount(u0 & ~n0) + popcount(u1 & ~n1) - iso[ck])
+            v = base + delta(ctx, um, t_mask[k, 0], t_mask[k, 1], ck, size, t_stars[k])
+            g = 5 * ck + size - 1
             if w_mob != 0.0:
+                # As in heuristic.best_placement: k leaves at most mob0 - 1 + act_count[k] placements.
+                if bound_mob and v + w_mob * (mob0 - 1 + act_count[k]) <= max(out[g], floor):
+                    continue
                 mob = 0
                 for q in range(NW):
-                    mob += popcount(alive[q] & ~t_kill[k, q] & (touch[q] | t_act[k, q]))
-                dv += w_mob * mob
-            v = base + dv
-            g = 5 * ck + size - 1
+                    mob += popcount(um[U_ALIVE + q] & ~t_kill[k, q] & (um[U_TOUCH + q] | t_act[k, q]))
+                v += w_mob * mob
             if v > out[g]:
                 out[g] = v
     return base + w_mob * mob0
 
 
 @njit(cache=True)
-def expected_next(best, base, jokers, joker_value):
+def expected_next(best, base, jokers, joker_value, val):
     """Mean over the 1296 faces of 2 colour + 2 number dice of the best reply value.
 
     best[25] per (colour, number); base = value of passing. Faces: colour 0..4 and
-    5 = joker; number 1..5 and 0 = joker.
+    5 = joker; number 1..5 and 0 = joker. val: 42 floats of scratch, val[6 * colour face
+    + number face] = the best reply with that pair of faces (never below passing), then a row.
     """
-    val = np.empty((6, 6))
     top_all = NEG
     for c in range(5):
         top_c = NEG
         for n in range(1, 6):
             b = best[5 * c + n - 1]
-            val[c, n] = b
+            val[6 * c + n] = max(b, base)
             if b > top_c:
                 top_c = b
-        val[c, 0] = top_c - joker_value if jokers >= 1 else NEG
+        val[6 * c] = max(top_c - joker_value if jokers >= 1 else NEG, base)
         if top_c > top_all:
             top_all = top_c
     for n in range(1, 6):
@@ -214,29 +115,36 @@ def expected_next(best, base, jokers, joker_value):
             b = best[5 * c + n - 1]
             if b > top_n:
                 top_n = b
-        val[5, n] = top_n - joker_value if jokers >= 1 else NEG
-    val[5, 0] = top_all - 2.0 * joker_value if jokers >= 2 else NEG
+        val[30 + n] = max(top_n - joker_value if jokers >= 1 else NEG, base)
+    val[30] = max(top_all - 2.0 * joker_value if jokers >= 2 else NEG, base)
     total = 0.0
-    row = np.empty(6)
+    row = 36
     for c1 in range(6):
         for c2 in range(c1, 6):
             wc = 1.0 if c1 == c2 else 2.0
             for n in range(6):
-                row[n] = max(val[c1, n], val[c2, n], base)
+                val[row + n] = max(val[6 * c1 + n], val[6 * c2 + n])
             sub = 0.0
             for n1 in range(6):
-                sub += row[n1]                      # n1 == n2
+                r1 = val[row + n1]
+                sub += r1                      # n1 == n2
                 for n2 in range(n1 + 1, 6):
-                    sub += 2.0 * max(row[n1], row[n2])
+                    sub += 2.0 * max(r1, val[row + n2])
             total += wc * sub
     return total / 1296.0
 
 
 def _choose(st, ps, bb, cands, n, tab, params, rng):
     """Heuristic one roll deeper: exact expectation over the next roll's dice for the top choices."""
-    ctx = np.empty(CTX_SIZE)
-    ctx2 = np.empty(CTX_SIZE)
-    um = np.empty(UM_SIZE, np.uint64)
+    # Scratch, one allocation: weights and base of this roll (ctx) and of the next (ctx2); the
+    # sheet's words (um, shared: group_best runs after score_candidates is done with it); the
+    # best reply per (colour, number); expected_next's table.
+    buf = np.empty(2 * CTX_SIZE + UM_SIZE + 25 + 42)
+    ctx = buf[:CTX_SIZE]
+    ctx2 = buf[CTX_SIZE:2 * CTX_SIZE]
+    um = buf[2 * CTX_SIZE:2 * CTX_SIZE + UM_SIZE].view(np.uint64)
+    best = buf[2 * CTX_SIZE + UM_SIZE:2 * CTX_SIZE + UM_SIZE + 25]
+    tmp = buf[2 * CTX_SIZE + UM_SIZE + 25:]
     values = np.empty(n + 1)
     prepare(st, ps, bb, tab, params, ctx, 0)
     prepare(st, ps, bb, tab, params, ctx2, 1)
@@ -249,7 +157,6 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
         i = order[0]
         return PASS if i == n else i
     seat = st[ST_SEAT]
-    best = np.empty(25)
     best_i = PASS
     best_e = NEG
     seen = 0
@@ -273,7 +180,7 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
         base = group_best(bb, seat, tab, ctx2, um, sub, jokers, best)
         # Table terms of the first move (end of game, denial) are kept as a difference.
         extra = values[i] - evaluate_after(bb, seat, tab, ctx, um, sub, jokers)
-        e = expected_next(best, base, jokers, ctx2[C_JOKER]) + extra
+        e = expected_next(best, base, jokers, ctx2[C_JOKER], tmp) + extra
         if e > best_e:
             best_e = e
             best_i = i
