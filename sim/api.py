@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import engine
+from . import engine, players as reference_players
 from .batch import play_batch
 from .sheets import COLOURS, load_sheet, parse_cell, cell_name
 from .state import (
@@ -97,6 +97,7 @@ class Lineup:
     specs: tuple[str, ...]
     fns: tuple      # MAX_SEATS decision functions, padded
     params: np.ndarray  # float64 (MAX_SEATS, P)
+    kinds: np.ndarray   # int64 (MAX_SEATS,) how each is run: sim.players.PLAYER_*
 
 
 def lineup(strategies) -> Lineup:
@@ -111,7 +112,17 @@ def lineup(strategies) -> Lineup:
     for i, r in enumerate(resolved):
         params[i, :len(r.params)] = r.params
     fns = tuple(r.fn for r in resolved) + (resolved[0].fn,) * (MAX_SEATS - len(resolved))
-    return Lineup(tuple(r.spec for r in resolved), fns, params)
+    kinds = np.array([player_kind(f) for f in fns], np.int64)
+    return Lineup(tuple(r.spec for r in resolved), fns, params, kinds)
+
+
+def player_kind(fn) -> int:
+    """How the game loop runs decision function fn: the reference players of sim.players inline."""
+    if fn is reference_players.greedy:
+        return reference_players.PLAYER_GREEDY
+    if fn is reference_players.random_choice:
+        return reference_players.PLAYER_RANDOM
+    return reference_players.PLAYER_CALL
 
 
 @dataclass
@@ -156,14 +167,15 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
     if len(line.specs) not in (1, players):
         raise ValueError(f"{len(line.specs)} strategies for {players} players: give one per seat, or one for all")
     if len(line.specs) == 1 and players > 1:
-        line = Lineup(line.specs, (line.fns[0],) * MAX_SEATS, np.repeat(line.params[:1], MAX_SEATS, axis=0))
+        line = Lineup(line.specs, (line.fns[0],) * MAX_SEATS, np.repeat(line.params[:1], MAX_SEATS, axis=0),
+                      np.repeat(line.kinds[:1], MAX_SEATS))
     tab = kernel_tables(sheet)
     slots = np.arange(MAX_SEATS, dtype=np.int64) if len(line.specs) > 1 else np.zeros(MAX_SEATS, np.int64)
 
     def run(dice_start, dice, log_start, log):
         games = np.zeros((count, engine.GR_SIZE), np.int64)
         seats = np.zeros((count, players, PS_SIZE), np.int64)
-        play_batch(line.fns, line.params, slots, bool(rotate), tab, np.uint64(seed), first, players,
+        play_batch(line.fns, line.kinds, line.params, slots, bool(rotate), tab, np.uint64(seed), first, players,
                    max_rolls, games, seats, dice_start, dice, log_start, log)
         return games, seats
 

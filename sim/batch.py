@@ -17,19 +17,22 @@ BLOCK = 64
 RNG_WORDS = 4
 
 BATCH_SIG = types.void(
-    StrategySet, types.float64[:, :], types.int64[:], types.boolean, TablesType, types.uint64,
+    StrategySet, types.int64[:], types.float64[:, :], types.int64[:], types.boolean, TablesType, types.uint64,
     types.int64, types.int64, types.int64, types.int64[:, :], types.int64[:, :, :],
     types.int64[:], types.int64[:, :], types.int64[:], types.int64[:, :],
 )
 
 
-@njit(BATCH_SIG, cache=True, parallel=True)
-def play_batch(strats, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
+# nogil: the runner plays the next chunk on a worker thread while it writes this one.
+@njit(BATCH_SIG, cache=True, parallel=True, nogil=True)
+def play_batch(strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
                dice_start, dice_log, log_start, log):
     """Play games first .. first+len(games)-1; games[g] gets gres, seats[g] the players' ps rows.
 
     Seat s is played by strategy slot slots[s], or with `rotate` by
     slots[(s + game) % players], so every strategy sits in every seat equally often.
+    Slot i is strats[i] run as kinds[i] (sim.players.PLAYER_*: the reference
+    players inline, others through the function value).
 
     Game g logs its dice to dice_log[dice_start[g]:dice_start[g+1]] and its
     decisions to log[log_start[g]:log_start[g+1]]; all-zero offsets mean no
@@ -49,11 +52,12 @@ def play_batch(strats, params, slots, rotate, tab, root, first, players, max_rol
         # Private copies: reference counts of shared arrays would bounce between cores.
         tab_b = copy_tables(tab)
         params_b = params.copy()
+        kinds_b = kinds.copy()
         for g in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
             number = first + g
             for s in range(players):
                 game_slots[s] = slots[(s + number) % players] if rotate else slots[s]
-            play(strats, params_b, game_slots, tab_b, root, number, players, max_rolls,
+            play(strats, kinds_b, params_b, game_slots, tab_b, root, number, players, max_rolls,
                  st, ps, bb, cands, pending, rngs, games[g],
                  dice_log[dice_start[g]:dice_start[g + 1]], log[log_start[g]:log_start[g + 1]])
             seats[g, :, :] = ps[:players]

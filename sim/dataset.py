@@ -237,17 +237,25 @@ class LocalStore:
     def write_bytes(self, rel: str, data: bytes) -> None:
         path = self.path(rel)
         tmp = path.with_name(_tmp_name(path.name))
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:  # Ctrl-C mid-write included: leave no temporary behind
+            tmp.unlink(missing_ok=True)
+            raise
 
     def write_table(self, rel: str, table: pa.Table) -> None:
         path = self.path(rel)
         tmp = path.with_name(_tmp_name(path.name))
-        pq.write_table(table, tmp, compression=COMPRESSION)
-        os.replace(tmp, path)
+        try:
+            pq.write_table(table, tmp, compression=COMPRESSION)
+            os.replace(tmp, path)
+        except BaseException:  # Ctrl-C mid-write included: leave no temporary behind
+            tmp.unlink(missing_ok=True)
+            raise
 
     def read_bytes(self, rel: str) -> bytes:
         return self.path(rel).read_bytes()

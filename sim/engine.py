@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from .bits import ONE, ZERO, ctz, popcount
+from .players import PLAYER_GREEDY, PLAYER_RANDOM, greedy_pick, offered_dice, random_choice
 from .rng import die, game_key, seat_stream
 from .state import (
     BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, COLOUR_JOKER,
@@ -107,36 +108,23 @@ def set_dice(st, key, roll):
 
 
 @njit(cache=True, inline="always")
-def _first_of_face(st, avail, die):
-    """True if no lower-numbered available die of the same kind shows the same face.
-
-    Two dice showing one face offer the same choices and leave the same dice,
-    so only the first is offered.
-    """
-    base = die - die % 3
-    for j in range(base, die):
-        if (avail >> j) & 1 and st[ST_DICE + j] == st[ST_DICE + die]:
-            return 0
-    return 1
-
-
-@njit(cache=True, inline="always")
 def legal_choices(st, ps, bb, tab, cands):
     """Fill cands with every legal choice of seat st[ST_SEAT] from dice st[ST_AVAIL].
 
     A choice is a pair of available dice, the jokers it costs, and a placement
     that is legal for the resulting (colour, number) (RULES sections 4 and 5).
+    Of several dice showing one face only the first is offered (offered_dice).
     """
     seat = st[ST_SEAT]
-    avail = st[ST_AVAIL]
+    offered = offered_dice(st, st[ST_AVAIL])
     jokers = ps[seat, PS_JOKERS]
     n = 0
     for cd in range(3):
-        if not (avail >> cd) & 1 or not _first_of_face(st, avail, cd):
+        if not (offered >> cd) & 1:
             continue
         cface = st[ST_DICE + cd]
         for nd in range(3):
-            if not (avail >> (3 + nd)) & 1 or not _first_of_face(st, avail, 3 + nd):
+            if not (offered >> (3 + nd)) & 1:
                 continue
             nface = st[ST_DICE + 3 + nd]
             cost = (cface == COLOUR_JOKER) + (nface == NUMBER_JOKER)
@@ -247,20 +235,36 @@ def finish(ps, bb, tab, players):
 
 
 @njit(cache=True, inline="always")
-def decide(strats, params, rngs, slots, tab, st, ps, bb, cands, seat, avail, is_active, gres, log):
-    """Ask seat's strategy for a choice; returns a candidate row, -1 = pass, -2 = invalid."""
+def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, avail, is_active, gres, log):
+    """Seat's choice: (k, colour die, number die, subset row, cost); k = -1 pass, -2 invalid.
+
+    kinds[slot] (sim.players.PLAYER_*) says how the seat's strategy runs: the
+    reference players inline, any other through strats[slot] (an indirect call
+    the compiler cannot see through). greedy_pick skips the candidate table.
+    """
     st[ST_SEAT] = seat
     st[ST_AVAIL] = avail
     st[ST_IS_ACTIVE] = is_active
-    n = legal_choices(st, ps, bb, tab, cands)
     slot = slots[seat]
-    k = strats[slot](st, ps, bb, cands, n, tab, params[slot], rngs[seat])
-    if k < PASS or k >= n:
-        gres[GR_ERROR] = 1
-        gres[GR_ERR_ROLL] = st[ST_ROLL]
-        gres[GR_ERR_SEAT] = seat
-        gres[GR_ERR_VALUE] = k
-        return -2
+    kind = kinds[slot]
+    if kind == PLAYER_GREEDY:
+        n, k, cd, nd, sub, cost = greedy_pick(st, ps, bb, tab)
+    else:
+        n = legal_choices(st, ps, bb, tab, cands)
+        if kind == PLAYER_RANDOM:
+            k = random_choice(st, ps, bb, cands, n, tab, params[slot], rngs[seat])
+        else:
+            k = strats[slot](st, ps, bb, cands, n, tab, params[slot], rngs[seat])
+        if k < PASS or k >= n:
+            gres[GR_ERROR] = 1
+            gres[GR_ERR_ROLL] = st[ST_ROLL]
+            gres[GR_ERR_SEAT] = seat
+            gres[GR_ERR_VALUE] = k
+            return -2, -1, -1, -1, 0
+        if k == PASS:
+            cd, nd, sub, cost = -1, -1, -1, 0
+        else:
+            cd, nd, sub, cost = cands[k, CAND_CDIE], cands[k, CAND_NDIE], cands[k, CAND_SUB], cands[k, CAND_COST]
     if log.shape[0] > 0:
         r = gres[GR_LOG_ROWS]
         gres[GR_LOG_ROWS] = r + 1
@@ -269,25 +273,20 @@ def decide(strats, params, rngs, slots, tab, st, ps, bb, cands, seat, avail, is_
         log[r, LOG_ACTIVE] = is_active
         log[r, LOG_AVAIL] = avail
         log[r, LOG_CHOICES] = n
-        if k == PASS:
-            log[r, LOG_CDIE] = -1
-            log[r, LOG_NDIE] = -1
-            log[r, LOG_SUB] = -1
-            log[r, LOG_COST] = 0
-        else:
-            log[r, LOG_CDIE] = cands[k, CAND_CDIE]
-            log[r, LOG_NDIE] = cands[k, CAND_NDIE]
-            log[r, LOG_SUB] = cands[k, CAND_SUB]
-            log[r, LOG_COST] = cands[k, CAND_COST]
-    return k
+        log[r, LOG_CDIE] = cd
+        log[r, LOG_NDIE] = nd
+        log[r, LOG_SUB] = sub
+        log[r, LOG_COST] = cost
+    return k, cd, nd, sub, cost
 
 
 @njit(cache=True)
-def play(strats, params, slots, tab, root, game, players, max_rolls,
+def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
          st, ps, bb, cands, pending, rngs, gres, dice_log, log):
     """Play game `game` of root seed `root` to the end; results in ps and gres.
 
-    strats[slots[seat]] decides for seat, with parameters params[slots[seat]].
+    strats[slots[seat]] decides for seat, run as kinds[slots[seat]] (see decide),
+    with parameters params[slots[seat]].
     pending (MAX_SEATS, 4) and rngs (MAX_SEATS, k) are scratch. dice_log and
     log may have 0 rows (no log) or room for every roll / decision.
     """
@@ -315,18 +314,18 @@ def play(strats, params, slots, tab, root, game, players, max_rolls,
         st[ST_ACTIVE_CDIE] = -1
         st[ST_ACTIVE_NDIE] = -1
         st[ST_ACTIVE_SUB] = -1
-        k = decide(strats, params, rngs, slots, tab, st, ps, bb, cands, active, all_dice, 1, gres, log)
+        k, cd, nd, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, active,
+                                      all_dice, 1, gres, log)
         if k == -2:
             return
         passive_dice = all_dice
         if k == PASS:
             ps[active, PS_PASSES] += 1
         else:
-            cd, nd = cands[k, CAND_CDIE], cands[k, CAND_NDIE]
             st[ST_ACTIVE_CDIE] = cd
             st[ST_ACTIVE_NDIE] = nd
-            st[ST_ACTIVE_SUB] = cands[k, CAND_SUB]
-            cross(ps, bb, tab, active, cands[k, CAND_SUB], cands[k, CAND_COST], roll)
+            st[ST_ACTIVE_SUB] = sub
+            cross(ps, bb, tab, active, sub, cost, roll)
             if roll > FIRST_OPEN_ROLLS:
                 passive_dice = all_dice & ~(1 << cd) & ~(1 << (3 + nd))
 
@@ -335,14 +334,12 @@ def play(strats, params, slots, tab, root, game, players, max_rolls,
         for s in range(players):
             if s == active:
                 continue
-            k = decide(strats, params, rngs, slots, tab, st, ps, bb, cands, s, passive_dice, 0, gres, log)
+            k, _, _, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, s,
+                                        passive_dice, 0, gres, log)
             if k == -2:
                 return
-            if k == PASS:
-                pending[s, 0] = -1
-            else:
-                pending[s, 0] = cands[k, CAND_SUB]
-                pending[s, 1] = cands[k, CAND_COST]
+            pending[s, 0] = sub          # -1 = pass
+            pending[s, 1] = cost
         for s in range(players):
             if s == active:
                 continue

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -200,26 +201,65 @@ def _resolve(job: ChunkJob):
     return _RESOLVED[key]
 
 
-def play_and_write(job: ChunkJob, c: int) -> int:
-    """Play chunk c of a run and write its files (atomically, games file last); return its games.
-
-    The one code path of both the local runner and the Dask tasks (sim.distributed).
-    Raises StrategyError if a strategy made an illegal move (nothing is written then).
-    """
+def play_one(job: ChunkJob, c: int) -> api.Chunk:
+    """Play chunk c of a run (nothing is written); StrategyError if a strategy made an illegal move."""
     st = job.settings
     line, sheet_obj = _resolve(job)
     first, count = job.chunk_games(c)
     with _KERNEL_LOCK:
+        # Numba's thread count is per calling thread: set it in the thread that plays.
         numba.set_num_threads(min(job.threads, numba.config.NUMBA_NUM_THREADS))
         chunk = play_chunk(st["seed"], first, count, line, players=st["players"], sheet=sheet_obj,
                            max_rolls=st["max_rolls"], rotate=st["rotate"], log_turns=st["log_turns"])
     check_chunk(chunk)
+    return chunk
+
+
+def write_one(job: ChunkJob, c: int, chunk: api.Chunk) -> int:
+    """Write chunk c's files (atomically, games file last); return its games."""
+    _, sheet_obj = _resolve(job)
     tables = {"games": games_table(chunk, sheet_obj.name), "players": players_table(chunk)}
-    if st["log_turns"]:
+    if job.settings["log_turns"]:
         tables["turns"] = turns_table(chunk, build_tables(sheet_obj), _CELLS)
-    del chunk
     write_chunk(job.store, c, tables)
-    return count
+    return len(chunk.games)
+
+
+def play_and_write(job: ChunkJob, c: int) -> int:
+    """Play chunk c of a run and write its files (atomically, games file last); return its games.
+
+    The one code path of the Dask tasks (sim.distributed) and of the local
+    runner on one thread; on more threads the local runner pipelines the two
+    halves (play_ahead).
+    Raises StrategyError if a strategy made an illegal move (nothing is written then).
+    """
+    return write_one(job, c, play_one(job, c))
+
+
+def play_ahead(job: ChunkJob, todo: list[int]):
+    """(c, games) for each chunk of todo, played and written in order, the next chunk
+    playing on a worker thread while this thread writes the last one.
+
+    Writing Parquet runs on one thread; overlapped with the batch kernel (which
+    releases the GIL) it no longer leaves the other cores idle between chunks.
+    Only this thread writes, in order, so the files on disk at any moment are
+    what play_and_write in a loop would have left. A chunk still playing when
+    the caller stops (an error, Ctrl-C, close()) is waited for and dropped.
+    """
+    if not todo:
+        return
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="encore-sim-play")
+    try:
+        ahead = pool.submit(play_one, job, todo[0])
+        for i, c in enumerate(todo):
+            chunk = ahead.result()
+            if i + 1 < len(todo):
+                ahead = pool.submit(play_one, job, todo[i + 1])
+            count = write_one(job, c, chunk)
+            del chunk
+            yield c, count
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="standard", seed=None,
@@ -298,7 +338,10 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
     job = ChunkJob(store, settings, sheet_obj.name, sheet_obj.text, threads)
     _RESOLVED[(tuple(settings["strategies"]), sheet_obj.name, sheet_obj.text)] = (line, sheet_obj)
     todo = [c for c in range(n_chunks) if c not in done]
-    if scheduler is None:
+    if scheduler is None and threads > 1:
+        finished = play_ahead(job, todo)
+    elif scheduler is None:
+        # One thread means one core: writing is not overlapped with playing.
         finished = ((c, play_and_write(job, c)) for c in todo)
     else:
         from .distributed import run_chunks

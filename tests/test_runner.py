@@ -1,6 +1,8 @@
 """sim.runner: deterministic, chunked, atomic, resumable batch runs into Parquet."""
 import json
+import threading
 
+import numba
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
@@ -137,3 +139,25 @@ def test_manifest_is_json_with_command(tmp_path):
     run(out, games=20, players=1, strategies=["random"], seed=3, command="encore-sim run -n 20")
     m = json.loads((out / "manifest.json").read_text())
     assert m["command"] == "encore-sim run -n 20" and m["settings"]["rotate"] is False
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="the runner pipelines only on 2+ threads")
+def test_play_ahead_stops_cleanly(tmp_path):
+    """On 2 threads chunk c+1 plays on a worker thread while chunk c is written; stopping
+    after chunk 1 keeps exactly chunks 0 and 1, and no playing thread outlives the run."""
+    out = tmp_path / "ahead"
+
+    def stop(chunk, done):
+        if chunk == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run(out, games=2000, players=1, strategies=["greedy"], seed=5, chunk_size=300, threads=2, on_chunk=stop)
+    assert done_chunks(out) == {0, 1}
+    assert not any(t.name.startswith("encore-sim-play") for t in threading.enumerate())
+    assert not list(out.rglob("*.tmp")) and not list(out.rglob(".*"))
+    ref = tmp_path / "ref"
+    run(ref, games=2000, players=1, strategies=["greedy"], seed=5, chunk_size=300, threads=1)
+    m = run(out, games=2000, players=1, strategies=["greedy"], seed=5, chunk_size=300, threads=2, resume=True)
+    assert m["status"] == "complete"
+    assert_same_rows(ref, out, tables=("games", "players"))

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 import sim
-from sim import engine
-from sim.api import play_chunk
+from sim import engine, players
+from sim.api import play_chunk, player_kind
 from sim.state import BB_ALIVE, BB_TOUCH, PS_SCORE, ST_ROLL, ST_SEAT, new_state
 from sim.tables import build_tables, kernel_tables
-from strategies import REGISTRY, resolve
+from strategies import REGISTRY, resolve, strategy
 from strategies import heuristic as H
 from strategies import lookahead as L
 from strategies.features import legal_count
@@ -153,3 +153,46 @@ def test_heuristic_fast_path_matches_full_scoring(players):
             if row[engine.LOG_SUB] >= 0:
                 engine.cross(ps, bb, ktab, seat, int(row[engine.LOG_SUB]), int(row[engine.LOG_COST]), roll)
     assert checked > 50
+
+
+@pytest.mark.parametrize("name", ["random", "greedy"])
+def test_inline_reference_players_play_as_when_called(name):
+    """The game loop runs random and greedy inline (sim.players); the same function called
+    through a function value, as any user strategy is, must play exactly the same games."""
+    fn = REGISTRY[name].dispatcher
+    called = strategy(fn.py_func, name=f"{name}-called")   # a new dispatcher: PLAYER_CALL
+    assert player_kind(fn) != players.PLAYER_CALL and player_kind(called.fn) == players.PLAYER_CALL
+    for n_players in (1, 3, 6):
+        for lineup in ([name], ([name, "heuristic"] * 3)[:n_players]):
+            via_call = [called if s == name else s for s in lineup]
+            a = play_chunk(SEED, 7, 150, lineup, players=n_players, rotate=True, log_turns=True)
+            b = play_chunk(SEED, 7, 150, via_call, players=n_players, rotate=True, log_turns=True)
+            for field in ("games", "seats", "dice", "log"):
+                assert np.array_equal(getattr(a, field), getattr(b, field)), (lineup, field)
+
+
+def test_greedy_pick_matches_greedy_over_legal_choices():
+    """greedy_pick (no candidate table) against legal_choices + greedy, at every decision of
+    random and heuristic games on every sheet: the same count, index and move."""
+    checked = 0
+    for i, sheet in enumerate(SHEETS):
+        ktab = kernel_tables(sheet)
+        n_players = 1 + i % 4
+        chunk = play_chunk(SEED, 50 * i, 8, (["random", "heuristic"] * 2)[:n_players], players=n_players, sheet=sheet, log_turns=True, rotate=n_players > 1)
+        for g in range(8):
+            st, ps, bb, cands = new_state()
+            engine.reset(st, ps, bb, ktab, n_players, 200)
+            dice = chunk.dice[chunk.dice_start[g]:chunk.dice_start[g + 1]]
+            for row in chunk.log[chunk.log_start[g]:chunk.log_start[g + 1]]:
+                roll, seat = int(row[engine.LOG_ROLL]), int(row[engine.LOG_SEAT])
+                st[ST_ROLL], st[ST_SEAT] = roll, seat
+                st[sim.state.ST_AVAIL] = int(row[engine.LOG_AVAIL])
+                st[sim.state.ST_DICE:sim.state.ST_DICE + 6] = dice[roll - 1]
+                n = engine.legal_choices(st, ps, bb, ktab, cands)
+                k = players.greedy(st, ps, bb, cands, n, ktab, np.zeros(1), np.zeros(4, np.uint64))
+                move = (-1, -1, -1, 0) if k < 0 else tuple(int(x) for x in cands[k])
+                assert players.greedy_pick(st, ps, bb, ktab) == (n, k) + move
+                checked += 1
+                if row[engine.LOG_SUB] >= 0:
+                    engine.cross(ps, bb, ktab, seat, int(row[engine.LOG_SUB]), int(row[engine.LOG_COST]), roll)
+    assert checked > 1000

@@ -1,0 +1,121 @@
+"""The reference players: `random` and `greedy` as decision functions (sim.state.DECIDE_SIG).
+
+They live beside the engine, not in strategies/, because the game loop runs
+them without an indirect call: sim.engine.decide switches on a per-seat player
+kind (PLAYER_RANDOM, PLAYER_GREEDY) and plays them inline, and any other
+strategy is called through its function pointer (PLAYER_CALL).
+strategies/builtin.py registers these very functions, so `greedy` played by
+the switch and `greedy` called as a strategy are one definition.
+
+`greedy_pick` is greedy fused with the enumeration of legal choices: it finds
+greedy's choice and the number of choices without writing the candidate table.
+tests/test_strategies.py checks it against legal_choices + greedy.
+"""
+import numpy as np
+from numba import njit
+
+from .bits import ctz, popcount
+from .rng import below
+from .state import (
+    BB_ALIVE, BB_TOUCH, CAND_COST, CAND_SUB, COLOUR_JOKER, NUMBER_JOKER, PASS, PS_JOKERS, ST_AVAIL,
+    ST_DICE, ST_SEAT,
+)
+from .tables import N_COLOURS
+
+#: How the game loop runs a seat's strategy (sim.engine.decide).
+PLAYER_CALL = 0      # any decision function, called through its first-class function value
+PLAYER_RANDOM = 1    # random_choice, inlined
+PLAYER_GREEDY = 2    # greedy, as greedy_pick
+
+
+@njit(cache=True, inline="always")
+def random_choice(st, ps, bb, cands, n, tab, params, rng):
+    """Uniform over the legal choices, pass included."""
+    return below(rng, n + 1) - 1
+
+
+@njit(cache=True, inline="always")
+def greedy(st, ps, bb, cands, n, tab, params, rng):
+    """Most boxes crossed now; on a tie the fewest jokers, then the first offered."""
+    best = PASS
+    best_key = -1
+    for i in range(n):
+        key = 4 * tab.size[cands[i, CAND_SUB]] - cands[i, CAND_COST]
+        if key > best_key:
+            best, best_key = i, key
+    return best
+
+
+@njit(cache=True, inline="always")
+def first_of_face(st, avail, die):
+    """True if no lower-numbered available die of the same kind shows the same face.
+
+    Two dice showing one face offer the same choices and leave the same dice,
+    so only the first is offered.
+    """
+    base = die - die % 3
+    for j in range(base, die):
+        if (avail >> j) & 1 and st[ST_DICE + j] == st[ST_DICE + die]:
+            return 0
+    return 1
+
+
+@njit(cache=True, inline="always")
+def offered_dice(st, avail):
+    """Bitmask (as ST_AVAIL) of the available dice legal_choices offers: the first die of each face."""
+    offered = 0
+    for d in range(6):
+        if (avail >> d) & 1 and first_of_face(st, avail, d):
+            offered |= 1 << d
+    return offered
+
+
+@njit(cache=True, inline="always")
+def greedy_pick(st, ps, bb, tab):
+    """greedy's choice among legal_choices' candidates, and their number, without listing them.
+
+    All rows of a (colour, number) group have `number` boxes, so greedy's key
+    4 * size - cost is one value per (dice pair, group): the choice is the
+    first legal row of the first group with the highest key, and its index is
+    the count of candidates enumerated before it (same order as legal_choices).
+    Returns (n, k, colour die, number die, subset row, cost); k = -1: pass.
+    """
+    seat = st[ST_SEAT]
+    offered = offered_dice(st, st[ST_AVAIL])
+    jokers = ps[seat, PS_JOKERS]
+    n = 0
+    best_k = PASS
+    best_key = -1
+    best_cd = best_nd = best_g = best_cost = -1
+    for cd in range(3):
+        if not (offered >> cd) & 1:
+            continue
+        cface = st[ST_DICE + cd]
+        for nd in range(3):
+            if not (offered >> (3 + nd)) & 1:
+                continue
+            nface = st[ST_DICE + 3 + nd]
+            cost = np.int64(cface == COLOUR_JOKER) + np.int64(nface == NUMBER_JOKER)
+            if cost > jokers:
+                continue
+            c_lo, c_hi = (0, N_COLOURS) if cface == COLOUR_JOKER else (cface, cface + 1)
+            n_lo, n_hi = (1, 6) if nface == NUMBER_JOKER else (nface, nface + 1)
+            for c in range(c_lo, c_hi):
+                for num in range(n_lo, n_hi):
+                    g = 5 * c + num - 1
+                    w = tab.gword[g]
+                    count = popcount(bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & tab.gmask[g, 0]) + \
+                        popcount(bb[seat, BB_ALIVE + w + 1] & bb[seat, BB_TOUCH + w + 1] & tab.gmask[g, 1])
+                    key = 4 * num - cost
+                    if count > 0 and key > best_key:
+                        best_k, best_key = n, key
+                        best_cd, best_nd, best_g, best_cost = cd, nd, g, cost
+                    n += count
+    if best_k == PASS:
+        return n, PASS, -1, -1, -1, 0
+    w = tab.gword[best_g]
+    word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & tab.gmask[best_g, 0]
+    if word == np.uint64(0):
+        w += 1
+        word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & tab.gmask[best_g, 1]
+    return n, best_k, best_cd, best_nd, 64 * w + ctz(word), best_cost
