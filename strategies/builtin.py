@@ -25,5 +25,6 @@ def greedy(st, ps, bb, cands, n, tab, params, rng):
 
 from .heuristic import heuristic  # noqa: E402
 from .lookahead import lookahead  # noqa: E402
+from .learned import learned  # noqa: E402
 
-BUILTIN = (random_choice, greedy, heuristic, lookahead)
+BUILTIN = (random_choice, greedy, heuristic, lookahead, learned)
