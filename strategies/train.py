@@ -1,19 +1,24 @@
-"""Train the weights of `learned` by TD(0) on afterstates, from solo self-play.
+"""Train the weights of `learned` by TD(lambda) on afterstates, from solo self-play.
 
     python -m strategies.train --games 3000000 --seed 7 --out strategies/data/learned.npz
 
 Each game is played by the engine's own kernels (reset, set_dice, cross,
 settle_awards, finish) on the standard sheet, one thread. Every roll the
 player takes the placement (or pass) with the best reward + V(afterstate)
-(strategies.learned.rank_placements), and the previous afterstate's value is
-moved towards that: V(s) += alpha * (reward' + V(s') - V(s)), alpha shared out
-over the features (each feature's table entry moves by alpha / N_ACTIVE of the
-error). The dice are the only exploration, and enough of it. alpha decays
-linearly from --alpha to --alpha-end over the run. V(t = 0) stays 0: after the
-last roll nothing is left to earn.
+(strategies.learned.rank_placements, the strategy's own one-ply choice). After
+the game, each afterstate's value moves towards its lambda-return (see
+self_play), each of its N_ACTIVE table entries by alpha / N_ACTIVE of the
+error; alpha decays linearly from --alpha to --alpha-end over the run.
+V(t = 0) stays 0: after the last roll nothing is left to earn.
 
-The run is deterministic for a given (--games, --seed, --alpha, --alpha-end,
---batch): the dice of game g come from (seed, g) as in every other run.
+Exploration: the dice alone explore too little (the greedy player keeps to
+sheets it has learned to value and passes rather than try others), so every
+weight starts optimistic: a sheet is first worth --optimism points per roll to
+come. Sheets that were never reached keep that optimistic value and get tried.
+This took the player from 23.2 to about 28 points at the same budget.
+
+The run is deterministic for given arguments: the dice of game g come from
+(seed, g) as in every other run, and nothing else is random.
 """
 from __future__ import annotations
 
@@ -112,8 +117,8 @@ def initial_weights(optimism: float) -> np.ndarray:
     return np.broadcast_to(optimism * t / N_ACTIVE, (N_T, N_FEAT)).copy()
 
 
-def train(games: int, seed: int, alpha: float = 0.5, alpha_end: float = 0.05, lam: float = 0.7,
-          optimism: float = 0.0, batch: int = 100_000, weights: np.ndarray | None = None, log=print,
+def train(games: int, seed: int, alpha: float = 0.5, alpha_end: float = 0.03, lam: float = 0.7,
+          optimism: float = 2.0, batch: int = 100_000, weights: np.ndarray | None = None, log=print,
           checkpoint=None) -> np.ndarray:
     """Weights (float64 (N_T, N_FEAT)) after `games` self-play games of `seed`."""
     import numba
@@ -173,9 +178,9 @@ def main(argv=None):
     p.add_argument("--games", type=int, default=3_000_000)
     p.add_argument("--seed", type=int, default=7, help="root seed of the training dice (report on seed 1)")
     p.add_argument("--alpha", type=float, default=0.5, help="step size at the start (shared over features)")
-    p.add_argument("--alpha-end", type=float, default=0.05, help="step size at the end")
+    p.add_argument("--alpha-end", type=float, default=0.03, help="step size at the end")
     p.add_argument("--lam", type=float, default=0.7, help="TD(lambda): 0 = one-step targets, 1 = Monte Carlo")
-    p.add_argument("--optimism", type=float, default=0.0,
+    p.add_argument("--optimism", type=float, default=2.0,
                    help="initial value of a sheet, in points per roll to come")
     p.add_argument("--batch", type=int, default=100_000, help="games between progress lines")
     p.add_argument("--out", type=Path, default=Path(__file__).parent / "data" / "learned.npz")
