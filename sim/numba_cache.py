@@ -19,8 +19,8 @@ import numba
 _PACKAGES = ("sim", "strategies")
 
 
-def source_digest() -> str:
-    root = Path(__file__).resolve().parent.parent
+def source_digest(root: Path | None = None) -> str:
+    root = Path(__file__).resolve().parent.parent if root is None else Path(root)
     h = hashlib.sha256(numba.__version__.encode())
     for pkg in _PACKAGES:
         for path in sorted((root / pkg).rglob("*.py")):

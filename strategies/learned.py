@@ -29,7 +29,8 @@ allow (and passing): reward now + V(afterstate), where the reward is the
 column and colour points the move completes, +2 per star it crosses (every
 star starts at -2) and -1 per '!' it uses (each kept '!' scores 1). The sum
 of rewards over a game is the score + 30 - 8, so V estimates the points still
-to come. strategies.train learns W by TD(0) on self-play.
+to come. strategies.train learns W by TD(lambda) on self-play, from optimistic
+starting weights.
 
 With `top` >= 1 the `top` best placements are also looked at one roll deeper:
 the next roll's value is averaged exactly over its 1296 dice faces (best reply
@@ -520,5 +521,5 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
 
 
 learned = strategy(_choose, name="learned", params=PARAMS,
-                   description="solo: one-ply search on an afterstate value learned by TD(0) self-play "
+                   description="solo: one-ply search on an afterstate value learned by TD(lambda) self-play "
                                "(strategies.train); at a table: heuristic")

@@ -95,6 +95,27 @@ def test_solo_games_are_legal_in_bulk():
     assert not chunk.games[:, engine.GR_ERROR].any()
 
 
+def test_table_decisions_are_the_heuristics():
+    # At a table `learned` delegates to `heuristic` (defaults): the games must be identical.
+    a = play_chunk(SEED, 0, 40, ["learned", "heuristic", "greedy", "heuristic"], players=4)
+    b = play_chunk(SEED, 0, 40, ["heuristic", "heuristic", "greedy", "heuristic"], players=4)
+    assert np.array_equal(a.seats, b.seats) and np.array_equal(a.games, b.games)
+
+
+def test_cache_digest_covers_the_weights(tmp_path):
+    # The weights are frozen into compiled code, so changing them must change the cache folder.
+    from sim.numba_cache import source_digest
+    (tmp_path / "sim").mkdir()
+    (tmp_path / "sim" / "a.py").write_text("x = 1\n")
+    data = tmp_path / "strategies" / "data"
+    data.mkdir(parents=True)
+    np.savez_compressed(data / "w.npz", W=np.zeros(3))
+    before = source_digest(tmp_path)
+    assert source_digest(tmp_path) == before
+    np.savez_compressed(data / "w.npz", W=np.ones(3))
+    assert source_digest(tmp_path) != before
+
+
 def test_training_command_end_to_end(tmp_path):
     """A tiny run writes weights that load and already play better than no weights."""
     out = tmp_path / "w.npz"
