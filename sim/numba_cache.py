@@ -6,7 +6,9 @@ inlines rng.py's dice, or a game loop calling a strategy from another file,
 would keep running stale machine code after those files change. Keying the
 cache folder by a hash of every source file of the engine and the built-in
 strategies makes a stale kernel impossible; a changed tree simply compiles
-once into a new folder.
+once into a new folder. Data files under the packages' data/ folders count
+too: a strategy may freeze one into its machine code (strategies.learned's
+weights), so new weights must recompile.
 """
 import hashlib
 import os
@@ -17,11 +19,14 @@ import numba
 _PACKAGES = ("sim", "strategies")
 
 
-def source_digest() -> str:
-    root = Path(__file__).resolve().parent.parent
+def source_digest(root: Path | None = None) -> str:
+    root = Path(__file__).resolve().parent.parent if root is None else Path(root)
     h = hashlib.sha256(numba.__version__.encode())
     for pkg in _PACKAGES:
         for path in sorted((root / pkg).rglob("*.py")):
+            h.update(str(path.relative_to(root)).encode())
+            h.update(path.read_bytes())
+        for path in sorted((root / pkg / "data").rglob("*.npz")):
             h.update(str(path.relative_to(root)).encode())
             h.update(path.read_bytes())
     return h.hexdigest()[:16]

@@ -12,5 +12,6 @@ greedy = strategy(players.greedy, name="greedy")
 
 from .heuristic import heuristic  # noqa: E402
 from .lookahead import lookahead  # noqa: E402
+from .learned import learned  # noqa: E402
 
-BUILTIN = (random_choice, greedy, heuristic, lookahead)
+BUILTIN = (random_choice, greedy, heuristic, lookahead, learned)

@@ -1,0 +1,525 @@
+"""`learned`: a solo player driven by a learned afterstate value (an n-tuple table sum).
+
+The value of the sheet after a move, with t rolls still to come and j '!' left,
+is a sum of table entries, one per feature, each table indexed by t:
+
+    V(sheet, t, j) = sum over the 80 active features f of W[t, f]     (V = 0 at t = 0)
+
+Features, one row of W (N_FEAT float32 per t, t = 0..29):
+
+    offset      size          indexed by                                   active
+    F_COLMASK   15 x 128      column c, its 7 crossed boxes as a bit mask     15
+    F_COLDIST   15 x 8 x 8    column c, crossed count, columns the crossed    15
+                              area must still grow to reach c (0..7)
+    F_ADJ       14 x 8 x 8    columns c, c+1: both crossed counts             14
+    F_BLOCK     30 x 64       block b, its crossed boxes as a bit mask        30
+                              (bit i = the block's i-th box in bit order)
+    F_COLOUR    5 x 22 x 7    colour k, its empty boxes, its unfinished        5
+                              blocks
+    F_JOKER     9             '!' left                                         1
+
+Column masks see stars and single boxes, column distances see reach (columns A
+and O pay 5 but start 7 columns away from H), block masks see which dice a
+colour still needs. Block features follow the block order of the sheet's
+tables, so the weights (trained on the standard sheet) mean most there; on
+other sheets the player still plays legal moves.
+
+A move is chosen by one-ply search over the distinct placements the dice
+allow (and passing): reward now + V(afterstate), where the reward is the
+column and colour points the move completes, +2 per star it crosses (every
+star starts at -2) and -1 per '!' it uses (each kept '!' scores 1). The sum
+of rewards over a game is the score + 30 - 8, so V estimates the points still
+to come. strategies.train learns W by TD(lambda) on self-play, from optimistic
+starting weights.
+
+With `top` >= 1 the `top` best placements are also looked at one roll deeper:
+the next roll's value is averaged exactly over its 1296 dice faces (best reply
+per colour and number, jokers charged, passing allowed).
+
+At a table (2-6 players) this solo-trained value knows nothing of races and the
+game's early end, so the decision is delegated to `heuristic` with its defaults.
+"""
+import importlib.resources
+import warnings
+
+import numpy as np
+from numba import njit
+
+from sim.bits import ONE, ZERO, ctz, popcount
+from sim.engine import SOLO_ROLLS
+from sim.state import (
+    BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, COLOUR_JOKER, NUMBER_JOKER, PASS,
+    PS_JOKERS, ST_AVAIL, ST_DICE, ST_PLAYERS, ST_ROLL, ST_SEAT,
+)
+from sim.tables import MAX_SUBSETS, NW
+
+from .heuristic import PARAMS as H_PARAMS
+from .heuristic import heuristic as _heuristic
+from .interface import strategy
+
+# --- the feature layout (one row of W per t) ---------------------------------------
+N_COLS = 15
+N_BLOCKS = 30
+MAX_BLOCK = 6
+F_COLMASK = 0
+F_COLDIST = F_COLMASK + N_COLS * 128
+F_ADJ = F_COLDIST + N_COLS * 64
+F_BLOCK = F_ADJ + (N_COLS - 1) * 64
+F_COLOUR = F_BLOCK + N_BLOCKS * 64
+F_JOKER = F_COLOUR + 5 * 22 * 7
+N_FEAT = F_JOKER + 9
+N_T = SOLO_ROLLS            # t = rolls still to come after the move, 0..29
+N_ACTIVE = 2 * N_COLS + (N_COLS - 1) + N_BLOCKS + 5 + 1
+#: Sheet features only (the joker feature is added separately: it alone depends on the dice used).
+N_SHEET = N_ACTIVE - 1
+
+# --- the sheet layout the features need: int64 lay[LAY_SIZE] ----------------------
+LAY_BITS = 0                                  # 30 x 6: bit index of each block's i-th box, -1 = none
+LAY_BCOL = LAY_BITS + N_BLOCKS * MAX_BLOCK    # 30: colour of each block
+LAY_BSIZE = LAY_BCOL + N_BLOCKS               # 30: boxes in each block
+LAY_LOCAL = LAY_BSIZE + N_BLOCKS              # 128: i for the block's i-th box, per bit index
+LAY_SIZE = LAY_LOCAL + 128
+
+# --- one sheet's features, kept to score its successors incrementally ------------
+# int64 sc[SC_SIZE]                                float64 se[SE_SIZE]
+SC_COUNT = 0          # 15 crossed boxes per column   SE_CM = 0      15 column-mask entries
+SC_MASK = 15          # 15 column masks               SE_BLOCK = 15  30 block entries
+SC_BMASK = 30         # 30 block masks                SE_COLOUR = 45  5 colour entries
+SC_EMPTY = 60         # 5 empty boxes per colour      SE_CD = 50     sum of the column-distance entries
+SC_OPEN = 65          # 5 unfinished blocks per colour  SE_BASE = 51  V of the sheet (without '!')
+SC_LEFT = 70          # crossed area spans columns LEFT..RIGHT (H always)
+SC_RIGHT = 71
+SC_NEW = 72           # 15 scratch: column counts after a placement
+SC_SIZE = 87
+SE_CM = 0
+SE_BLOCK = 15
+SE_COLOUR = 45
+SE_CD = 50
+SE_BASE = 51
+SE_SIZE = 52
+
+_B7F = np.uint64(0x7F)
+NEG = -1.0e18
+
+DATA_FILE = "learned.npz"
+
+
+@njit(cache=True)
+def sheet_layout(tab, lay):
+    """Fill lay from the sheet's tables: the boxes of every block, in bit order, and its colour."""
+    lay[LAY_LOCAL:LAY_LOCAL + 128] = -1
+    for b in range(N_BLOCKS):
+        i = 0
+        for w in range(2):
+            word = tab.block_mask[b, w]
+            while word != ZERO:
+                bit = 64 * w + ctz(word)
+                lay[LAY_BITS + MAX_BLOCK * b + i] = bit
+                lay[LAY_LOCAL + bit] = i
+                word &= word - ONE
+                i += 1
+        for j in range(i, MAX_BLOCK):
+            lay[LAY_BITS + MAX_BLOCK * b + j] = -1
+        lay[LAY_BSIZE + b] = i
+        lay[LAY_BCOL + b] = 0
+        for k in range(5):
+            if (tab.block_mask[b, 0] & tab.colour_mask[k, 0]) | (tab.block_mask[b, 1] & tab.colour_mask[k, 1]):
+                lay[LAY_BCOL + b] = k
+
+
+@njit(cache=True, inline="always")
+def _column(lo, hi, c):
+    word = lo if c < 8 else hi
+    return np.int64((word >> np.uint64(8 * (c & 7))) & _B7F)
+
+
+@njit(cache=True, inline="always")
+def _block_mask(lay, b, lo, hi):
+    m = 0
+    for i in range(MAX_BLOCK):
+        bit = lay[LAY_BITS + MAX_BLOCK * b + i]
+        if bit < 0:
+            break
+        word = lo if bit < 64 else hi
+        m |= np.int64((word >> np.uint64(bit & 63)) & ONE) << i
+    return m
+
+
+@njit(cache=True, inline="always")
+def _dist(c, left, right):
+    return left - c if c < left else (c - right if c > right else 0)
+
+
+@njit(cache=True, inline="always")
+def _colour_index(k, empty, open_blocks):
+    return F_COLOUR + 154 * k + 7 * empty + open_blocks
+
+
+@njit(cache=True)
+def sheet_state(lay, lo, hi, sc):
+    """Column counts and masks, the crossed area, block masks and colour gaps of a sheet."""
+    left = 7
+    right = 7
+    for c in range(N_COLS):
+        m = _column(lo, hi, c)
+        sc[SC_MASK + c] = m
+        sc[SC_COUNT + c] = popcount(np.uint64(m))
+        if m != 0:
+            left = min(left, c)
+            right = max(right, c)
+    sc[SC_LEFT] = left
+    sc[SC_RIGHT] = right
+    for k in range(5):
+        sc[SC_EMPTY + k] = 0
+        sc[SC_OPEN + k] = 0
+    for b in range(N_BLOCKS):
+        m = _block_mask(lay, b, lo, hi)
+        sc[SC_BMASK + b] = m
+        k = lay[LAY_BCOL + b]
+        gaps = lay[LAY_BSIZE + b] - popcount(np.uint64(m))
+        sc[SC_EMPTY + k] += gaps
+        if gaps > 0:
+            sc[SC_OPEN + k] += 1
+
+
+@njit(cache=True)
+def sheet_features(lay, lo, hi, sc, idx):
+    """Write the N_SHEET active sheet features of crossed boxes (lo, hi) into idx (sc: scratch)."""
+    sheet_state(lay, lo, hi, sc)
+    left, right = sc[SC_LEFT], sc[SC_RIGHT]
+    for c in range(N_COLS):
+        idx[c] = F_COLMASK + 128 * c + sc[SC_MASK + c]
+        idx[N_COLS + c] = F_COLDIST + 64 * c + 8 * sc[SC_COUNT + c] + _dist(c, left, right)
+    for c in range(N_COLS - 1):
+        idx[2 * N_COLS + c] = F_ADJ + 64 * c + 8 * sc[SC_COUNT + c] + sc[SC_COUNT + c + 1]
+    o = 3 * N_COLS - 1
+    for b in range(N_BLOCKS):
+        idx[o + b] = F_BLOCK + 64 * b + sc[SC_BMASK + b]
+    o += N_BLOCKS
+    for k in range(5):
+        idx[o + k] = _colour_index(k, sc[SC_EMPTY + k], sc[SC_OPEN + k])
+
+
+@njit(cache=True)
+def prepare(W, t, lay, lo, hi, sc, se):
+    """Features of the sheet (lo, hi) into sc / se, for successor_value; returns its V (no '!')."""
+    sheet_state(lay, lo, hi, sc)
+    left, right = sc[SC_LEFT], sc[SC_RIGHT]
+    v = 0.0
+    cd = 0.0
+    for c in range(N_COLS):
+        e = W[t, F_COLMASK + 128 * c + sc[SC_MASK + c]]
+        se[SE_CM + c] = e
+        v += e
+        cd += W[t, F_COLDIST + 64 * c + 8 * sc[SC_COUNT + c] + _dist(c, left, right)]
+    se[SE_CD] = cd
+    v += cd
+    for c in range(N_COLS - 1):
+        v += W[t, F_ADJ + 64 * c + 8 * sc[SC_COUNT + c] + sc[SC_COUNT + c + 1]]
+    for b in range(N_BLOCKS):
+        e = W[t, F_BLOCK + 64 * b + sc[SC_BMASK + b]]
+        se[SE_BLOCK + b] = e
+        v += e
+    for k in range(5):
+        e = W[t, _colour_index(k, sc[SC_EMPTY + k], sc[SC_OPEN + k])]
+        se[SE_COLOUR + k] = e
+        v += e
+    se[SE_BASE] = v
+    return v
+
+
+@njit(cache=True)
+def successor_value(W, t, lay, tab, sc, se, sub):
+    """(V without '!', reward) of the prepared sheet after placement `sub`.
+
+    Only what the placement touches is rescored: its columns (a connected group
+    spans a contiguous run of them), their neighbours' pair entries, its block and
+    colour, and the distance entries (all of them only if the crossed area grows).
+    The reward is the columns and colour it completes plus 2 per star it crosses.
+    """
+    p0 = tab.mask[sub, 0]
+    p1 = tab.mask[sub, 1]
+    v = se[SE_BASE]
+    r = 2.0 * tab.stars[sub]
+    # The placement's columns: c_lo .. at most c_lo + 4 (5 boxes).
+    c_lo = (ctz(p0) >> 3) if p0 != ZERO else 8 + (ctz(p1) >> 3)
+    c_hi = c_lo
+    for c in range(max(c_lo - 1, 0), min(c_lo + 6, N_COLS)):
+        sc[SC_NEW + c] = sc[SC_COUNT + c]
+    for c in range(c_lo, min(c_lo + 5, N_COLS)):
+        pm = _column(p0, p1, c)
+        if pm == 0:
+            continue
+        c_hi = c
+        m = sc[SC_MASK + c] | pm
+        v += W[t, F_COLMASK + 128 * c + m] - se[SE_CM + c]
+        n = popcount(np.uint64(m))
+        sc[SC_NEW + c] = n
+        if n == 7:
+            r += tab.col_first[c]
+    left, right = sc[SC_LEFT], sc[SC_RIGHT]
+    nl = min(left, c_lo)
+    nr = max(right, c_hi)
+    if nl == left and nr == right:
+        for c in range(c_lo, c_hi + 1):
+            v += (W[t, F_COLDIST + 64 * c + 8 * sc[SC_NEW + c]]
+                  - W[t, F_COLDIST + 64 * c + 8 * sc[SC_COUNT + c]])
+    else:
+        cd = 0.0
+        for c in range(N_COLS):
+            n = sc[SC_NEW + c] if c_lo <= c <= c_hi else sc[SC_COUNT + c]
+            cd += W[t, F_COLDIST + 64 * c + 8 * n + _dist(c, nl, nr)]
+        v += cd - se[SE_CD]
+    for c in range(max(c_lo - 1, 0), min(c_hi + 1, N_COLS - 1)):
+        v += (W[t, F_ADJ + 64 * c + 8 * sc[SC_NEW + c] + sc[SC_NEW + c + 1]]
+              - W[t, F_ADJ + 64 * c + 8 * sc[SC_COUNT + c] + sc[SC_COUNT + c + 1]])
+    b = tab.block[sub]
+    m = sc[SC_BMASK + b]
+    for w in range(2):
+        word = p0 if w == 0 else p1
+        while word != ZERO:
+            m |= 1 << lay[LAY_LOCAL + 64 * w + ctz(word)]
+            word &= word - ONE
+    v += W[t, F_BLOCK + 64 * b + m] - se[SE_BLOCK + b]
+    k = tab.colour[sub]
+    empty = sc[SC_EMPTY + k] - tab.size[sub]
+    open_blocks = sc[SC_OPEN + k] - (1 if popcount(np.uint64(m)) == lay[LAY_BSIZE + b] else 0)
+    v += W[t, _colour_index(k, empty, open_blocks)] - se[SE_COLOUR + k]
+    if empty == 0:
+        r += 5.0
+    return v, r
+
+
+@njit(cache=True, inline="always")
+def sheet_value(W, t, idx):
+    v = 0.0
+    for i in range(N_SHEET):
+        v += W[t, idx[i]]
+    return v
+
+
+@njit(cache=True)
+def dice_faces(st):
+    """Bitmasks of the real colours and numbers showing, and whether each joker shows."""
+    avail = st[ST_AVAIL]
+    cols = 0
+    nums = 0
+    cj = False
+    nj = False
+    for d in range(3):
+        if (avail >> d) & 1:
+            f = st[ST_DICE + d]
+            if f == COLOUR_JOKER:
+                cj = True
+            elif f >= 0:
+                cols |= 1 << f
+        if (avail >> (3 + d)) & 1:
+            f = st[ST_DICE + 3 + d]
+            if f == NUMBER_JOKER:
+                nj = True
+            elif f > 0:
+                nums |= 1 << f
+    return cols, nums, cj, nj
+
+
+@njit(cache=True)
+def rank_placements(W, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs):
+    """Every distinct placement the dice allow, at its fewest jokers, with its reward and its
+    one-ply value q = reward - jokers used + V(after); row 0 is passing (sub -1).
+    Returns the number of rows."""
+    t = max(SOLO_ROLLS - st[ST_ROLL], 0)
+    cols, nums, cj, nj = dice_faces(st)
+    subs[0] = -1
+    costs[0] = 0
+    rewards[0] = 0.0
+    qs[0] = prepare(W, t, lay, bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1], sc, se) + W[t, F_JOKER + jokers]
+    m = 1
+    for c in range(5):
+        cc = 0 if (cols >> c) & 1 else (1 if cj else 9)
+        if cc > jokers:
+            continue
+        for num in range(1, 6):
+            cost = cc + (0 if (nums >> num) & 1 else (1 if nj else 9))
+            if cost > jokers:
+                continue
+            g = 5 * c + num - 1
+            w0 = tab.gword[g]
+            for half in range(2):
+                w = w0 + half
+                word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & tab.gmask[g, half]
+                while word != ZERO:
+                    sub = 64 * w + ctz(word)
+                    word &= word - ONE
+                    v, r = successor_value(W, t, lay, tab, sc, se, sub)
+                    subs[m] = sub
+                    costs[m] = cost
+                    rewards[m] = r
+                    qs[m] = r - cost + v + W[t, F_JOKER + jokers - cost]
+                    m += 1
+    return m
+
+
+@njit(cache=True)
+def candidate_of(cands, n, sub, cost):
+    """Row of cands offering placement `sub` at `cost` jokers (PASS for sub -1)."""
+    if sub < 0:
+        return PASS
+    for i in range(n):
+        if cands[i, CAND_SUB] == sub and cands[i, CAND_COST] == cost:
+            return i
+    return PASS  # unreachable: the engine offers every placement at its fewest jokers
+
+
+@njit(cache=True)
+def group_best(W, t, lay, tab, bb, seat, sub, sc, se, best):
+    """best[5c + n - 1]: the best reward + V (without '!') of a second placement of colour c and
+    size n after placement `sub` (NEG if none); returns V (without '!') after `sub` alone."""
+    lo = bb[seat, BB_CROSSED] | tab.mask[sub, 0]
+    hi = bb[seat, BB_CROSSED + 1] | tab.mask[sub, 1]
+    base = prepare(W, t, lay, lo, hi, sc, se)
+    for g in range(25):
+        best[g] = NEG
+    for w in range(NW):
+        word = (bb[seat, BB_ALIVE + w] & ~tab.kill[sub, w]) & (bb[seat, BB_TOUCH + w] | tab.act[sub, w])
+        while word != ZERO:
+            k = 64 * w + ctz(word)
+            word &= word - ONE
+            v, r = successor_value(W, t, lay, tab, sc, se, k)
+            g = 5 * tab.colour[k] + tab.size[k] - 1
+            if v + r > best[g]:
+                best[g] = v + r
+    return base
+
+
+@njit(cache=True)
+def expected_reply(best, stay, jv, jokers, val):
+    """Mean over the 1296 faces of 2 colour + 2 number dice of the best reply.
+
+    best[25] per (colour, number) without '!', stay = value of passing, jv[j] = value
+    of j '!' kept (jokers = '!' now). val (6, 6) is scratch: value per (colour face,
+    number face), colour face 5 / number face 0 = joker.
+    """
+    top_all = NEG
+    for c in range(5):
+        top_c = NEG
+        for n in range(1, 6):
+            b = best[5 * c + n - 1]
+            val[c, n] = b + jv[jokers]
+            top_c = max(top_c, b)
+        val[c, 0] = top_c - 1.0 + jv[jokers - 1] if jokers >= 1 else NEG
+        top_all = max(top_all, top_c)
+    for n in range(1, 6):
+        top_n = NEG
+        for c in range(5):
+            top_n = max(top_n, best[5 * c + n - 1])
+        val[5, n] = top_n - 1.0 + jv[jokers - 1] if jokers >= 1 else NEG
+    val[5, 0] = top_all - 2.0 + jv[jokers - 2] if jokers >= 2 else NEG
+    total = 0.0
+    for c1 in range(6):
+        for c2 in range(c1, 6):
+            weight = 1.0 if c1 == c2 else 2.0       # (c1, c2) and (c2, c1)
+            for n1 in range(6):
+                a = max(stay, val[c1, n1], val[c2, n1])
+                total += weight * a                 # n2 == n1
+                for n2 in range(n1 + 1, 6):
+                    total += 2.0 * weight * max(a, val[c1, n2], val[c2, n2])
+    return total / 1296.0
+
+
+@njit(cache=True)
+def decide_solo(W, st, ps, bb, cands, n, tab, top):
+    """The solo decision with weights W: one-ply argmax, or the `top` best a roll deeper."""
+    seat = st[ST_SEAT]
+    jokers = ps[seat, PS_JOKERS]
+    lay = np.empty(LAY_SIZE, np.int64)
+    sheet_layout(tab, lay)
+    sc = np.empty(SC_SIZE, np.int64)
+    se = np.empty(SE_SIZE)
+    subs = np.empty(MAX_SUBSETS + 1, np.int64)
+    costs = np.empty(MAX_SUBSETS + 1, np.int64)
+    rewards = np.empty(MAX_SUBSETS + 1)
+    qs = np.empty(MAX_SUBSETS + 1)
+    m = rank_placements(W, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs)
+    t = SOLO_ROLLS - st[ST_ROLL]        # rolls to come after this one
+    if top < 1 or t < 1 or m == 1:
+        best = 0
+        for i in range(1, m):
+            if qs[i] > qs[best]:
+                best = i
+        return candidate_of(cands, n, subs[best], costs[best])
+    # The `top` best rows by one-ply value, then the exact expectation of the next roll.
+    order = np.argsort(-qs[:m])
+    t1 = t - 1
+    lo, hi = bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1]
+    reply = np.empty(25)
+    jv = np.empty(9)
+    for j in range(9):
+        jv[j] = W[t1, F_JOKER + j]
+    val = np.empty((6, 6))
+    best = order[0]
+    best_e = NEG
+    for q in range(min(top, m)):
+        i = order[q]
+        sub = subs[i]
+        j1 = jokers - costs[i]
+        if sub < 0:
+            stay = prepare(W, t1, lay, lo, hi, sc, se)
+            for g in range(25):
+                reply[g] = NEG
+            for w in range(NW):
+                word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w]
+                while word != ZERO:
+                    k = 64 * w + ctz(word)
+                    word &= word - ONE
+                    v, r = successor_value(W, t1, lay, tab, sc, se, k)
+                    g = 5 * tab.colour[k] + tab.size[k] - 1
+                    reply[g] = max(reply[g], v + r)
+        else:
+            stay = group_best(W, t1, lay, tab, bb, seat, sub, sc, se, reply)
+        e = rewards[i] - costs[i] + expected_reply(reply, stay, jv, j1, val)
+        if e > best_e:
+            best_e = e
+            best = i
+    return candidate_of(cands, n, subs[best], costs[best])
+
+
+def load_weights(path=None):
+    """Weights (float32 (N_T, N_FEAT)) from a .npz file (key "W"); the shipped ones by default,
+    zeros with a warning if they are missing."""
+    try:
+        if path is None:
+            with importlib.resources.files("strategies").joinpath("data", DATA_FILE).open("rb") as f:
+                w = np.load(f)["W"]
+        else:
+            w = np.load(path)["W"]
+    except FileNotFoundError:
+        if path is not None:
+            raise
+        warnings.warn(f"strategies/data/{DATA_FILE} is missing: `learned` plays with zero weights")
+        return np.zeros((N_T, N_FEAT), np.float32)
+    if w.shape != (N_T, N_FEAT):
+        raise ValueError(f"{path or DATA_FILE}: weights of shape {w.shape}, expected {(N_T, N_FEAT)}")
+    return np.ascontiguousarray(w, np.float32)
+
+
+#: Read once at import; Numba freezes it into the compiled strategy as a constant
+#: (sim.numba_cache keys the cache on the data files too, so new weights recompile).
+WEIGHTS = load_weights()
+_H_FN = _heuristic.dispatcher
+_H_PARAMS = np.array(list(H_PARAMS.values()), np.float64)
+
+PARAMS = {"top": 0.0}
+
+
+def _choose(st, ps, bb, cands, n, tab, params, rng):
+    """Learned afterstate value (solo); heuristic at a table."""
+    if st[ST_PLAYERS] != 1:
+        return _H_FN(st, ps, bb, cands, n, tab, _H_PARAMS, rng)
+    if n == 0:
+        return PASS
+    return decide_solo(WEIGHTS, st, ps, bb, cands, n, tab, int(params[0]))
+
+
+learned = strategy(_choose, name="learned", params=PARAMS,
+                   description="solo: one-ply search on an afterstate value learned by TD(lambda) self-play "
+                               "(strategies.train); at a table: heuristic")
