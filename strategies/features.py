@@ -7,6 +7,7 @@ import numpy as np
 from numba import njit, types
 
 from sim.bits import popcount
+from sim.state import COLOUR_JOKER, NUMBER_JOKER, ST_DICE
 
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
@@ -114,3 +115,28 @@ def column_span(colmask):
     while not (m >> hi) & 1:
         hi -= 1
     return lo * 16 + hi
+
+
+@njit(cache=True, inline="always")
+def dice_faces(st, avail):
+    """What the dice in `avail` show: bitmasks of the real colours (bit c) and numbers (bit n),
+    and whether a colour joker and a number joker show. A placement of colour c and number n
+    then costs 0 jokers per kind if the face shows, 1 if only the joker does."""
+    cols = 0
+    nums = 0
+    cj = False
+    nj = False
+    for d in range(3):
+        if (avail >> d) & 1:
+            f = st[ST_DICE + d]
+            if f == COLOUR_JOKER:
+                cj = True
+            elif f >= 0:
+                cols |= 1 << f
+        if (avail >> (3 + d)) & 1:
+            f = st[ST_DICE + 3 + d]
+            if f == NUMBER_JOKER:
+                nj = True
+            elif f > 0:
+                nums |= 1 << f
+    return cols, nums, cj, nj

@@ -59,7 +59,7 @@ from sim.state import (
 )
 from sim.tables import NW
 
-from .features import byte_counts, legal_count, legal_count_after, neighbours, stacked_pairs
+from .features import byte_counts, dice_faces, legal_count, legal_count_after, neighbours, stacked_pairs
 from .interface import strategy
 
 SOLO_ROLLS = 30
@@ -733,24 +733,7 @@ def best_placement(st, ps, bb, tab, params, ctx, um):
     end = players > 1 and params[X_END] != 0.0 and ctx[C_DONE] < 2
     w_mob = ctx[C_MOB]
     w_joker = ctx[C_JOKER]
-    # Faces the decider may use: real colours, real numbers, and the two jokers.
-    cols = 0
-    nums = 0
-    cj = False
-    nj = False
-    for d in range(3):
-        if (avail >> d) & 1:
-            f = st[ST_DICE + d]
-            if f == COLOUR_JOKER:
-                cj = True
-            elif f >= 0:
-                cols |= 1 << f
-        if (avail >> (3 + d)) & 1:
-            f = st[ST_DICE + 3 + d]
-            if f == NUMBER_JOKER:
-                nj = True
-            elif f > 0:
-                nums |= 1 << f
+    cols, nums, cj, nj = dice_faces(st, avail)
     mob_now = legal_count(bb, seat) if w_mob != 0.0 else 0
     best_v = base + w_mob * mob_now + w_joker * jokers
     best_k = -1

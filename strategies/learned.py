@@ -48,11 +48,12 @@ from numba import njit
 from sim.bits import ONE, ZERO, ctz, popcount
 from sim.engine import SOLO_ROLLS
 from sim.state import (
-    BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, COLOUR_JOKER, NUMBER_JOKER, PASS,
-    PS_JOKERS, ST_AVAIL, ST_DICE, ST_PLAYERS, ST_ROLL, ST_SEAT,
+    BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, PASS,
+    PS_JOKERS, ST_AVAIL, ST_PLAYERS, ST_ROLL, ST_SEAT,
 )
 from sim.tables import MAX_SUBSETS, NW
 
+from .features import dice_faces
 from .heuristic import PARAMS as H_PARAMS
 from .heuristic import heuristic as _heuristic
 from .interface import strategy
@@ -299,36 +300,12 @@ def sheet_value(W, t, idx):
 
 
 @njit(cache=True)
-def dice_faces(st):
-    """Bitmasks of the real colours and numbers showing, and whether each joker shows."""
-    avail = st[ST_AVAIL]
-    cols = 0
-    nums = 0
-    cj = False
-    nj = False
-    for d in range(3):
-        if (avail >> d) & 1:
-            f = st[ST_DICE + d]
-            if f == COLOUR_JOKER:
-                cj = True
-            elif f >= 0:
-                cols |= 1 << f
-        if (avail >> (3 + d)) & 1:
-            f = st[ST_DICE + 3 + d]
-            if f == NUMBER_JOKER:
-                nj = True
-            elif f > 0:
-                nums |= 1 << f
-    return cols, nums, cj, nj
-
-
-@njit(cache=True)
 def rank_placements(W, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs):
     """Every distinct placement the dice allow, at its fewest jokers, with its reward and its
     one-ply value q = reward - jokers used + V(after); row 0 is passing (sub -1).
     Returns the number of rows."""
     t = max(SOLO_ROLLS - st[ST_ROLL], 0)
-    cols, nums, cj, nj = dice_faces(st)
+    cols, nums, cj, nj = dice_faces(st, st[ST_AVAIL])
     subs[0] = -1
     costs[0] = 0
     rewards[0] = 0.0
