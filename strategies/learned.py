@@ -491,7 +491,12 @@ PARAMS = {"top": 0.0}
 def _choose(st, ps, bb, cands, n, tab, params, rng):
     """Learned afterstate value (solo); heuristic at a table."""
     if st[ST_PLAYERS] != 1:
-        return _H_FN(st, ps, bb, cands, n, tab, _H_PARAMS, rng)
+        # Heuristic is compiled for params of type float64[:] (layout A, writable); the global
+        # array is a read-only constant, and passing it as is compiled all of heuristic a
+        # second time (~20 s on a fresh install). A writable copy, viewed with a step, has
+        # the compiled type.
+        hp = _H_PARAMS.copy()
+        return _H_FN(st, ps, bb, cands, n, tab, hp[::1], rng)
     if n == 0:
         return PASS
     return decide_solo(WEIGHTS, st, ps, bb, cands, n, tab, int(params[0]))

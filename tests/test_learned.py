@@ -102,6 +102,13 @@ def test_table_decisions_are_the_heuristics():
     assert np.array_equal(a.seats, b.seats) and np.array_equal(a.games, b.games)
 
 
+def test_table_play_reuses_the_compiled_heuristic():
+    # Handing heuristic its parameters with another array type would compile all of it again.
+    from sim.state import DECIDE_SIG
+    play_chunk(4, 0, 8, ["learned"], players=3)
+    assert REGISTRY["heuristic"].dispatcher.signatures == [DECIDE_SIG.args]
+
+
 def test_cache_digest_covers_the_weights(tmp_path):
     # The weights are frozen into compiled code, so changing them must change the cache folder.
     from sim.numba_cache import source_digest
