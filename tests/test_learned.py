@@ -103,10 +103,13 @@ def test_table_decisions_are_the_heuristics():
 
 
 def test_table_play_reuses_the_compiled_heuristic():
-    # Handing heuristic its parameters with another array type would compile all of it again.
-    from sim.state import DECIDE_SIG
+    # Handing heuristic its parameters as the read-only constant array compiled all of it
+    # again for that type. The extra signature shows up whenever `learned` is compiled in
+    # this process (always in CI, which starts from an empty Numba cache); other tests may
+    # add C-layout signatures by calling heuristic from Python.
     play_chunk(4, 0, 8, ["learned"], players=3)
-    assert REGISTRY["heuristic"].dispatcher.signatures == [DECIDE_SIG.args]
+    params_types = [sig[6] for sig in REGISTRY["heuristic"].dispatcher.signatures]
+    assert all(t.mutable for t in params_types), params_types
 
 
 def test_cache_digest_covers_the_weights(tmp_path):
