@@ -140,3 +140,20 @@ def dice_faces(st, avail):
             elif f > 0:
                 nums |= 1 << f
     return cols, nums, cj, nj
+
+
+@njit(cache=True, inline="always")
+def crossed_span(a, b):
+    """(left, right): the columns the crossed area spans, from the byte-wise column counts
+    a (columns A..H) and b (I..O) of byte_counts; H always counts, as the area grows from it."""
+    left = 7
+    right = 7
+    for c in range(7):
+        if (a >> np.uint64(8 * c)) & _BYTE:
+            left = c
+            break
+    for c in range(6, -1, -1):
+        if (b >> np.uint64(8 * c)) & _BYTE:
+            right = 8 + c
+            break
+    return left, right

@@ -59,7 +59,7 @@ from sim.state import (
 )
 from sim.tables import NW
 
-from .features import byte_counts, dice_faces, legal_count, legal_count_after, neighbours, stacked_pairs
+from .features import byte_counts, crossed_span, dice_faces, legal_count, legal_count_after, neighbours, stacked_pairs
 from .interface import strategy
 
 SOLO_ROLLS = 30
@@ -316,17 +316,7 @@ def evaluate(ctx, um, lo, hi, mobility, jokers):
     """
     a = byte_counts(lo)
     b = byte_counts(hi)
-    # Columns with a crossed box, H always: the crossed area spans columns left..right.
-    left = 7
-    right = 7
-    for c in range(7):
-        if (a >> np.uint64(8 * c)) & _BYTE:
-            left = c
-            break
-    for c in range(6, -1, -1):
-        if (b >> np.uint64(8 * c)) & _BYTE:
-            right = 8 + c
-            break
+    left, right = crossed_span(a, b)
     v = 0.0
     boxes = 0
     p0 = ZERO
@@ -407,16 +397,7 @@ def set_base(ctx, um, lo, hi):
     um[U_CNT + 1] = b
     um[U_PCNT] = pa
     um[U_PCNT + 1] = pb
-    left = 7
-    right = 7
-    for c in range(7):
-        if (a >> np.uint64(8 * c)) & _BYTE:
-            left = c
-            break
-    for c in range(6, -1, -1):
-        if (b >> np.uint64(8 * c)) & _BYTE:
-            right = 8 + c
-            break
+    left, right = crossed_span(a, b)
     v = 0.0
     boxes = 0
     ctx[C_PREF] = 0.0

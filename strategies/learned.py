@@ -404,18 +404,21 @@ def expected_reply(best, stay, jv, jokers, val):
 
 
 @njit(cache=True)
+def decision_scratch(tab):
+    """The arrays rank_placements works in: the sheet layout (filled) and empty scratch
+    (sc, se) and per-placement rows (subs, costs, rewards, qs), one more than any sheet has."""
+    lay = np.empty(LAY_SIZE, np.int64)
+    sheet_layout(tab, lay)
+    return (lay, np.empty(SC_SIZE, np.int64), np.empty(SE_SIZE), np.empty(MAX_SUBSETS + 1, np.int64),
+            np.empty(MAX_SUBSETS + 1, np.int64), np.empty(MAX_SUBSETS + 1), np.empty(MAX_SUBSETS + 1))
+
+
+@njit(cache=True)
 def decide_solo(W, st, ps, bb, cands, n, tab, top):
     """The solo decision with weights W: one-ply argmax, or the `top` best a roll deeper."""
     seat = st[ST_SEAT]
     jokers = ps[seat, PS_JOKERS]
-    lay = np.empty(LAY_SIZE, np.int64)
-    sheet_layout(tab, lay)
-    sc = np.empty(SC_SIZE, np.int64)
-    se = np.empty(SE_SIZE)
-    subs = np.empty(MAX_SUBSETS + 1, np.int64)
-    costs = np.empty(MAX_SUBSETS + 1, np.int64)
-    rewards = np.empty(MAX_SUBSETS + 1)
-    qs = np.empty(MAX_SUBSETS + 1)
+    lay, sc, se, subs, costs, rewards, qs = decision_scratch(tab)
     m = rank_placements(W, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs)
     t = SOLO_ROLLS - st[ST_ROLL]        # rolls to come after this one
     if top < 1 or t < 1 or m == 1:

@@ -34,11 +34,10 @@ from sim.rng import game_key
 from sim.state import (
     BB_SIZE, CAND_COST, CAND_SIZE, CAND_SUB, MAX_CANDS, MAX_SEATS, PS_JOKERS, PS_SCORE, PS_SIZE, ST_AVAIL, ST_IS_ACTIVE, ST_ROLL, ST_SEAT, ST_SIZE,
 )
-from sim.tables import MAX_SUBSETS, kernel_tables
+from sim.tables import kernel_tables
 
 from .learned import (
-    F_JOKER, LAY_SIZE, N_ACTIVE, N_FEAT, N_SHEET, N_T, SC_SIZE, SE_SIZE, decide_solo, rank_placements, sheet_features,
-    sheet_layout,
+    F_JOKER, N_ACTIVE, N_FEAT, N_SHEET, N_T, decide_solo, decision_scratch, rank_placements, sheet_features,
 )
 
 
@@ -57,14 +56,7 @@ def self_play(W, tab, seed, first, count, alpha0, alpha1, lam, scores):
     st = np.zeros(ST_SIZE, np.int64)
     ps = np.zeros((MAX_SEATS, PS_SIZE), np.int64)
     bb = np.zeros((MAX_SEATS, BB_SIZE), np.uint64)
-    lay = np.empty(LAY_SIZE, np.int64)
-    sheet_layout(tab, lay)
-    sc = np.empty(SC_SIZE, np.int64)
-    se = np.empty(SE_SIZE)
-    subs = np.empty(MAX_SUBSETS + 1, np.int64)
-    costs = np.empty(MAX_SUBSETS + 1, np.int64)
-    rewards = np.empty(MAX_SUBSETS + 1)
-    qs = np.empty(MAX_SUBSETS + 1)
+    lay, sc, se, subs, costs, rewards, qs = decision_scratch(tab)
     # The game's afterstates: features, reward of the move that made it, its V then.
     feats = np.empty((SOLO_ROLLS + 1, N_ACTIVE), np.int64)
     gain = np.zeros(SOLO_ROLLS + 1)
