@@ -9,6 +9,11 @@ strategies makes a stale kernel impossible; a changed tree simply compiles
 once into a new folder. Data files under the packages' data/ folders count
 too: a strategy may freeze one into its machine code (strategies.learned's
 weights), so new weights must recompile.
+
+The host-side modules below hold no kernel and nothing a kernel freezes in
+(tests/test_numba_cache.py checks that no kernel module imports them), so
+editing the runner, the Parquet writer or the benchmark does not throw away
+a minute of compiled code. A new file counts unless it is added here.
 """
 import hashlib
 import os
@@ -17,6 +22,12 @@ from pathlib import Path
 import numba
 
 _PACKAGES = ("sim", "strategies")
+#: Python-only modules: they call kernels but no machine code depends on their text.
+HOST_ONLY = frozenset({
+    "sim/__init__.py", "sim/api.py", "sim/bench.py", "sim/compare.py", "sim/dataset.py",
+    "sim/distributed.py", "sim/numba_cache.py", "sim/replay.py", "sim/runner.py", "sim/schema.py",
+    "sim/summary.py", "strategies/__init__.py", "strategies/builtin.py", "strategies/registry.py",
+})
 
 
 def source_digest(root: Path | None = None) -> str:
@@ -24,6 +35,8 @@ def source_digest(root: Path | None = None) -> str:
     h = hashlib.sha256(numba.__version__.encode())
     for pkg in _PACKAGES:
         for path in sorted((root / pkg).rglob("*.py")):
+            if path.relative_to(root).as_posix() in HOST_ONLY:
+                continue
             h.update(str(path.relative_to(root)).encode())
             h.update(path.read_bytes())
         for path in sorted((root / pkg / "data").rglob("*.npz")):
