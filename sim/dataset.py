@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
@@ -57,77 +56,149 @@ def part_name(chunk: int) -> str:
 
 
 # --- chunk arrays -> Arrow tables ---------------------------------------------
+#
+# Every array is assembled from numpy buffers (pa.Array.from_buffers): pa.array,
+# pa.scalar and pa.repeat import pandas on first use, ~65 MB of resident memory
+# and ~0.3 s of start-up that a run has no other use for. The builders also skip
+# pyarrow's per-call type inference.
+
+_NUMPY = {pa.int8(): np.int8, pa.int16(): np.int16, pa.int32(): np.int32, pa.int64(): np.int64,
+          pa.uint8(): np.uint8, pa.uint64(): np.uint64}
+
+
+def _bitmap(flags: np.ndarray) -> pa.Buffer:
+    """Arrow's bit-packed booleans (and validity bitmaps): least significant bit first."""
+    return pa.py_buffer(np.packbits(np.asarray(flags, bool), bitorder="little"))
+
+
+def _arrow(values: np.ndarray, type_: pa.DataType, null_mask: np.ndarray | None = None) -> pa.Array:
+    """A primitive array of `values` (cast to `type_`); null where null_mask is true."""
+    if type_ == pa.bool_():
+        data = _bitmap(values)
+    else:
+        data = pa.py_buffer(np.ascontiguousarray(values, dtype=_NUMPY[type_]))
+    nulls = 0 if null_mask is None else int(np.count_nonzero(null_mask))
+    validity = _bitmap(~null_mask) if nulls else None
+    return pa.Array.from_buffers(type_, len(values), [validity, data], null_count=nulls)
+
+
+def as_numpy(arr: pa.Array) -> np.ndarray:
+    """The values of a null-free integer or boolean array, as numpy.
+
+    Array.to_numpy goes through pyarrow's pandas conversion, which imports pandas.
+    """
+    if arr.null_count:
+        raise DatasetError(f"unexpected nulls in a {arr.type} column")
+    data = arr.buffers()[1]
+    if arr.type == pa.bool_():
+        bits = np.unpackbits(np.frombuffer(data, np.uint8), count=arr.offset + len(arr), bitorder="little")
+        return bits[arr.offset:].astype(bool)
+    dtype = np.dtype(_NUMPY[arr.type])
+    return np.frombuffer(data, dtype, count=len(arr), offset=arr.offset * dtype.itemsize)
+
+
+def _strings(distinct, idx: np.ndarray, null_mask: np.ndarray | None = None) -> pa.Array:
+    """A string array of distinct[i] for each i of idx; null where null_mask is true."""
+    encoded = [s.encode() for s in distinct]
+    offsets = np.zeros(len(encoded) + 1, np.int32)
+    np.cumsum([len(b) for b in encoded], out=offsets[1:])
+    strings = pa.Array.from_buffers(pa.string(), len(encoded),
+                                    [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
+    # Arrow's take copies the bytes, and a null index gives a null string.
+    return strings.take(_arrow(idx, pa.int32(), null_mask))
+
+
+def _lists(offsets: np.ndarray, values: pa.Array) -> pa.Array:
+    """list<values.type> of values[offsets[i]:offsets[i+1]] per row."""
+    return pa.Array.from_buffers(pa.list_(values.type), len(offsets) - 1,
+                                 [None, pa.py_buffer(np.ascontiguousarray(offsets, dtype=np.int32))],
+                                 children=[values])
+
+
+def _table(schema: pa.Schema, columns: dict) -> pa.Table:
+    """The table of `schema` from its columns by name: numpy arrays take the field's type,
+    (values, null_mask) pairs are nullable ones, Arrow arrays (strings, lists) are kept."""
+    assert list(columns) == schema.names, (list(columns), schema.names)
+    arrays = []
+    for field, col in zip(schema, columns.values()):
+        if isinstance(col, tuple):
+            col = _arrow(col[0], field.type, null_mask=col[1])
+        elif isinstance(col, np.ndarray):
+            col = _arrow(col, field.type)
+        arrays.append(col)
+    return pa.Table.from_arrays(arrays, schema=schema)
+
 
 def _bits_list(masks: np.ndarray, width: int) -> pa.Array:
     """list<int8> of the set bits of each mask (bits 0..width-1)."""
     bits = (masks[:, None] >> np.arange(width)) & 1
-    counts = bits.sum(axis=1)
-    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
-    values = np.nonzero(bits)[1].astype(np.int8)
-    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values))
+    offsets = np.concatenate(([0], np.cumsum(bits.sum(axis=1))))
+    return _lists(offsets, _arrow(np.nonzero(bits)[1], pa.int8()))
 
 
 def games_table(chunk: Chunk, sheet_name: str) -> pa.Table:
     g = chunk.games
     n, players = chunk.seats.shape[:2]
-    return pa.Table.from_arrays([
-        pa.array(np.full(n, chunk.seed, np.uint64)),
-        pa.array(chunk.first + np.arange(n, dtype=np.int64)),
-        pa.array(np.full(n, players, np.int8)),
-        pa.array([sheet_name] * n, pa.string()),
-        pa.array(g[:, engine.GR_ROLLS].astype(np.int16)),
-        pa.array(g[:, engine.GR_CAPPED].astype(bool)),
-        _bits_list(g[:, engine.GR_ENDED_BY], players),
-        _bits_list(g[:, engine.GR_WINNERS], players),
-    ], schema=GAMES)
+    return _table(GAMES, {
+        "seed": np.full(n, chunk.seed, np.uint64),
+        "game": chunk.first + np.arange(n, dtype=np.int64),
+        "players": np.full(n, players),
+        "sheet": _strings([sheet_name], np.zeros(n, np.intp)),
+        "rolls": g[:, engine.GR_ROLLS],
+        "capped": g[:, engine.GR_CAPPED] != 0,
+        "ended_by": _bits_list(g[:, engine.GR_ENDED_BY], players),
+        "winners": _bits_list(g[:, engine.GR_WINNERS], players),
+    })
 
 
 def _popcount(x: np.ndarray) -> np.ndarray:
-    x = x.astype(np.uint64)
-    return np.unpackbits(x.view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1)
+    return np.bitwise_count(x.astype(np.uint64))
 
 
 def players_table(chunk: Chunk) -> pa.Table:
     n, players = chunk.seats.shape[:2]
     ps = chunk.seats.reshape(n * players, -1)
-    specs = np.array(chunk.specs, dtype=object)
-    cols_done = _popcount(ps[:, PS_COLS])
-    colours_done = _popcount(ps[:, PS_COLOURS])
     first_joker = ps[:, PS_FIRST_JOKER_ROLL]
-    return pa.Table.from_arrays([
-        pa.array(np.repeat(chunk.first + np.arange(n, dtype=np.int64), players)),
-        pa.array(np.tile(np.arange(players, dtype=np.int8), n)),
-        pa.array(specs[chunk.slots.reshape(-1)], pa.string()),
-        pa.array(ps[:, PS_SCORE].astype(np.int16)),
-        pa.array(ps[:, PS_COL_POINTS].astype(np.int16)),
-        pa.array(ps[:, PS_COLOUR_POINTS].astype(np.int16)),
-        pa.array(ps[:, PS_JOKERS].astype(np.int8)),
-        pa.array((START_JOKERS - ps[:, PS_JOKERS]).astype(np.int8)),
-        pa.array(ps[:, PS_STAR_PENALTY].astype(np.int16)),
-        pa.array(ps[:, PS_BOXES].astype(np.int16)),
-        pa.array(ps[:, PS_COLS_FIRST].astype(np.int8)),
-        pa.array((cols_done - ps[:, PS_COLS_FIRST]).astype(np.int8)),
-        pa.array(ps[:, PS_COLOURS_FIRST].astype(np.int8)),
-        pa.array((colours_done - ps[:, PS_COLOURS_FIRST]).astype(np.int8)),
-        pa.array(first_joker.astype(np.int16), mask=first_joker == 0),
-        pa.array(ps[:, PS_PASSES].astype(np.int16)),
-        pa.array(ps[:, PS_RANK].astype(np.int8)),
-        pa.array(ps[:, PS_WINNER].astype(bool)),
-    ], schema=PLAYERS)
+    return _table(PLAYERS, {
+        "game": np.repeat(chunk.first + np.arange(n, dtype=np.int64), players),
+        "seat": np.tile(np.arange(players), n),
+        "strategy": _strings(chunk.specs, chunk.slots.reshape(-1)),
+        "score": ps[:, PS_SCORE],
+        "column_points": ps[:, PS_COL_POINTS],
+        "colour_points": ps[:, PS_COLOUR_POINTS],
+        "jokers_left": ps[:, PS_JOKERS],
+        "jokers_used": START_JOKERS - ps[:, PS_JOKERS],
+        "star_penalty": ps[:, PS_STAR_PENALTY],
+        "boxes": ps[:, PS_BOXES],
+        "columns_first": ps[:, PS_COLS_FIRST],
+        "columns_later": _popcount(ps[:, PS_COLS]) - ps[:, PS_COLS_FIRST],
+        "colours_first": ps[:, PS_COLOURS_FIRST],
+        "colours_later": _popcount(ps[:, PS_COLOURS]) - ps[:, PS_COLOURS_FIRST],
+        "first_joker_roll": (first_joker, first_joker == 0),
+        "passes": ps[:, PS_PASSES],
+        "rank": ps[:, PS_RANK],
+        "winner": ps[:, PS_WINNER] != 0,
+    })
 
 
-_COLOUR_FACES = pa.array(list(COLOURS) + ["joker"], pa.string())
-_COLOUR_NAMES = pa.array(list(COLOURS), pa.string())
+_COLOUR_FACES = (*COLOURS, "joker")
 
 
 def _cell_lists(tab: Tables):
-    """Flat cell names of every placement row and their offsets (cached on the tables)."""
-    names, starts = [], [0]
+    """Every cell name of the sheet, and per placement row the indices of its cells
+    into that list (flat) with their start offsets (cached per tables)."""
+    names, index = [], {}
+    flat, starts = [], [0]
     for k in range(len(tab.size)):
         lo, hi = int(tab.mask[k, 0]), int(tab.mask[k, 1])
-        names.extend(cell_name(c, r) for c, r in from_words(np.uint64(lo), np.uint64(hi)))
-        starts.append(len(names))
-    return pa.array(names, pa.string()), np.array(starts, np.int64)
+        for c, r in from_words(np.uint64(lo), np.uint64(hi)):
+            name = cell_name(c, r)
+            if name not in index:
+                index[name] = len(names)
+                names.append(name)
+            flat.append(index[name])
+        starts.append(len(flat))
+    return names, np.array(flat, np.intp), np.array(starts, np.int64)
 
 
 def turns_table(chunk: Chunk, tab: Tables, cells_cache: dict | None = None) -> pa.Table:
@@ -142,43 +213,55 @@ def turns_table(chunk: Chunk, tab: Tables, cells_cache: dict | None = None) -> p
     sub = log[:, engine.LOG_SUB]
     passed = sub < 0
     safe_sub = np.where(passed, 0, sub)
-
-    fixed = lambda width: pa.array(np.arange(rows + 1, dtype=np.int32) * width)
-    colour_dice = pa.ListArray.from_arrays(
-        fixed(k), _COLOUR_FACES.take(pa.array(dice_rows[:, :k].reshape(-1))))
-    number_dice = pa.ListArray.from_arrays(fixed(k), pa.array(dice_rows[:, 3:3 + k].reshape(-1).astype(np.int8)))
+    per_roll = np.arange(rows + 1) * k
 
     key = id(tab)
     if cells_cache is not None and key in cells_cache:
-        names, starts = cells_cache[key]
+        names, flat, starts = cells_cache[key]
     else:
-        names, starts = _cell_lists(tab)
+        names, flat, starts = _cell_lists(tab)
         if cells_cache is not None:
-            cells_cache[key] = (names, starts)
+            cells_cache[key] = (names, flat, starts)
     sizes = np.where(passed, 0, tab.size[safe_sub])
     offsets = np.concatenate(([0], np.cumsum(sizes)))
-    within = np.arange(offsets[-1]) - np.repeat(offsets[:-1], sizes)
-    idx = np.repeat(starts[safe_sub], sizes) + within
-    cells = pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), names.take(pa.array(idx)))
+    cells = flat[np.repeat(starts[safe_sub] - offsets[:-1], sizes) + np.arange(offsets[-1])]
 
-    return pa.Table.from_arrays([
-        pa.array((chunk.first + game_idx).astype(np.int64)),
-        pa.array(roll.astype(np.int16)),
-        pa.array(log[:, engine.LOG_SEAT].astype(np.int8)),
-        pa.array(log[:, engine.LOG_ACTIVE].astype(bool)),
-        colour_dice,
-        number_dice,
-        pa.array(log[:, engine.LOG_AVAIL].astype(np.uint8)),
-        pa.array(log[:, engine.LOG_CHOICES].astype(np.int16)),
-        pa.array(passed),
-        pa.array(log[:, engine.LOG_CDIE].astype(np.int8), mask=passed),
-        pa.array(log[:, engine.LOG_NDIE].astype(np.int8), mask=passed),
-        pc.if_else(pa.array(passed), pa.scalar(None, pa.string()),
-                   _COLOUR_NAMES.take(pa.array(tab.colour[safe_sub].astype(np.int64)))),
-        pa.array(tab.size[safe_sub].astype(np.int8), mask=passed),
-        cells,
-        pa.array(log[:, engine.LOG_COST].astype(np.int8)),
-    ], schema=TURNS)
+    return _table(TURNS, {
+        "game": chunk.first + game_idx,
+        "roll": roll,
+        "seat": log[:, engine.LOG_SEAT],
+        "active": log[:, engine.LOG_ACTIVE] != 0,
+        "colour_dice": _lists(per_roll, _strings(_COLOUR_FACES, dice_rows[:, :k].reshape(-1))),
+        "number_dice": _lists(per_roll, _arrow(dice_rows[:, 3:3 + k].reshape(-1), pa.int8())),
+        "available": log[:, engine.LOG_AVAIL],
+        "n_choices": log[:, engine.LOG_CHOICES],
+        "passed": passed,
+        "colour_die": (log[:, engine.LOG_CDIE], passed),
+        "number_die": (log[:, engine.LOG_NDIE], passed),
+        "colour": _strings(COLOURS, tab.colour[safe_sub], null_mask=passed),
+        "number": (tab.size[safe_sub], passed),
+        "cells": _lists(offsets, _strings(names, cells)),
+        "jokers": log[:, engine.LOG_COST],
+    })
+
+
+def write_options(schema: pa.Schema) -> dict:
+    """pq.write_table's options for a table of `schema` (any table; ours get the tuned ones).
+
+    `game` counts up row by row (or repeats, in turns): delta encoding keeps it in
+    a few bytes per page, where a dictionary took ~3 bytes a row and several times
+    the CPU. Min/max statistics of strings cannot prune a file (each one holds every
+    strategy and colour) and cost a sixth of the turns table's write time.
+    """
+    # Options name Parquet leaf columns: a list's values are `name.list.element`.
+    leaf = {f.name: f"{f.name}.list.element" if pa.types.is_list(f.type) else f.name for f in schema}
+    is_text = {f.name: pa.types.is_string(getattr(f.type, "value_type", f.type)) for f in schema}
+    options = {"compression": COMPRESSION,
+               "write_statistics": [leaf[name] for name in schema.names if not is_text[name]]}
+    if "game" in leaf and pa.types.is_integer(schema.field("game").type):
+        options["use_dictionary"] = [leaf[name] for name in schema.names if name != "game"]
+        options["column_encoding"] = {"game": "DELTA_BINARY_PACKED"}
+    return options
 
 
 # --- files --------------------------------------------------------------------
@@ -251,7 +334,7 @@ class LocalStore:
         path = self.path(rel)
         tmp = path.with_name(_tmp_name(path.name))
         try:
-            pq.write_table(table, tmp, compression=COMPRESSION)
+            pq.write_table(table, tmp, **write_options(table.schema))
             os.replace(tmp, path)
         except BaseException:  # Ctrl-C mid-write included: leave no temporary behind
             tmp.unlink(missing_ok=True)
@@ -336,7 +419,7 @@ class ArrowStore:
     def write_table(self, rel: str, table: pa.Table) -> None:
         final = self.path(rel)
         tmp = f"{final.rsplit('/', 1)[0]}/{_tmp_name(final.rsplit('/', 1)[-1])}"
-        pq.write_table(table, tmp, filesystem=self.fs, compression=COMPRESSION)
+        pq.write_table(table, tmp, filesystem=self.fs, **write_options(table.schema))
         self._move_into_place(tmp, final)
 
     def read_bytes(self, rel: str) -> bytes:

@@ -8,7 +8,7 @@ import pytest
 from sim.compare import compare
 from sim.dataset import DatasetError
 from sim.runner import run
-from sim.summary import SOLO_BANDS, summarise, t_quantile, wilson
+from sim.summary import QUANTILES, SOLO_BANDS, Summary, format_table, summarise, t_quantile, wilson
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +59,71 @@ def test_solo_bands(solo_ds):
     for (lo, hi, _, _), count in zip(SOLO_BANDS, s.bands["games"]):
         inside = scores.between(-10**6 if lo is None else lo, 10**6 if hi is None else hi)
         assert inside.sum() == count
+
+
+def pandas_format_table(summary):
+    """format_table as it was written with pandas (it prints the same text without)."""
+    s, m = summary.stats, summary.manifest
+    st = m.get("settings", {})
+    solo = st.get("players") == 1
+    status = "" if m.get("status") == "complete" else f" (status: {m.get('status')})"
+    header = (f"{m.get('games_done', 0):,} games of seed {st.get('seed')}, "
+              f"{'solo' if solo else str(st.get('players')) + ' players'}, sheet {st.get('sheet')}"
+              f"{', seats rotated' if st.get('rotate') else ''}{status}")
+    lines = [header, ""]
+    table = pd.DataFrame({"strategy": s["strategy"]})
+    if "seat" in s:
+        table["seat"] = s["seat"]
+    table["games"] = s["games"].map("{:,}".format)
+    table["mean score (95% CI)"] = [f"{a:.2f} ({lo:.2f}..{hi:.2f})"
+                                   for a, lo, hi in zip(s["mean"], s["ci_low"], s["ci_high"])]
+    table["sd"] = s["sd"].map("{:.2f}".format)
+    table["q05/q25/q50/q75/q95"] = [
+        "/".join(str(int(r[f"q{int(q * 100):02d}"])) for q in QUANTILES) for _, r in s.iterrows()]
+    if not solo:
+        table["win rate (95% CI)"] = [f"{w:.1%} ({lo:.1%}..{hi:.1%})"
+                                      for w, lo, hi in zip(s["win_rate"], s["win_ci_low"], s["win_ci_high"])]
+    table["rolls"] = s["rolls"].map("{:.1f}".format)
+    table["jokers"] = s["jokers_used"].map("{:.2f}".format)
+    table["passes"] = s["passes"].map("{:.1f}".format)
+    if not solo:
+        table["capped"] = s["capped"].map("{:.2%}".format)
+    lines.append(table.to_string(index=False))
+    if summary.bands is not None:
+        b = summary.bands
+        lines += ["", "Solo rating bands (RULES section 8):"]
+        keys = ["strategy", "seat"] if "seat" in b else ["strategy"]
+        wide = b.assign(cell=[f"{x:.1%}" for x in b["share"]]).pivot_table(
+            index=["score", "stars", "rating"], columns=keys, values="cell", aggfunc="first", sort=False)
+        wide.columns = [" ".join(map(str, c)) if isinstance(c, tuple) else str(c) for c in wide.columns]
+        lines.append(wide.reset_index().to_string(index=False))
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("by_seat", [False, True])
+@pytest.mark.parametrize("ds", ["table_ds", "solo_ds"])
+def test_format_table_as_pandas_printed_it(ds, by_seat, request):
+    s = summarise(request.getfixturevalue(ds), by_seat=by_seat)
+    assert format_table(s) == pandas_format_table(s)
+
+
+def test_format_table_several_groups_and_wide_cells():
+    rows = [{"strategy": name, "seat": seat, "games": games, "mean": mean, "ci_low": mean - 1, "ci_high": mean + 1,
+             "sd": 7.5, **{f"q{int(q * 100):02d}": int(q * 100) - 50 for q in QUANTILES}, "min": -60, "max": 60,
+             "win_rate": 0.25, "win_ci_low": 0.2, "win_ci_high": 0.3, "rolls": 30.0, "jokers_used": 7.5,
+             "passes": 4.25, "capped": 0.0}
+            for name, seat, games, mean in [("greedy", 0, 12, -3.5), ("my_strategies/very_long_file.py:choose", 1,
+                                                                          1_234_567, 12.25), ("random", 10, 5, 0.0)]]
+    bands = [{"strategy": r["strategy"], "seat": r["seat"], "score": f"{lo}-{hi}", "stars": stars, "rating": rating,
+              "games": 1, "share": share}
+             for r in rows for (lo, hi, stars, rating), share in zip(SOLO_BANDS[:4], (0.0, 0.123, 1.0, 0.5))]
+    for players in (1, 3):
+        manifest = {"games_done": 1_234_584, "status": "running",
+                    "settings": {"seed": 1, "players": players, "sheet": "standard", "rotate": True}}
+        for with_seat in (True, False):
+            strip = (lambda d: d) if with_seat else (lambda d: {k: v for k, v in d.items() if k != "seat"})
+            s = Summary([strip(r) for r in rows], [strip(b) for b in bands] if players == 1 else None, manifest)
+            assert format_table(s) == pandas_format_table(s)
 
 
 def test_corrupt_dataset(table_ds, tmp_path):
