@@ -1,6 +1,6 @@
 """Summaries of a dataset, aggregated chunk by chunk (memory does not grow with the dataset).
 
-    summarise(path, by_seat=False, batch_size=BATCH_ROWS) -> Summary(stats, bands | None, manifest)
+    summarise(path, by_seat=False, batch_size=BATCH_ROWS) -> Summary(rows, band_rows | None, manifest)
 
 `path` is a dataset folder or a filesystem URL (sim.dataset.open_store). The
 players table is scanned part by part in record batches of at most
