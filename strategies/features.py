@@ -64,6 +64,24 @@ stack_i64 = _stack_array(types.int64)
 
 
 @intrinsic
+def uncounted(typingctx, ary):
+    """A view of array `ary` without reference counting (no meminfo), valid while `ary` is.
+
+    A strategy's argument arrays live for the whole decision; handed as such views to
+    inlined functions they cost nothing, where each inlined call otherwise counts a
+    reference on each array argument (an atomic add, and a subtract when the call ends).
+    """
+    if not isinstance(ary, types.Array):
+        raise errors.TypingError("uncounted takes an array")
+
+    def codegen(context, builder, sig, args):
+        view = context.make_array(ary)(context, builder, value=args[0])
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        return view._getvalue()
+    return ary(ary), codegen
+
+
+@intrinsic
 def borrow(typingctx, struct, name):
     """borrow(tab, "mask") is tab.mask without its reference count.
 

@@ -51,7 +51,8 @@ placement loops (best_placement, score_candidates) are inlined into _choose. Num
 a reference (an atomic add and subtract) on every array handed to an inlined function,
 i.e. on ctx and um for each placement scored; a stack array has no meminfo, and once the
 loop sits in the function that owns the stack arrays the compiler sees that and drops the
-counts. The tables' arrays are read through features.borrow for the same reason.
+counts. The tables' arrays are read through features.borrow, and _choose hands its own
+arguments on as features.uncounted views, for the same reason.
 """
 import math
 
@@ -69,7 +70,7 @@ from sim.tables import MAX_SUBSETS, NW
 
 from .features import (
     borrow, byte_counts, crossed_span, dice_faces, legal_count, legal_count_after, neighbours, stack_f64,
-    stack_u64, stacked_pairs,
+    stack_u64, stacked_pairs, uncounted,
 )
 from .interface import strategy
 
@@ -794,6 +795,8 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
     """One-move evaluation: columns, colours, stars, jokers, reach, races, end-game, denial."""
     if n == 0:
         return PASS
+    # The functions inlined below would count a reference on each argument array per call.
+    st, ps, bb, cands, params = uncounted(st), uncounted(ps), uncounted(bb), uncounted(cands), uncounted(params)
     ctx, um = scratch()
     prepare(st, ps, bb, tab, params, ctx, 0)
     sheet_masks(tab, um)
