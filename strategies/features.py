@@ -4,7 +4,12 @@ Everything works on the bitboard layout of sim.tables (two uint64 words, one
 byte per column, bit 8*col + row) and never modifies the state arrays.
 """
 import numpy as np
-from numba import njit, types
+from llvmlite import ir
+from numba import errors, njit, types
+from numba.core import cgutils
+from numba.experimental.structref import _Utils
+from numba.extending import intrinsic
+from numba.np.arrayobj import populate_array
 
 from sim.bits import popcount
 from sim.state import COLOUR_JOKER, NUMBER_JOKER, ST_DICE
@@ -20,6 +25,93 @@ _U56 = np.uint64(56)
 #: Columns A..O; H is the start column.
 N_COLS = 15
 H_COL = 7
+
+
+def _stack_array(dtype):
+    """An intrinsic f(n) -> uninitialised C array of n `dtype` items in the calling function's
+    stack frame (n a compile-time constant, e.g. a module-level int)."""
+    @intrinsic
+    def stack_array(typingctx, n):
+        if not isinstance(n, types.IntegerLiteral):
+            raise errors.RequireLiteralValue("the size of a stack array must be a constant")
+        size = n.literal_value
+        arrty = types.Array(dtype, 1, "C")
+
+        def codegen(context, builder, sig, args):
+            lty = context.get_data_type(dtype)
+            intp = context.get_value_type(types.intp)
+            with builder.goto_entry_block():          # a static alloca: reserved once per frame
+                data = builder.alloca(lty, size=ir.Constant(intp, size))
+            ary = context.make_array(arrty)(context, builder)
+            itemsize = ir.Constant(intp, context.get_abi_sizeof(lty))
+            populate_array(ary, data=data, shape=[ir.Constant(intp, size)], strides=[itemsize],
+                           itemsize=itemsize, meminfo=None)
+            return ary._getvalue()
+        return arrty(n), codegen
+    return stack_array
+
+
+# Scratch arrays of a decision on the stack instead of the heap. Besides the allocation
+# (~100 ns), a heap array costs an atomic reference count wherever Numba copies it, e.g.
+# each time a function taking it is inlined (heuristic.delta: ~850 times a solo game);
+# a stack array has no meminfo, so the compiler drops those counts altogether.
+# The array lives as long as the frame of the function the call is compiled into:
+# call these only in the function that uses the array, or in an inline="always" helper
+# of it, never in one that returns the array to a caller it is not inlined into.
+stack_f64 = _stack_array(types.float64)
+stack_u64 = _stack_array(types.uint64)
+stack_i64 = _stack_array(types.int64)
+
+
+@intrinsic
+def uncounted(typingctx, ary):
+    """A view of array `ary` without reference counting (no meminfo), valid while `ary` is.
+
+    A strategy's argument arrays live for the whole decision; handed as such views to
+    inlined functions they cost nothing, where each inlined call otherwise counts a
+    reference on each array argument (an atomic add, and a subtract when the call ends).
+    """
+    if not isinstance(ary, types.Array):
+        raise errors.TypingError("uncounted takes an array")
+
+    def codegen(context, builder, sig, args):
+        view = context.make_array(ary)(context, builder, value=args[0])
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        return view._getvalue()
+    return ary(ary), codegen
+
+
+@intrinsic
+def borrow(typingctx, struct, name):
+    """borrow(tab, "mask") is tab.mask without its reference count.
+
+    Reading an array field of a StructRef (the Tables) counts a reference on the array
+    (an atomic add, and a subtract when it dies): ~10 ns, paid per access. The borrowed
+    view has no meminfo, so nothing is counted; it is valid while `struct` is alive and
+    the field not reassigned, i.e. for the whole decision that received the tables.
+    """
+    if not isinstance(name, types.StringLiteral):
+        raise errors.TypingError("borrow(struct, \"field\") takes a constant field name")
+    field = name.literal_value
+    if isinstance(struct, types.BaseNamedTuple):
+        # The plain Tables namedtuple (tests call helpers with it): an ordinary counted field.
+        index = struct.fields.index(field)
+
+        def codegen_tuple(context, builder, sig, args):
+            val = builder.extract_value(args[0], index)
+            context.nrt.incref(builder, sig.return_type, val)
+            return val
+        return struct.types[index](struct, name), codegen_tuple
+    fty = struct.field_dict.get(field) if isinstance(struct, types.StructRef) else None
+    if not isinstance(fty, types.Array):
+        raise errors.TypingError(f"{struct} has no array field {field!r}")
+
+    def codegen(context, builder, sig, args):
+        data = _Utils(context, builder, sig.args[0]).get_data_struct(args[0])
+        ary = context.make_array(fty)(context, builder, value=getattr(data, field))
+        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+        return ary._getvalue()
+    return fty(struct, name), codegen
 
 
 @njit(types.uint64(types.uint64), cache=True, inline="always")

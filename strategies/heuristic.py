@@ -44,6 +44,15 @@ float rounding; tests/test_heuristic_incremental.py checks it on thousands of po
   4. Dice denial (active player at a table): per opponent, the best (boxes + 2 stars)
      of each (colour, number) group the dice can show, then per die pair, then per pair
      we could take away: 10 values from one walk of each opponent's legal placements.
+
+What a decision costs besides the evaluation itself (docs/performance.md): the scratch
+(ctx, um, the candidate values) lives on the stack (features.stack_f64), and the
+placement loops (best_placement, score_candidates) are inlined into _choose. Numba counts
+a reference (an atomic add and subtract) on every array handed to an inlined function,
+i.e. on ctx and um for each placement scored; a stack array has no meminfo, and once the
+loop sits in the function that owns the stack arrays the compiler sees that and drops the
+counts. The tables' arrays are read through features.borrow, and _choose hands its own
+arguments on as features.uncounted views, for the same reason.
 """
 import math
 
@@ -53,13 +62,16 @@ from numba import njit, types
 from sim.bits import ZERO, ONE, ctz, popcount
 from sim.engine import full_columns
 from sim.state import (
-    BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, COLOUR_JOKER,
+    BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, COLOUR_JOKER, MAX_CANDS,
     NUMBER_JOKER, PASS, PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS,
     ST_AVAIL, ST_COLOURS_TAKEN, ST_COLS_TAKEN, ST_DICE, ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT,
 )
-from sim.tables import NW
+from sim.tables import MAX_SUBSETS, NW
 
-from .features import byte_counts, crossed_span, dice_faces, legal_count, legal_count_after, neighbours, stacked_pairs
+from .features import (
+    borrow, byte_counts, crossed_span, dice_faces, legal_count, legal_count_after, neighbours, stack_f64,
+    stack_u64, stacked_pairs, uncounted,
+)
 from .interface import strategy
 
 SOLO_ROLLS = 30
@@ -160,24 +172,29 @@ _BYTE = np.uint64(0xFF)
 _B7 = np.uint64(7)
 _HIGH = np.uint64(0x8080808080808080)
 NEG = -1.0e18
+#: Room for the values of every choice of any decision and of passing (score_candidates).
+VALUES_SIZE = MAX_CANDS + 1
 
 
 @njit(cache=True, inline="always")
 def scratch():
-    """(ctx, um) for one decision, from a single allocation."""
-    buf = np.empty(CTX_SIZE + UM_SIZE)
-    return buf[:CTX_SIZE], buf[CTX_SIZE:].view(np.uint64)
+    """(ctx, um) for one decision, on the stack of the function this is inlined into
+    (features.stack_f64: no allocation, and no reference counts in the placement loop)."""
+    return stack_f64(CTX_SIZE), stack_u64(UM_SIZE)
 
 
 @njit(cache=True)
 def sheet_masks(tab, um):
+    colour_mask = borrow(tab, "colour_mask")
+    star_mask = borrow(tab, "star_mask")
+    board_mask = borrow(tab, "board_mask")
     for k in range(5):
-        um[2 * k] = tab.colour_mask[k, 0]
-        um[2 * k + 1] = tab.colour_mask[k, 1]
-    um[U_STAR] = tab.star_mask[0]
-    um[U_STAR + 1] = tab.star_mask[1]
-    um[U_BOARD] = tab.board_mask[0]
-    um[U_BOARD + 1] = tab.board_mask[1]
+        um[2 * k] = colour_mask[k, 0]
+        um[2 * k + 1] = colour_mask[k, 1]
+    um[U_STAR] = star_mask[0]
+    um[U_STAR + 1] = star_mask[1]
+    um[U_BOARD] = board_mask[0]
+    um[U_BOARD + 1] = board_mask[1]
 
 
 @njit(cache=True, inline="always")
@@ -197,7 +214,7 @@ def byte_max(a, b):
 
 
 @njit(cache=True)
-def table_view(st, bb, tab, ctx):
+def table_view(st, bb, colour_mask, ctx):
     """At a table, one pass over the seats: returns the rolls-left estimate (boxes the
     leader still needs for two colours, unscaled) and leaves in ctx[C_TMP:C_TMP+10] the
     missing boxes per colour, ours then the closest opponent's."""
@@ -211,7 +228,7 @@ def table_view(st, bb, tab, ctx):
         m1 = 100
         m2 = 100
         for k in range(5):
-            r = popcount(tab.colour_mask[k, 0] & ~lo) + popcount(tab.colour_mask[k, 1] & ~hi)
+            r = popcount(colour_mask[k, 0] & ~lo) + popcount(colour_mask[k, 1] & ~hi)
             if r < m1:
                 m2 = m1
                 m1 = r
@@ -237,18 +254,21 @@ def prepare(st, ps, bb, tab, params, ctx, ahead):
     if solo:
         h = float(max(SOLO_ROLLS - st[ST_ROLL], 0))
     else:
-        h = params[X_HORIZON] * table_view(st, bb, tab, ctx)
+        h = params[X_HORIZON] * table_view(st, bb, borrow(tab, "colour_mask"), ctx)
     h = max(h - ahead, 0.0)
     ctx[C_H] = h
     k_col = params[o + W_COL_LAM] + params[o + W_COL_MU] / (h + 1.0)
     k_colour = params[o + W_COLOUR_LAM] + params[o + W_COLOUR_MU] / (h + 1.0)
-    geometric(ctx, C_PCOL, 8, math.exp(-k_col))
+    q_col = math.exp(-k_col)
+    geometric(ctx, C_PCOL, 8, q_col)
     ctx[C_PAIR] = params[o + W_PAIR]
     geometric(ctx, C_PPAIR, 8, math.exp(0.5 * k_col * params[o + W_PAIR]))
     ctx[C_CPAIR] = params[o + W_COLOUR_PAIR]
     if ctx[C_CPAIR] != 0.0:
         geometric(ctx, C_PCPAIR, 32, math.exp(0.5 * k_colour * params[o + W_COLOUR_PAIR]))
-    geometric(ctx, C_QDIST, 15, math.exp(-k_col * params[o + W_COL_DIST]))
+    # With the default col_dist = 1, -k_col * col_dist is -k_col exactly: the same exp.
+    col_dist = params[o + W_COL_DIST]
+    geometric(ctx, C_QDIST, 15, q_col if col_dist == 1.0 else math.exp(-k_col * col_dist))
     geometric(ctx, C_PCOLOUR, 22, math.exp(-k_colour))
     star = params[o + W_STAR] + params[o + W_STAR_T] / (h + 1.0)
     ctx[C_STAR] = 2.0 * min(star, 1.0)
@@ -271,9 +291,11 @@ def prepare(st, ps, bb, tab, params, ctx, ahead):
                 opp0 = byte_max(opp0, byte_counts(bb[s, BB_CROSSED]))
                 opp1 = byte_max(opp1, byte_counts(bb[s, BB_CROSSED + 1]))
     cols_taken = st[ST_COLS_TAKEN]
+    col_first = borrow(tab, "col_first")
+    col_later = borrow(tab, "col_later")
     for c in range(15):
-        first = tab.col_first[c]
-        later = tab.col_later[c]
+        first = col_first[c]
+        later = col_later[c]
         ctx[C_COLBOX + c] = per_box * first
         if solo:
             v = float(first)
@@ -524,17 +546,21 @@ def score_after(st, ps, bb, tab, seat, lo, hi, jokers):
     """Seat's score if the game ended with boxes (lo, hi) crossed and `jokers` left."""
     pts = ps[seat, PS_COL_POINTS] + ps[seat, PS_COLOUR_POINTS] + jokers
     new_cols = full_columns(lo, hi) & ~ps[seat, PS_COLS]
+    col_first = borrow(tab, "col_first")
+    col_later = borrow(tab, "col_later")
+    colour_mask = borrow(tab, "colour_mask")
+    star_mask = borrow(tab, "star_mask")
     while new_cols:
         c = ctz(np.uint64(new_cols))
         new_cols &= new_cols - 1
-        pts += tab.col_later[c] if (st[ST_COLS_TAKEN] >> c) & 1 else tab.col_first[c]
+        pts += col_later[c] if (st[ST_COLS_TAKEN] >> c) & 1 else col_first[c]
     for k in range(5):
         if (ps[seat, PS_COLOURS] >> k) & 1:
             continue
-        m0, m1 = tab.colour_mask[k, 0], tab.colour_mask[k, 1]
+        m0, m1 = colour_mask[k, 0], colour_mask[k, 1]
         if (lo & m0) == m0 and (hi & m1) == m1:
             pts += 3 if (st[ST_COLOURS_TAKEN] >> k) & 1 else 5
-    pts -= 2 * (popcount(tab.star_mask[0] & ~lo) + popcount(tab.star_mask[1] & ~hi))
+    pts -= 2 * (popcount(star_mask[0] & ~lo) + popcount(star_mask[1] & ~hi))
     return pts
 
 
@@ -571,7 +597,7 @@ def faces(st, avail):
 
 
 @njit(cache=True)
-def group_values(bb, seat, tab, cols, nums, ctx):
+def group_values(bb, seat, gword, gmask, stars, cols, nums, ctx):
     """ctx[C_GBEST + 5c + n - 1] = best (boxes + 2 * stars) seat can cross with colour c and
     number n, 0 if none; only for the colours in `cols` and numbers in `nums`."""
     for c in range(5):
@@ -581,16 +607,16 @@ def group_values(bb, seat, tab, cols, nums, ctx):
             if not (nums >> num) & 1:
                 continue
             g = 5 * c + num - 1
-            w0 = tab.gword[g]
+            w0 = gword[g]
             best = 0
             for half in range(2):
                 w = w0 + half
-                word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & tab.gmask[g, half]
+                word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & gmask[g, half]
                 while word != ZERO:
                     k = 64 * w + ctz(word)
                     word &= word - ONE
-                    if tab.stars[k] * 2 + num > best:
-                        best = tab.stars[k] * 2 + num
+                    if stars[k] * 2 + num > best:
+                        best = stars[k] * 2 + num
             ctx[C_GBEST + g] = best
 
 
@@ -606,10 +632,13 @@ def denial_values(st, ps, bb, tab, ctx):
     for p in range(9):
         ctx[C_DV + p] = 0.0
     total_pass = 0.0
+    gword = borrow(tab, "gword")
+    gmask = borrow(tab, "gmask")
+    stars = borrow(tab, "stars")
     for s in range(players):
         if s == seat:
             continue
-        group_values(bb, s, tab, cols, nums, ctx)
+        group_values(bb, s, gword, gmask, stars, cols, nums, ctx)
         jokers = ps[s, PS_JOKERS]
         # Their best with each die pair (NEG where the pair is not there or too dear).
         for cd in range(3):
@@ -654,7 +683,7 @@ def denial_applies(st, params):
 
 # --- scoring the choices of a decision -------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values):
     """values[i] = heuristic value of cands[i]; values[n] = value of passing."""
     seat = st[ST_SEAT]
@@ -669,16 +698,18 @@ def score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values):
     values[n] = base + (w_mob * legal_count(bb, seat) if w_mob != 0.0 else 0.0) + w_joker * jokers
     if deny:
         values[n] -= params[X_DENY] * denial_values(st, ps, bb, tab, ctx)
-    mask = tab.mask
-    kill = tab.kill
-    act = tab.act
-    t_colour = tab.colour
-    t_size = tab.size
-    t_stars = tab.stars
+    mask = borrow(tab, "mask")
+    kill = borrow(tab, "kill")
+    act = borrow(tab, "act")
+    t_colour = borrow(tab, "colour")
+    t_size = borrow(tab, "size")
+    t_stars = borrow(tab, "stars")
     # A placement offered by several die pairs is evaluated once (without its jokers,
     # which enter V linearly): cache[sub], valid where `seen` has the bit.
-    cache = np.empty(mask.shape[0])
-    seen = np.zeros(NW, np.uint64)
+    cache = stack_f64(MAX_SUBSETS)
+    seen = stack_u64(NW)
+    for w in range(NW):
+        seen[w] = ZERO
     for i in range(n):
         sub = cands[i, CAND_SUB]
         cost = cands[i, CAND_COST]
@@ -699,7 +730,7 @@ def score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values):
         values[i] = v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def best_placement(st, ps, bb, tab, params, ctx, um):
     """Best (value, subset row, jokers) over the distinct placements the dice allow, passing
     included (subset -1). Each placement is scored once, at the fewest jokers any die pair
@@ -719,11 +750,13 @@ def best_placement(st, ps, bb, tab, params, ctx, um):
     best_v = base + w_mob * mob_now + w_joker * jokers
     best_k = -1
     best_cost = 0
-    mask = tab.mask
-    kill = tab.kill
-    act = tab.act
-    t_stars = tab.stars
-    act_count = tab.act_count
+    mask = borrow(tab, "mask")
+    kill = borrow(tab, "kill")
+    act = borrow(tab, "act")
+    t_stars = borrow(tab, "stars")
+    act_count = borrow(tab, "act_count")
+    gword = borrow(tab, "gword")
+    gmask = borrow(tab, "gmask")
     # Playing k leaves at most mob_now - 1 + act_count[k] legal placements (k itself goes, at
     # most act[k] arrive): most placements are out of the running before they are counted.
     bound_mob = w_mob > 0.0
@@ -736,11 +769,11 @@ def best_placement(st, ps, bb, tab, params, ctx, um):
             if cost > jokers:
                 continue
             g = 5 * c + num - 1
-            w0 = tab.gword[g]
+            w0 = gword[g]
             rest = base + w_joker * (jokers - cost)
             for half in range(2):
                 w = w0 + half
-                word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & tab.gmask[g, half]
+                word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & gmask[g, half]
                 while word != ZERO:
                     sub = 64 * w + ctz(word)
                     word &= word - ONE
@@ -762,6 +795,8 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
     """One-move evaluation: columns, colours, stars, jokers, reach, races, end-game, denial."""
     if n == 0:
         return PASS
+    # The functions inlined below would count a reference on each argument array per call.
+    st, ps, bb, cands, params = uncounted(st), uncounted(ps), uncounted(bb), uncounted(cands), uncounted(params)
     ctx, um = scratch()
     prepare(st, ps, bb, tab, params, ctx, 0)
     sheet_masks(tab, um)
@@ -773,7 +808,7 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
             if cands[i, CAND_SUB] == sub and cands[i, CAND_COST] == cost:
                 return i
         return PASS  # unreachable: the engine offers every placement at its fewest jokers
-    values = np.empty(n + 1)
+    values = stack_f64(VALUES_SIZE)
     score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values)
     best = PASS
     best_v = values[n]

@@ -53,7 +53,7 @@ from sim.state import (
 )
 from sim.tables import MAX_SUBSETS, NW
 
-from .features import dice_faces
+from .features import borrow, dice_faces, stack_f64, stack_i64
 from .heuristic import PARAMS as H_PARAMS
 from .heuristic import heuristic as _heuristic
 from .interface import strategy
@@ -101,6 +101,10 @@ SE_SIZE = 52
 
 _B7F = np.uint64(0x7F)
 NEG = -1.0e18
+#: Rows of rank_placements: passing and at most every placement of a sheet.
+ROWS = MAX_SUBSETS + 1
+N_GROUPS = 25           # (colour, number) pairs
+N_JV = 9                # '!' kept, 0..8
 
 DATA_FILE = "learned.npz"
 
@@ -108,11 +112,13 @@ DATA_FILE = "learned.npz"
 @njit(cache=True)
 def sheet_layout(tab, lay):
     """Fill lay from the sheet's tables: the boxes of every block, in bit order, and its colour."""
+    block_mask = borrow(tab, "block_mask")
+    colour_mask = borrow(tab, "colour_mask")
     lay[LAY_LOCAL:LAY_LOCAL + 128] = -1
     for b in range(N_BLOCKS):
         i = 0
         for w in range(2):
-            word = tab.block_mask[b, w]
+            word = block_mask[b, w]
             while word != ZERO:
                 bit = 64 * w + ctz(word)
                 lay[LAY_BITS + MAX_BLOCK * b + i] = bit
@@ -124,7 +130,7 @@ def sheet_layout(tab, lay):
         lay[LAY_BSIZE + b] = i
         lay[LAY_BCOL + b] = 0
         for k in range(5):
-            if (tab.block_mask[b, 0] & tab.colour_mask[k, 0]) | (tab.block_mask[b, 1] & tab.colour_mask[k, 1]):
+            if (block_mask[b, 0] & colour_mask[k, 0]) | (block_mask[b, 1] & colour_mask[k, 1]):
                 lay[LAY_BCOL + b] = k
 
 
@@ -238,10 +244,10 @@ def successor_value(W, t, lay, tab, sc, se, sub):
     colour, and the distance entries (all of them only if the crossed area grows).
     The reward is the columns and colour it completes plus 2 per star it crosses.
     """
-    p0 = tab.mask[sub, 0]
-    p1 = tab.mask[sub, 1]
+    p0 = borrow(tab, "mask")[sub, 0]
+    p1 = borrow(tab, "mask")[sub, 1]
     v = se[SE_BASE]
-    r = 2.0 * tab.stars[sub]
+    r = 2.0 * borrow(tab, "stars")[sub]
     # The placement's columns: c_lo .. at most c_lo + 4 (5 boxes).
     c_lo = (ctz(p0) >> 3) if p0 != ZERO else 8 + (ctz(p1) >> 3)
     c_hi = c_lo
@@ -257,7 +263,7 @@ def successor_value(W, t, lay, tab, sc, se, sub):
         n = popcount(np.uint64(m))
         sc[SC_NEW + c] = n
         if n == 7:
-            r += tab.col_first[c]
+            r += borrow(tab, "col_first")[c]
     left, right = sc[SC_LEFT], sc[SC_RIGHT]
     nl = min(left, c_lo)
     nr = max(right, c_hi)
@@ -274,7 +280,7 @@ def successor_value(W, t, lay, tab, sc, se, sub):
     for c in range(max(c_lo - 1, 0), min(c_hi + 1, N_COLS - 1)):
         v += (W[t, F_ADJ + 64 * c + 8 * sc[SC_NEW + c] + sc[SC_NEW + c + 1]]
               - W[t, F_ADJ + 64 * c + 8 * sc[SC_COUNT + c] + sc[SC_COUNT + c + 1]])
-    b = tab.block[sub]
+    b = borrow(tab, "block")[sub]
     m = sc[SC_BMASK + b]
     for w in range(2):
         word = p0 if w == 0 else p1
@@ -282,8 +288,8 @@ def successor_value(W, t, lay, tab, sc, se, sub):
             m |= 1 << lay[LAY_LOCAL + 64 * w + ctz(word)]
             word &= word - ONE
     v += W[t, F_BLOCK + 64 * b + m] - se[SE_BLOCK + b]
-    k = tab.colour[sub]
-    empty = sc[SC_EMPTY + k] - tab.size[sub]
+    k = borrow(tab, "colour")[sub]
+    empty = sc[SC_EMPTY + k] - borrow(tab, "size")[sub]
     open_blocks = sc[SC_OPEN + k] - (1 if popcount(np.uint64(m)) == lay[LAY_BSIZE + b] else 0)
     v += W[t, _colour_index(k, empty, open_blocks)] - se[SE_COLOUR + k]
     if empty == 0:
@@ -320,10 +326,10 @@ def rank_placements(W, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewa
             if cost > jokers:
                 continue
             g = 5 * c + num - 1
-            w0 = tab.gword[g]
+            w0 = borrow(tab, "gword")[g]
             for half in range(2):
                 w = w0 + half
-                word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & tab.gmask[g, half]
+                word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & borrow(tab, "gmask")[g, half]
                 while word != ZERO:
                     sub = 64 * w + ctz(word)
                     word &= word - ONE
@@ -351,18 +357,22 @@ def candidate_of(cands, n, sub, cost):
 def group_best(W, t, lay, tab, bb, seat, sub, sc, se, best):
     """best[5c + n - 1]: the best reward + V (without '!') of a second placement of colour c and
     size n after placement `sub` (NEG if none); returns V (without '!') after `sub` alone."""
-    lo = bb[seat, BB_CROSSED] | tab.mask[sub, 0]
-    hi = bb[seat, BB_CROSSED + 1] | tab.mask[sub, 1]
+    t_colour = borrow(tab, "colour")
+    t_size = borrow(tab, "size")
+    t_kill = borrow(tab, "kill")
+    t_act = borrow(tab, "act")
+    lo = bb[seat, BB_CROSSED] | borrow(tab, "mask")[sub, 0]
+    hi = bb[seat, BB_CROSSED + 1] | borrow(tab, "mask")[sub, 1]
     base = prepare(W, t, lay, lo, hi, sc, se)
     for g in range(25):
         best[g] = NEG
     for w in range(NW):
-        word = (bb[seat, BB_ALIVE + w] & ~tab.kill[sub, w]) & (bb[seat, BB_TOUCH + w] | tab.act[sub, w])
+        word = (bb[seat, BB_ALIVE + w] & ~t_kill[sub, w]) & (bb[seat, BB_TOUCH + w] | t_act[sub, w])
         while word != ZERO:
             k = 64 * w + ctz(word)
             word &= word - ONE
             v, r = successor_value(W, t, lay, tab, sc, se, k)
-            g = 5 * tab.colour[k] + tab.size[k] - 1
+            g = 5 * t_colour[k] + t_size[k] - 1
             if v + r > best[g]:
                 best[g] = v + r
     return base
@@ -403,14 +413,15 @@ def expected_reply(best, stay, jv, jokers, val):
     return total / 1296.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def decision_scratch(tab):
     """The arrays rank_placements works in: the sheet layout (filled) and empty scratch
-    (sc, se) and per-placement rows (subs, costs, rewards, qs), one more than any sheet has."""
-    lay = np.empty(LAY_SIZE, np.int64)
+    (sc, se) and per-placement rows (subs, costs, rewards, qs), one more than any sheet has.
+    On the stack of the function this is inlined into (features.stack_f64): no allocation."""
+    lay = stack_i64(LAY_SIZE)
     sheet_layout(tab, lay)
-    return (lay, np.empty(SC_SIZE, np.int64), np.empty(SE_SIZE), np.empty(MAX_SUBSETS + 1, np.int64),
-            np.empty(MAX_SUBSETS + 1, np.int64), np.empty(MAX_SUBSETS + 1), np.empty(MAX_SUBSETS + 1))
+    return (lay, stack_i64(SC_SIZE), stack_f64(SE_SIZE), stack_i64(ROWS), stack_i64(ROWS), stack_f64(ROWS),
+            stack_f64(ROWS))
 
 
 @njit(cache=True)
@@ -431,8 +442,8 @@ def decide_solo(W, st, ps, bb, cands, n, tab, top):
     order = np.argsort(-qs[:m])
     t1 = t - 1
     lo, hi = bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1]
-    reply = np.empty(25)
-    jv = np.empty(9)
+    reply = stack_f64(N_GROUPS)
+    jv = stack_f64(N_JV)
     for j in range(9):
         jv[j] = W[t1, F_JOKER + j]
     val = np.empty((6, 6))
@@ -452,7 +463,7 @@ def decide_solo(W, st, ps, bb, cands, n, tab, top):
                     k = 64 * w + ctz(word)
                     word &= word - ONE
                     v, r = successor_value(W, t1, lay, tab, sc, se, k)
-                    g = 5 * tab.colour[k] + tab.size[k] - 1
+                    g = 5 * borrow(tab, "colour")[k] + borrow(tab, "size")[k] - 1
                     reply[g] = max(reply[g], v + r)
         else:
             stay = group_best(W, t1, lay, tab, bb, seat, sub, sc, se, reply)

@@ -24,18 +24,21 @@ from sim.bits import ONE, ZERO, ctz, popcount
 from sim.state import BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, PASS, PS_JOKERS, ST_SEAT
 from sim.tables import NW
 
+from .features import borrow, stack_f64, stack_u64
 from .heuristic import (
-    C_JOKER, C_MOB, CTX_SIZE, NEG, PARAMS as H_PARAMS, U_ALIVE, U_TOUCH, UM_SIZE, delta, evaluate, prepare,
-    score_candidates, set_base, sheet_masks,
+    C_JOKER, C_MOB, CTX_SIZE, NEG, PARAMS as H_PARAMS, U_ALIVE, U_TOUCH, UM_SIZE, VALUES_SIZE, delta, evaluate,
+    prepare, score_candidates, set_base, sheet_masks,
 )
 from .interface import strategy
 
 PARAMS = dict(H_PARAMS)
 PARAMS["top"] = 2.0          # choices looked at one roll deeper (4: +0.1 point, 1.4x slower)
 X_TOP = len(H_PARAMS)
+N_GROUPS = 25           # (colour, number) pairs
+EXPECT_SIZE = 42        # expected_next's scratch
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def group_best(bb, seat, tab, ctx, um, sub, jokers, out):
     """out[5c + n - 1]: best V after `sub` and then a placement of colour c, size n (NEG if none);
     returns V after `sub` alone (the next roll passed). Entries not above that return value may
@@ -44,30 +47,31 @@ def group_best(bb, seat, tab, ctx, um, sub, jokers, out):
     The sheet after `sub` becomes the base of heuristic.delta, so each second placement is
     scored from its own boxes (plus the mobility count); this gives heuristic.evaluate of the
     sheet after both moves up to rounding. Overwrites the base section of ctx and um.
+    Inlined into the decision, whose stack arrays make the loop free of reference counts.
     """
-    lo = bb[seat, BB_CROSSED] | tab.mask[sub, 0]
-    hi = bb[seat, BB_CROSSED + 1] | tab.mask[sub, 1]
+    t_mask = borrow(tab, "mask")
+    t_colour = borrow(tab, "colour")
+    t_size = borrow(tab, "size")
+    t_stars = borrow(tab, "stars")
+    t_kill = borrow(tab, "kill")
+    t_act = borrow(tab, "act")
+    act_count = borrow(tab, "act_count")
+    lo = bb[seat, BB_CROSSED] | t_mask[sub, 0]
+    hi = bb[seat, BB_CROSSED + 1] | t_mask[sub, 1]
     for g in range(25):
         out[g] = NEG
     # Legality after `sub` (as engine.cross would leave it), in um's scratch words.
     for w in range(NW):
-        um[U_ALIVE + w] = bb[seat, BB_ALIVE + w] & ~tab.kill[sub, w]
-        um[U_TOUCH + w] = bb[seat, BB_TOUCH + w] | tab.act[sub, w]
+        um[U_ALIVE + w] = bb[seat, BB_ALIVE + w] & ~t_kill[sub, w]
+        um[U_TOUCH + w] = bb[seat, BB_TOUCH + w] | t_act[sub, w]
     w_mob = ctx[C_MOB]
     base = set_base(ctx, um, lo, hi) + ctx[C_JOKER] * jokers
     mob0 = 0
     for w in range(NW):
         mob0 += popcount(um[U_ALIVE + w] & um[U_TOUCH + w])
     bound_mob = w_mob > 0.0
-    act_count = tab.act_count
     # A reply no better than passing never counts (expected_next takes the max with it).
     floor = base + w_mob * mob0
-    t_mask = tab.mask
-    t_colour = tab.colour
-    t_size = tab.size
-    t_stars = tab.stars
-    t_kill = tab.kill
-    t_act = tab.act
     for w in range(NW):
         word = um[U_ALIVE + w] & um[U_TOUCH + w]
         while word != ZERO:
@@ -136,23 +140,22 @@ def expected_next(best, base, jokers, joker_value, val):
 
 def _choose(st, ps, bb, cands, n, tab, params, rng):
     """Heuristic one roll deeper: exact expectation over the next roll's dice for the top choices."""
-    # Scratch, one allocation: weights and base of this roll (ctx) and of the next (ctx2); the
-    # sheet's words (um, shared: group_best runs after score_candidates is done with it); the
-    # best reply per (colour, number); expected_next's table.
-    buf = np.empty(2 * CTX_SIZE + UM_SIZE + 25 + 42)
-    ctx = buf[:CTX_SIZE]
-    ctx2 = buf[CTX_SIZE:2 * CTX_SIZE]
-    um = buf[2 * CTX_SIZE:2 * CTX_SIZE + UM_SIZE].view(np.uint64)
-    best = buf[2 * CTX_SIZE + UM_SIZE:2 * CTX_SIZE + UM_SIZE + 25]
-    tmp = buf[2 * CTX_SIZE + UM_SIZE + 25:]
-    values = np.empty(n + 1)
+    # Scratch on the stack (see heuristic.scratch): weights and base of this roll (ctx) and of
+    # the next (ctx2); the sheet's words (um, shared: group_best runs after score_candidates
+    # is done with it); the best reply per (colour, number); expected_next's table.
+    ctx = stack_f64(CTX_SIZE)
+    ctx2 = stack_f64(CTX_SIZE)
+    um = stack_u64(UM_SIZE)
+    best = stack_f64(N_GROUPS)
+    tmp = stack_f64(EXPECT_SIZE)
+    values = stack_f64(VALUES_SIZE)
     prepare(st, ps, bb, tab, params, ctx, 0)
     prepare(st, ps, bb, tab, params, ctx2, 1)
     sheet_masks(tab, um)
     score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values)
     top = int(params[X_TOP])
     # Indices of the `top` best choices (pass = n), by heuristic value.
-    order = np.argsort(-values)
+    order = np.argsort(-values[:n + 1])
     if top < 1 or n == 0:
         i = order[0]
         return PASS if i == n else i
@@ -192,12 +195,15 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
 @njit(cache=True)
 def evaluate_after(bb, seat, tab, ctx, um, sub, jokers):
     """Plain V after `sub` (as score_candidates computes it, without the table terms)."""
-    lo = bb[seat, BB_CROSSED] | tab.mask[sub, 0]
-    hi = bb[seat, BB_CROSSED + 1] | tab.mask[sub, 1]
+    t_mask = borrow(tab, "mask")
+    t_kill = borrow(tab, "kill")
+    t_act = borrow(tab, "act")
+    lo = bb[seat, BB_CROSSED] | t_mask[sub, 0]
+    hi = bb[seat, BB_CROSSED + 1] | t_mask[sub, 1]
     mob = 0
     if ctx[C_MOB] != 0.0:
         for w in range(NW):
-            mob += popcount(bb[seat, BB_ALIVE + w] & ~tab.kill[sub, w] & (bb[seat, BB_TOUCH + w] | tab.act[sub, w]))
+            mob += popcount(bb[seat, BB_ALIVE + w] & ~t_kill[sub, w] & (bb[seat, BB_TOUCH + w] | t_act[sub, w]))
     return evaluate(ctx, um, lo, hi, mob, jokers)
 
 
