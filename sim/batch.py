@@ -4,9 +4,17 @@ Game g of a batch is game number ``first + g`` of the root seed: the kernel
 derives everything from (root, game number), so the rows are identical for
 any thread count or split into batches. Results are written per game into
 preallocated arrays and never reduced inside the parallel loop.
+
+Threads claim blocks of BLOCK games one at a time from a shared counter
+(an atomic add) rather than each taking a fixed share: a thread slowed down
+by anything else on its core (the runner writing the previous chunk's
+Parquet files, another process) then plays fewer blocks instead of keeping
+the others waiting at the end. Which thread plays a block changes nothing
+in its rows.
 """
 import numpy as np
 from numba import njit, prange, types
+from numba.extending import intrinsic
 
 from .engine import play
 from .state import BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SIZE, ST_SIZE, StrategySet
@@ -21,6 +29,20 @@ BATCH_SIG = types.void(
     types.int64, types.int64, types.int64, types.int64[:, :], types.int64[:, :, :],
     types.int64[:], types.int64[:, :], types.int64[:], types.int64[:, :],
 )
+
+
+@intrinsic
+def _fetch_add(typingctx, counter, delta):
+    """counter[0] += delta atomically; returns the value before (int64 counter array)."""
+    if counter != types.int64[::1] or not isinstance(delta, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        ary = context.make_array(sig.args[0])(context, builder, args[0])
+        step = context.cast(builder, args[1], sig.args[1], types.int64)
+        return builder.atomic_rmw("add", ary.data, step, "monotonic")
+
+    return types.int64(counter, delta), codegen
 
 
 # nogil: the runner plays the next chunk on a worker thread while it writes this one.
@@ -41,7 +63,14 @@ def play_batch(strats, kinds, params, slots, rotate, tab, root, first, players, 
     """
     n = games.shape[0]
     n_blocks = (n + BLOCK - 1) // BLOCK
-    for b in prange(n_blocks):
+    claimed = np.zeros(1, np.int64)   # blocks handed out so far
+    # prange only puts the threads to work: the first iteration a thread runs claims
+    # blocks until none is left, and its later iterations find nothing to claim.
+    # (numba.get_num_threads() inside the kernel would stop it from caching.)
+    for _ in prange(n_blocks):
+        b = _fetch_add(claimed, 1)
+        if b >= n_blocks:
+            continue
         st = np.zeros(ST_SIZE, np.int64)
         ps = np.zeros((MAX_SEATS, PS_SIZE), np.int64)
         bb = np.zeros((MAX_SEATS, BB_SIZE), np.uint64)
@@ -53,11 +82,13 @@ def play_batch(strats, kinds, params, slots, rotate, tab, root, first, players, 
         tab_b = copy_tables(tab)
         params_b = params.copy()
         kinds_b = kinds.copy()
-        for g in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-            number = first + g
-            for s in range(players):
-                game_slots[s] = slots[(s + number) % players] if rotate else slots[s]
-            play(strats, kinds_b, params_b, game_slots, tab_b, root, number, players, max_rolls,
-                 st, ps, bb, cands, pending, rngs, games[g],
-                 dice_log[dice_start[g]:dice_start[g + 1]], log[log_start[g]:log_start[g + 1]])
-            seats[g, :, :] = ps[:players]
+        while b < n_blocks:
+            for g in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+                number = first + g
+                for s in range(players):
+                    game_slots[s] = slots[(s + number) % players] if rotate else slots[s]
+                play(strats, kinds_b, params_b, game_slots, tab_b, root, number, players, max_rolls,
+                     st, ps, bb, cands, pending, rngs, games[g],
+                     dice_log[dice_start[g]:dice_start[g + 1]], log[log_start[g]:log_start[g + 1]])
+                seats[g, :, :] = ps[:players]
+            b = _fetch_add(claimed, 1)

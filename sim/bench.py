@@ -141,7 +141,7 @@ def run(quick: bool, everything: bool = False) -> list[dict]:
             return rows
         rows.extend(_throughput_rows(names, quick))
         if numba.config.NUMBA_NUM_THREADS >= 2:
-            ratio = runner_scaling(300_000, 1 if quick else 5)
+            ratio = runner_scaling(300_000, 1 if quick else 7)
             rows.append({"workload": "encore-sim run, solo greedy, 2 threads vs 1", "value": round(ratio, 2),
                          "unit": "x", "target": 1.8, "ratio": round(ratio / 1.8, 2)})
         rows.append(_startup_row(tmp))
