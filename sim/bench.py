@@ -17,7 +17,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -139,13 +138,8 @@ def run(quick: bool, everything: bool = False) -> list[dict]:
     from strategies import REGISTRY
 
     names = list(TARGETED) + ([n for n in REGISTRY if n not in TARGETED] if everything else [])
-    # The strategies compile here while the first run compiles the engine in its own
-    # process: each compiler is one thread, and this machine class has two cores.
-    compiling = threading.Thread(target=lambda: [REGISTRY[n].fn for n in names], daemon=True)
     with tempfile.TemporaryDirectory() as tmp:
-        compiling.start()
         rows = [_timed(_first_run_row, tmp)]
-        compiling.join()
         if rows[0]["value"] is None:
             return rows
         _seed_cache(Path(tmp, "empty-cache", Path(numba_cache.CACHE_DIR).name), Path(numba_cache.CACHE_DIR))
