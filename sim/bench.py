@@ -73,17 +73,19 @@ def games_per_second(spec: str, players: int, repeats: int, threads: int = 1, se
         numba.set_num_threads(before)
 
 
-def runner_scaling(games: int, rounds: int) -> float:
+def runner_scaling(games: int, rounds: int, chunk_size: int | None = None) -> float:
     """Median over `rounds` of (games/s of a whole run on 2 threads) / (the same on 1 thread).
 
-    The two runs of a round are back to back, so a slow patch on a shared
-    machine hits both sides of a ratio rather than one figure.
+    The two runs of a round are back to back, and every other round runs them in
+    the opposite order: this VM's speed drifts in phases of seconds, and each ratio
+    should see one phase on both sides.
     """
     from .runner import run as run_batch
 
     def rate(tmp, threads, name):
         t = time.perf_counter()
-        run_batch(f"{tmp}/{name}", games=games, players=1, strategies=["greedy"], seed=1, threads=threads)
+        run_batch(f"{tmp}/{name}", games=games, players=1, strategies=["greedy"], seed=1, threads=threads,
+                  chunk_size=chunk_size)
         return games / (time.perf_counter() - t)
 
     ratios = []
@@ -91,9 +93,9 @@ def runner_scaling(games: int, rounds: int) -> float:
         for threads in (1, 2):
             run_batch(f"{tmp}/warm{threads}", games=1000, players=1, strategies=["greedy"], seed=1, threads=threads)
         for r in range(rounds):
-            one = rate(tmp, 1, f"one{r}")
-            two = rate(tmp, 2, f"two{r}")
-            ratios.append(two / one)
+            order = (1, 2) if r % 2 == 0 else (2, 1)
+            rates = {threads: rate(tmp, threads, f"{threads}-{r}") for threads in order}
+            ratios.append(rates[2] / rates[1])
     return statistics.median(ratios)
 
 
