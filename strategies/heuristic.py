@@ -327,6 +327,25 @@ def colour_pairs(u0, u1):
     return min(n, 31)
 
 
+@njit(cache=True, inline="always")
+def column_bytes(ctx, um, lo, hi):
+    """Per-column byte counts of a sheet, split as byte_counts words (columns A..H, I..O):
+    its crossed boxes (a, b) and, when the pair term is on, its stacked empty pairs (pa, pb)."""
+    p0 = ZERO
+    p1 = ZERO
+    if ctx[C_PAIR] != 0.0:
+        p0, p1 = stacked_pairs(um, lo, hi)
+    return byte_counts(lo), byte_counts(hi), byte_counts(p0), byte_counts(p1)
+
+
+@njit(cache=True, inline="always")
+def column_byte(a, b, c):
+    """Column c's count from the split words a (columns 0..7) and b (8..14)."""
+    if c < 8:
+        return np.int64((a >> np.uint64(8 * c)) & _BYTE)
+    return np.int64((b >> np.uint64(8 * (c - 8))) & _BYTE)
+
+
 @njit(cache=True)
 def evaluate(ctx, um, lo, hi, mobility, jokers):
     """V of a sheet with boxes (lo, hi) crossed, `mobility` legal placements and `jokers` left.
@@ -336,24 +355,13 @@ def evaluate(ctx, um, lo, hi, mobility, jokers):
     um holds the sheet's masks as made by sheet_masks (the Tables struct is not passed
     to hot functions: handing it over costs a reference count per array).
     """
-    a = byte_counts(lo)
-    b = byte_counts(hi)
+    a, b, pa, pb = column_bytes(ctx, um, lo, hi)
     left, right = crossed_span(a, b)
     v = 0.0
     boxes = 0
-    p0 = ZERO
-    p1 = ZERO
-    if ctx[C_PAIR] != 0.0:
-        p0, p1 = stacked_pairs(um, lo, hi)
-    pa = byte_counts(p0)
-    pb = byte_counts(p1)
     for c in range(15):
-        if c < 8:
-            n = np.int64((a >> np.uint64(8 * c)) & _BYTE)
-            pr = np.int64((pa >> np.uint64(8 * c)) & _BYTE)
-        else:
-            n = np.int64((b >> np.uint64(8 * (c - 8))) & _BYTE)
-            pr = np.int64((pb >> np.uint64(8 * (c - 8))) & _BYTE)
+        n = column_byte(a, b, c)
+        pr = column_byte(pa, pb, c)
         boxes += n
         d = left - c if c < left else (c - right if c > right else 0)
         v += ctx[C_COLV + c] * ctx[C_PCOL + 7 - n] * ctx[C_PPAIR + pr] * ctx[C_QDIST + d] + ctx[C_COLBOX + c] * n
@@ -405,14 +413,7 @@ def span_sum(ctx, nl, nr):
 @njit(cache=True)
 def set_base(ctx, um, lo, hi):
     """Make (lo, hi) the base sheet of delta; returns its V without mobility and jokers."""
-    a = byte_counts(lo)
-    b = byte_counts(hi)
-    p0 = ZERO
-    p1 = ZERO
-    if ctx[C_PAIR] != 0.0:
-        p0, p1 = stacked_pairs(um, lo, hi)
-    pa = byte_counts(p0)
-    pb = byte_counts(p1)
+    a, b, pa, pb = column_bytes(ctx, um, lo, hi)
     um[U_LO] = lo
     um[U_HI] = hi
     um[U_CNT] = a
@@ -424,12 +425,8 @@ def set_base(ctx, um, lo, hi):
     boxes = 0
     ctx[C_PREF] = 0.0
     for c in range(15):
-        if c < 8:
-            n = np.int64((a >> np.uint64(8 * c)) & _BYTE)
-            pr = np.int64((pa >> np.uint64(8 * c)) & _BYTE)
-        else:
-            n = np.int64((b >> np.uint64(8 * (c - 8))) & _BYTE)
-            pr = np.int64((pb >> np.uint64(8 * (c - 8))) & _BYTE)
+        n = column_byte(a, b, c)
+        pr = column_byte(pa, pb, c)
         boxes += n
         f = ctx[C_PCOL + 7 - n] * ctx[C_PPAIR + pr]
         ctx[C_F + c] = f
