@@ -20,9 +20,14 @@ import click
 EXIT_USAGE = 2
 
 
-def _fail(message: str, code: int = EXIT_USAGE):
-    first = str(message).strip().splitlines()[0] if str(message).strip() else "unknown error"
-    click.echo(f"Error: {first}", err=True)
+def _fail(message: str, code: int = EXIT_USAGE, details: bool = False):
+    """`Error: <first line>` on stderr and exit; with `details`, the message's further lines
+    follow, indented (Numba's message for a strategy that does not compile)."""
+    lines = str(message).strip().splitlines() or ["unknown error"]
+    click.echo(f"Error: {lines[0]}", err=True)
+    if details:
+        for line in lines[1:]:
+            click.echo(f"  {line}".rstrip(), err=True)
     sys.exit(code)
 
 
@@ -50,13 +55,14 @@ def _errors(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         from sim import StrategyError
+        from strategies.registry import StrategyCompileError
         try:
             return fn(*args, **kwargs)
         except BrokenPipeError:  # e.g. `encore-sim replay ... | head`
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(1)
         except (ValueError, StrategyError, OSError) as e:
-            _fail(str(e) or type(e).__name__)
+            _fail(str(e) or type(e).__name__, details=isinstance(e, StrategyCompileError))
     return wrapper
 
 

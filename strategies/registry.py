@@ -6,8 +6,11 @@ Specs:  NAME[:key=value,...]                 a built-in strategy
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
+import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,7 +52,10 @@ def _load_user(target: str, func: str, spec: str) -> Strategy:
         path = Path(target)
         if not path.is_file():
             raise ValueError(f"strategy {spec!r}: no such file {target}")
-        mod_name = f"encore_user_{path.stem}_{abs(hash(str(path.resolve()))):x}"
+        # Numba's cache of the compiled function records this name and imports it on
+        # loading: it must be the same in every process (str hashes are salted per process).
+        digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
+        mod_name = f"encore_user_{path.stem}_{digest}"
         loader = importlib.util.spec_from_file_location(mod_name, path)
         module = importlib.util.module_from_spec(loader)
         sys.modules[mod_name] = module
@@ -72,14 +78,32 @@ def _load_user(target: str, func: str, spec: str) -> Strategy:
     return strategy(obj, name=f"{target}:{func}")
 
 
+class StrategyCompileError(ValueError):
+    """A strategy that does not compile. The first line of the message names it and gives
+    the gist of Numba's complaint and where; the lines after it are Numba's message."""
+
+
+_NUMBA_FRAME = re.compile(r'^File "(.+)", line (\d+)')
+
+
+def _gist(message: str) -> str:
+    """Numba's reason and the first place it points at, on one line."""
+    lines = [line.strip() for line in message.splitlines()]
+    reason = next((line for line in lines if line and not line.startswith(("Failed in", "During:", "File "))),
+                  "")
+    where = next((m for m in map(_NUMBA_FRAME.match, lines) if m), None)
+    # Numba writes the path relative to the working directory.
+    return reason + (f" ({os.path.abspath(where[1])}, line {where[2]})" if where else "")
+
+
 def _compiled(strat: Strategy, spec: str) -> Strategy:
     """strat, compiled for the decision signature; Numba's message if it does not compile."""
     try:
         strat.fn
     except Exception as e:  # Numba's typing/lowering errors
-        msg = str(e).strip().splitlines()
-        raise ValueError(f"strategy {spec!r} does not compile with the decision signature:\n"
-                         + "\n".join(msg[:30])) from None
+        msg = str(e).strip()
+        raise StrategyCompileError(f"strategy {spec!r} does not compile with the decision signature: "
+                                   f"{_gist(msg)}\n" + "\n".join(msg.splitlines()[:30])) from None
     return strat
 
 

@@ -153,17 +153,43 @@ def test_user_strategy_file_end_to_end(tmp_path):
     assert read_manifest(out)["strategies"][0]["sha256"]
 
 
-@pytest.mark.parametrize("body, func, message", [
-    (USER_ILLEGAL, "bad", "returned"),
-    (USER_BROKEN, "broken", "does not compile"),
-])
-def test_bad_user_strategy(tmp_path, body, func, message):
+def test_user_strategy_file_again_in_a_new_process(tmp_path):
+    """The second run of a user's file loads its compiled code from Numba's cache, which
+    imports the module by the name the first process gave it."""
+    f = tmp_path / "my-strategy.py"
+    f.write_text(USER_OK)
+    for i in range(2):
+        out = tmp_path / f"ds{i}"
+        r = subprocess.run([sys.executable, "-m", "cli", "run", "-n", "100", "-s", f"{f}:first", "--seed", "3",
+                            "--out", str(out), "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                           check=False)
+        assert r.returncode == 0, r.stderr
+    pd.testing.assert_frame_equal(rows(tmp_path / "ds0", "players"), rows(tmp_path / "ds1", "players"))
+
+
+def test_illegal_user_strategy(tmp_path):
     f = tmp_path / "s.py"
-    f.write_text(body)
+    f.write_text(USER_ILLEGAL)
     out = tmp_path / "ds"
-    r = invoke("run", "-n", 50, "-p", 1, "-s", f"{f}:{func}", "-o", out)
+    r = invoke("run", "-n", 50, "-p", 1, "-s", f"{f}:bad", "-o", out)
     assert r.exit_code == 2
-    assert r.stderr.startswith("Error: ") and message in r.stderr and r.stderr.count("\n") == 1
+    assert r.stderr.startswith("Error: ") and "returned" in r.stderr and r.stderr.count("\n") == 1
+    assert not out.exists()
+
+
+def test_user_strategy_that_does_not_compile(tmp_path):
+    """One `Error:` line with Numba's reason and where, then Numba's message; no traceback."""
+    f = tmp_path / "s.py"
+    f.write_text(USER_BROKEN)
+    out = tmp_path / "ds"
+    r = invoke("run", "-n", 50, "-p", 1, "-s", f"{f}:broken", "-o", out)
+    assert r.exit_code == 2
+    first, *rest = r.stderr.splitlines()
+    assert first.startswith(f"Error: strategy '{f}:broken' does not compile")
+    assert "to int64" in first and f"({f}, line 3)" in first
+    assert rest and all(line.startswith("  ") or not line for line in rest)
+    assert any('return "a string"' in line for line in rest)
+    assert "Traceback" not in r.stderr
     assert not out.exists()
 
 
