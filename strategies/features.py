@@ -209,11 +209,22 @@ def column_span(colmask):
     return lo * 16 + hi
 
 
+#: face_cost of a colour or number no die shows: more jokers than a sheet starts with.
+NO_FACE = 9
+
+
+@njit(cache=True, inline="always")
+def face_cost(faces, joker, i):
+    """Jokers a placement spends on face i of one kind of die, from dice_faces' mask and
+    joker flag of that kind: 0 if a die shows i, 1 if only the joker does, else NO_FACE."""
+    return 0 if (faces >> i) & 1 else (1 if joker else NO_FACE)
+
+
 @njit(cache=True, inline="always")
 def dice_faces(st, avail):
     """What the dice in `avail` show: bitmasks of the real colours (bit c) and numbers (bit n),
     and whether a colour joker and a number joker show. A placement of colour c and number n
-    then costs 0 jokers per kind if the face shows, 1 if only the joker does."""
+    then costs face_cost(cols, cj, c) + face_cost(nums, nj, n) jokers."""
     cols = 0
     nums = 0
     cj = False

@@ -69,7 +69,7 @@ from sim.state import (
 from sim.tables import MAX_SUBSETS, NW
 
 from .features import (
-    borrow, byte_counts, crossed_span, dice_faces, legal_count, legal_count_after, neighbours, stack_f64,
+    borrow, byte_counts, crossed_span, dice_faces, face_cost, legal_count, legal_count_after, neighbours, stack_f64,
     stack_u64, stacked_pairs, uncounted,
 )
 from .interface import strategy
@@ -328,6 +328,19 @@ def colour_pairs(u0, u1):
 
 
 @njit(cache=True, inline="always")
+def colour_factor(ctx, um, lo, hi, k):
+    """Colour k's empty boxes (u0, u1), their number r and its completion factor
+    PCOLOUR[r] * PCPAIR[adjacent empty pairs]: (u0, u1, r, factor)."""
+    u0 = um[2 * k] & ~lo
+    u1 = um[2 * k + 1] & ~hi
+    r = popcount(u0) + popcount(u1)
+    f = ctx[C_PCOLOUR + r]
+    if ctx[C_CPAIR] != 0.0:
+        f *= ctx[C_PCPAIR + colour_pairs(u0, u1)]
+    return u0, u1, r, f
+
+
+@njit(cache=True, inline="always")
 def column_bytes(ctx, um, lo, hi):
     """Per-column byte counts of a sheet, split as byte_counts words (columns A..H, I..O):
     its crossed boxes (a, b) and, when the pair term is on, its stacked empty pairs (pa, pb)."""
@@ -365,15 +378,8 @@ def evaluate(ctx, um, lo, hi, mobility, jokers):
         boxes += n
         d = left - c if c < left else (c - right if c > right else 0)
         v += ctx[C_COLV + c] * ctx[C_PCOL + 7 - n] * ctx[C_PPAIR + pr] * ctx[C_QDIST + d] + ctx[C_COLBOX + c] * n
-    use_cpair = ctx[C_CPAIR] != 0.0
     for k in range(5):
-        u0 = um[2 * k] & ~lo
-        u1 = um[2 * k + 1] & ~hi
-        r = popcount(u0) + popcount(u1)
-        f = ctx[C_PCOLOUR + r]
-        if use_cpair:
-            f *= ctx[C_PCPAIR + colour_pairs(u0, u1)]
-        v += ctx[C_COLOURV + k] * f
+        v += ctx[C_COLOURV + k] * colour_factor(ctx, um, lo, hi, k)[3]
     stars = popcount(um[U_STAR] & ~lo) + popcount(um[U_STAR + 1] & ~hi)
     v -= ctx[C_STAR] * stars
     v += ctx[C_JOKER] * jokers
@@ -444,18 +450,12 @@ def set_base(ctx, um, lo, hi):
     ctx[C_RIGHT] = right
     ctx[C_COLSUM] = colsum
     v += colsum
-    use_cpair = ctx[C_CPAIR] != 0.0
     use_single = ctx[C_SINGLE] != 0.0
     m0, m1 = um[U_BOARD], um[U_BOARD + 1]
     done = 0
     iso = 0
     for k in range(5):
-        u0 = um[2 * k] & ~lo
-        u1 = um[2 * k + 1] & ~hi
-        r = popcount(u0) + popcount(u1)
-        f = ctx[C_PCOLOUR + r]
-        if use_cpair:
-            f *= ctx[C_PCPAIR + colour_pairs(u0, u1)]
+        u0, u1, r, f = colour_factor(ctx, um, lo, hi, k)
         ctx[C_CFAC + k] = f
         ctx[C_GAPS + k] = r
         v += ctx[C_COLOURV + k] * f
@@ -758,11 +758,11 @@ def best_placement(st, ps, bb, tab, params, ctx, um):
     # most act[k] arrive): most placements are out of the running before they are counted.
     bound_mob = w_mob > 0.0
     for c in range(5):
-        cc = 0 if (cols >> c) & 1 else (1 if cj else 9)
+        cc = face_cost(cols, cj, c)
         if cc > jokers:
             continue
         for num in range(1, 6):
-            cost = cc + (0 if (nums >> num) & 1 else (1 if nj else 9))
+            cost = cc + face_cost(nums, nj, num)
             if cost > jokers:
                 continue
             g = 5 * c + num - 1

@@ -53,7 +53,7 @@ from sim.state import (
 )
 from sim.tables import MAX_SUBSETS, NW
 
-from .features import borrow, dice_faces, stack_f64, stack_i64
+from .features import borrow, dice_faces, face_cost, stack_f64, stack_i64
 from .heuristic import PARAMS as H_PARAMS
 from .heuristic import heuristic as _heuristic
 from .interface import strategy
@@ -318,11 +318,11 @@ def rank_placements(W, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewa
     qs[0] = prepare(W, t, lay, bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1], sc, se) + W[t, F_JOKER + jokers]
     m = 1
     for c in range(5):
-        cc = 0 if (cols >> c) & 1 else (1 if cj else 9)
+        cc = face_cost(cols, cj, c)
         if cc > jokers:
             continue
         for num in range(1, 6):
-            cost = cc + (0 if (nums >> num) & 1 else (1 if nj else 9))
+            cost = cc + face_cost(nums, nj, num)
             if cost > jokers:
                 continue
             g = 5 * c + num - 1
