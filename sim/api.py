@@ -100,13 +100,18 @@ class Lineup:
     kinds: np.ndarray   # int64 (MAX_SEATS,) how each is run: sim.players.PLAYER_*
 
 
-def lineup(strategies) -> Lineup:
-    """Resolve strategy specs ("greedy", "heuristic:joker_cost=2", "file.py:fn", ...)."""
+def lineup(strategies, files=None) -> Lineup:
+    """Resolve strategy specs ("greedy", "heuristic:joker_cost=2", "file.py:fn", ...).
+
+    `files`, one per spec (None for most), says where a user file spec's file is when it is
+    not where the spec says from here (strategies.resolve).
+    """
     from strategies import resolve  # the engine does not depend on strategies at import
 
     if isinstance(strategies, str) or not 1 <= len(strategies) <= MAX_SEATS:
         raise ValueError(f"strategies must be a list of 1..{MAX_SEATS} strategy specs, one per seat")
-    resolved = [resolve(s) for s in strategies]
+    files = [None] * len(strategies) if files is None else list(files)
+    resolved = [resolve(s, f) for s, f in zip(strategies, files, strict=True)]
     width = max([1] + [len(r.params) for r in resolved])
     params = np.zeros((MAX_SEATS, width))
     for i, r in enumerate(resolved):
@@ -222,8 +227,8 @@ def check_chunk(chunk: Chunk) -> None:
 def play_game(seed, game, strategies, sheet="standard", max_rolls=DEFAULT_MAX_ROLLS) -> dict:
     """Play game number `game` of root seed `seed` and return its complete log.
 
-    `strategies` has one spec per seat; a single one is the solo game. The
-    log is plain JSON-serialisable data; its format is documented in the README.
+    `strategies` has one spec per seat (or is a Lineup); a single one is the solo game.
+    The log is plain JSON-serialisable data; its format is documented in the README.
     """
     sheet_obj = load_sheet(sheet)
     chunk = play_chunk(seed, game, 1, strategies, sheet=sheet_obj, max_rolls=max_rolls, log_turns=True)

@@ -45,13 +45,16 @@ def source_digest(root: Path | None = None) -> str:
     return h.hexdigest()[:16]
 
 
-def configure() -> str:
+def configure(digest: str) -> str:
     """Point Numba's cache at <NUMBA_CACHE_DIR or ~/.cache>/encore-sim-<digest>; returns it."""
     base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "numba")
-    folder = os.path.join(base, f"encore-sim-{source_digest()}")
+    folder = os.path.join(base, f"encore-sim-{digest}")
     numba.config.CACHE_DIR = folder
     return folder
 
 
-CACHE_DIR = configure()
+#: The version of the kernels and built-in strategies this process plays with: a run's
+#: manifest records it, and resuming with other kernels is refused (sim.runner).
+DIGEST = source_digest()
+CACHE_DIR = configure(DIGEST)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pyarrow.compute as pc
 
-from .api import DEFAULT_MAX_ROLLS, check_int, play_game
+from .api import DEFAULT_MAX_ROLLS, check_int, lineup, play_game
 from .dataset import DatasetError, read_manifest, read_part
 from .sheets import (
     COLOURS,
@@ -48,6 +48,13 @@ def manifest_sheet(manifest: dict) -> Sheet:
         raise DatasetError(f"the manifest's sheet is unusable: {e}") from None
 
 
+def manifest_files(manifest: dict) -> dict[str, str]:
+    """spec -> absolute path of the file, for each user strategy file the run was started with
+    (its spec names the file relative to the folder it was started in)."""
+    return {info["spec"]: info["file"] for info in manifest.get("strategies") or []
+            if isinstance(info, dict) and info.get("file") and info.get("spec")}
+
+
 def from_dataset(path, game: int) -> tuple[dict, Sheet, list[dict] | None]:
     """(game log, sheet, stored players rows or None) for game `game` of the dataset at `path`."""
     path = Path(path)
@@ -57,7 +64,9 @@ def from_dataset(path, game: int) -> tuple[dict, Sheet, list[dict] | None]:
     game = check_int("game", game, 0, max(0, total - 1))
     sheet = manifest_sheet(manifest)
     specs = seat_strategies(st["strategies"], st["players"], game, st["rotate"])
-    log = play_game(st["seed"], game, specs, sheet, st.get("max_rolls", DEFAULT_MAX_ROLLS))
+    files = manifest_files(manifest)
+    line = lineup(specs, [files.get(s) for s in specs])
+    log = play_game(st["seed"], game, line, sheet, st.get("max_rolls", DEFAULT_MAX_ROLLS))
     stored = None
     c = game // st["chunk_size"]
     if (path / "games" / f"part-{c:06d}.parquet").exists():

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numba
 
-from . import api
+from . import api, numba_cache
 from .api import (
     DEFAULT_MAX_ROLLS,
     MAX_SEED,
@@ -53,6 +53,7 @@ from .dataset import (
     write_chunk,
     write_json,
 )
+from .replay import manifest_files
 from .schema import TABLES
 from .sheets import load_sheet, parse_sheet
 from .state import MAX_SEATS
@@ -102,10 +103,9 @@ def _strategy_info(resolved) -> dict:
     s = resolved.strategy
     info = {"spec": resolved.spec, "name": s.name, "description": s.description,
             "params": dict(zip(s.params, map(float, resolved.params)))}
-    head = resolved.spec.split(":", 1)[0]
-    if head.endswith(".py") and Path(head).is_file():
-        info["file"] = str(Path(head).resolve())
-        info["sha256"] = hashlib.sha256(Path(head).read_bytes()).hexdigest()
+    if resolved.file:
+        info["file"] = resolved.file
+        info["sha256"] = hashlib.sha256(Path(resolved.file).read_bytes()).hexdigest()
     return info
 
 
@@ -133,8 +133,10 @@ class Progress:
             self.stream.flush()
 
 
-def prepare(games, players, strategies, sheet, seed, chunk_size, max_rolls, rotate, log_turns, threads):
-    """Validate every argument (compiling the strategies, loading the sheet); touches no files."""
+def prepare(games, players, strategies, sheet, seed, chunk_size, max_rolls, rotate, log_turns, threads,
+            files=None):
+    """Validate every argument (compiling the strategies, loading the sheet); touches no files.
+    `files` maps a user file spec to the file a resumed run was started with."""
     games = check_int("games", games, 1, 2**40)
     if isinstance(strategies, str):
         strategies = [strategies]
@@ -155,9 +157,11 @@ def prepare(games, players, strategies, sheet, seed, chunk_size, max_rolls, rota
     max_threads = numba.config.NUMBA_NUM_THREADS
     threads = max_threads if threads is None else check_int("threads", threads, 1, max_threads)
     sheet_obj = load_sheet(sheet)
-    line = api.lineup(strategies)
     from strategies import resolve
-    infos = [_strategy_info(resolve(s)) for s in strategies]
+    files = files or {}
+    resolved = [resolve(s, files.get(s) if isinstance(s, str) else None) for s in strategies]
+    line = api.lineup(resolved)
+    infos = [_strategy_info(r) for r in resolved]
     # Rotation only matters with several strategies at a table; store it as it acts.
     rotate = bool(rotate) and players > 1 and len(strategies) > 1
     settings = {
@@ -180,6 +184,7 @@ class ChunkJob:
     sheet_name: str
     sheet_text: str
     threads: int             # Numba threads per chunk
+    files: tuple = ()        # per strategy of settings: the absolute path of its user file, or None
 
     def chunk_games(self, c: int) -> tuple[int, int]:
         size, n = self.settings["chunk_size"], self.settings["games"]
@@ -195,9 +200,9 @@ _KERNEL_LOCK = threading.Lock()
 
 
 def _resolve(job: ChunkJob):
-    key = (tuple(job.settings["strategies"]), job.sheet_name, job.sheet_text)
+    key = (tuple(job.settings["strategies"]), job.files, job.sheet_name, job.sheet_text)
     if key not in _RESOLVED:
-        _RESOLVED[key] = (api.lineup(list(key[0])), parse_sheet(job.sheet_text, job.sheet_name))
+        _RESOLVED[key] = (api.lineup(list(key[0]), job.files or None), parse_sheet(job.sheet_text, job.sheet_name))
     return _RESOLVED[key]
 
 
@@ -277,8 +282,10 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
     store = open_store(out)
     if scheduler is not None and threads is None:
         threads = 1
+    old = _resumable(store) if resume else None
     settings, line, sheet_obj, infos, threads = prepare(
-        games, players, strategies, sheet, seed, chunk_size, max_rolls, rotate, log_turns, threads)
+        games, players, strategies, sheet, seed, chunk_size, max_rolls, rotate, log_turns, threads,
+        files=manifest_files(old) if old else None)
     if scheduler is not None:
         retries = check_int("retries", retries, 0, 1000)
         from .distributed import check_reachable, local_workers
@@ -289,13 +296,8 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
     store.check_writable()
 
     existing = store.is_dir() and bool(store.listdir())
-    old = None
-    if existing and resume:
-        try:
-            old = read_manifest(store)
-        except DatasetError as e:
-            raise ValueError(f"cannot resume: {e}") from None
-        _check_same(store, old, settings, sheet_obj)
+    if old:
+        _check_same(store, old, settings, sheet_obj, infos)
     elif existing and not force:
         raise ValueError(f"output folder {store} is not empty: use --resume to finish the run in it, "
                          "or --force to replace it")
@@ -325,6 +327,7 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
         "threads": threads,
         "versions": versions(),
         "git_revision": git_revision(),
+        "kernel_sources": numba_cache.DIGEST,
         "started": old["started"] if old else _now(),
         "finished": None,
         "error": None,
@@ -335,8 +338,9 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
         manifest["resumed"] = old.get("resumed", []) + [_now()]
     write_json(store, manifest)
 
-    job = ChunkJob(store, settings, sheet_obj.name, sheet_obj.text, threads)
-    _RESOLVED[(tuple(settings["strategies"]), sheet_obj.name, sheet_obj.text)] = (line, sheet_obj)
+    files = tuple(info.get("file") for info in infos)
+    job = ChunkJob(store, settings, sheet_obj.name, sheet_obj.text, threads, files)
+    _RESOLVED[(tuple(settings["strategies"]), files, sheet_obj.name, sheet_obj.text)] = (line, sheet_obj)
     todo = [c for c in range(n_chunks) if c not in done]
     if scheduler is None and threads > 1:
         finished = play_ahead(job, todo)
@@ -386,7 +390,19 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
     return manifest
 
 
-def _check_same(store, old: dict, settings: dict, sheet_obj) -> None:
+def _resumable(store) -> dict:
+    """The manifest of the run in `store`, to be resumed; ValueError if there is none."""
+    if not (store.is_dir() and store.listdir()):
+        raise ValueError(f"cannot resume {store}: there is no run in it (the folder is missing or empty)")
+    try:
+        return read_manifest(store)
+    except DatasetError as e:
+        raise ValueError(f"cannot resume: {e}") from None
+
+
+def _check_same(store, old: dict, settings: dict, sheet_obj, infos: list[dict]) -> None:
+    """ValueError unless resuming would play the games the finished chunks were played with:
+    the same settings, sheet, strategy files and parameters, and kernels."""
     stored = old.get("settings", {})
     for key in SETTINGS:
         if stored.get(key) != settings[key]:
@@ -394,6 +410,18 @@ def _check_same(store, old: dict, settings: dict, sheet_obj) -> None:
                              f"{stored.get(key)!r} in its manifest")
     if old.get("sheet", {}).get("text") != sheet_obj.text:
         raise ValueError(f"cannot resume {store}: sheet {sheet_obj.name!r} differs from the one in its manifest")
+    for now, then in zip(infos, old.get("strategies") or []):
+        if not isinstance(then, dict):
+            continue
+        if then.get("sha256") not in (None, now.get("sha256")):
+            raise ValueError(f"cannot resume {store}: the file of strategy {now['spec']!r} ({now['file']}) "
+                             "has changed since the run started")
+        if then.get("params") not in (None, now["params"]):
+            raise ValueError(f"cannot resume {store}: strategy {now['spec']!r} has parameters {now['params']} "
+                             f"here but {then['params']} in its manifest")
+    if old.get("kernel_sources") not in (None, numba_cache.DIGEST):
+        raise ValueError(f"cannot resume {store}: it was started with other versions of the engine or built-in "
+                         f"strategies (kernel sources {old['kernel_sources']}, here {numba_cache.DIGEST})")
 
 
 def _clear(store) -> None:

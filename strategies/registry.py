@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import math
 import os
 import re
 import sys
@@ -28,6 +29,7 @@ class Resolved:
     spec: str          # canonical spec, e.g. "heuristic:joker_cost=2.5"
     strategy: Strategy
     params: np.ndarray
+    file: str | None = None   # the absolute path of the user's file it was loaded from
 
     @property
     def fn(self):
@@ -38,23 +40,33 @@ def _parse_params(text: str, spec: str) -> dict[str, float]:
     out = {}
     for item in filter(None, text.split(",")):
         key, eq, value = item.partition("=")
+        key = key.strip()
         try:
             if not eq:
                 raise ValueError
-            out[key.strip()] = float(value)
+            number = float(value)
         except ValueError:
             raise ValueError(f"bad parameter {item!r} in strategy {spec!r}: expected key=number") from None
+        if not math.isfinite(number):
+            raise ValueError(f"bad parameter {item!r} in strategy {spec!r}: the value must be a finite number")
+        if key in out:
+            raise ValueError(f"parameter {key!r} given twice in strategy {spec!r}")
+        out[key] = number
     return out
 
 
-def _load_user(target: str, func: str, spec: str) -> Strategy:
+def _load_user(target: str, func: str, spec: str, file: str | None) -> tuple[Strategy, str | None]:
+    """(the strategy, the absolute path of its file, None for a module); `file` overrides target's path."""
+    name = f"{target}:{func}"
+    path = None
     if target.endswith(".py"):
-        path = Path(target)
+        path = Path(file or target)
         if not path.is_file():
-            raise ValueError(f"strategy {spec!r}: no such file {target}")
+            raise ValueError(f"strategy {spec!r}: no such file {path}")
+        path = path.resolve()
         # Numba's cache of the compiled function records this name and imports it on
         # loading: it must be the same in every process (str hashes are salted per process).
-        digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
+        digest = hashlib.sha256(str(path).encode()).hexdigest()[:16]
         mod_name = f"encore_user_{path.stem}_{digest}"
         loader = importlib.util.spec_from_file_location(mod_name, path)
         module = importlib.util.module_from_spec(loader)
@@ -62,20 +74,21 @@ def _load_user(target: str, func: str, spec: str) -> Strategy:
         try:
             loader.loader.exec_module(module)
         except Exception as e:
-            raise ValueError(f"strategy {spec!r}: cannot load {target}: {type(e).__name__}: {e}") from None
+            raise ValueError(f"strategy {spec!r}: cannot load {path}: {type(e).__name__}: {e}") from None
     else:
         try:
             module = importlib.import_module(target)
         except Exception as e:
             raise ValueError(f"strategy {spec!r}: cannot import module {target}: {e}") from None
+    where = str(path) if path else target
     obj = getattr(module, func, None)
     if obj is None:
-        raise ValueError(f"strategy {spec!r}: {target} has no function {func!r}")
-    if isinstance(obj, Strategy):
-        return obj
-    if not callable(obj):
-        raise ValueError(f"strategy {spec!r}: {func!r} is not a function")
-    return strategy(obj, name=f"{target}:{func}")
+        raise ValueError(f"strategy {spec!r}: {where} has no function {func!r}")
+    if not isinstance(obj, Strategy):
+        if not callable(obj):
+            raise ValueError(f"strategy {spec!r}: {func!r} is not a function")
+        obj = strategy(obj, name=name)
+    return obj, (str(path) if path else None)
 
 
 class StrategyCompileError(ValueError):
@@ -107,16 +120,23 @@ def _compiled(strat: Strategy, spec: str) -> Strategy:
     return strat
 
 
-def resolve(spec) -> Resolved:
-    """A Resolved strategy from a spec string (or a Strategy object, used as is)."""
+def resolve(spec, file: str | None = None) -> Resolved:
+    """A Resolved strategy from a spec string (a Strategy or Resolved object is used as is).
+
+    A user file in the spec is found relative to the working directory, unless `file` says
+    where it is: a stored run names the file it was started with (sim.dataset.manifest_files),
+    so it can be resumed or replayed from anywhere.
+    """
+    if isinstance(spec, Resolved):
+        return spec
     if isinstance(spec, Strategy):
         return Resolved(spec.name, _compiled(spec, spec.name), spec.param_vector({}))
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"a strategy spec must be a non-empty string, got {spec!r}")
-    spec = spec.strip()
+    spec = spec.strip().rstrip(":")
     head, _, rest = spec.partition(":")
     if head in REGISTRY:
-        strat = REGISTRY[head]
+        strat, file = REGISTRY[head], None
         params = _parse_params(rest, spec)
     else:
         if not rest:
@@ -124,7 +144,7 @@ def resolve(spec) -> Resolved:
             raise ValueError(f"unknown strategy {spec!r}: built-in strategies are {known}; "
                              "a user strategy is path/to/file.py:function or package.module:function")
         func, _, ptext = rest.partition(":")
-        strat = _load_user(head, func, spec)
+        strat, file = _load_user(head, func, spec, file)
         params = _parse_params(ptext, spec)
     vector = strat.param_vector(params)
-    return Resolved(spec, _compiled(strat, spec), vector)
+    return Resolved(spec, _compiled(strat, spec), vector, file)

@@ -167,6 +167,28 @@ def test_user_strategy_file_again_in_a_new_process(tmp_path):
     pd.testing.assert_frame_equal(rows(tmp_path / "ds0", "players"), rows(tmp_path / "ds1", "players"))
 
 
+def test_resume_and_replay_a_user_strategy_run_from_another_folder(tmp_path, monkeypatch):
+    """The spec names the file relative to where the run started; the manifest knows where it is."""
+    started, elsewhere = tmp_path / "started", tmp_path / "elsewhere"
+    started.mkdir()
+    elsewhere.mkdir()
+    (started / "mine.py").write_text(USER_OK)
+    settings = ["-n", "300", "-p", "2", "-s", "mine.py:first", "-s", "greedy", "--seed", "8", "--chunk-size", "100",
+                "--rotate", "-q"]
+    monkeypatch.chdir(started)
+    assert invoke("run", *settings, "-o", tmp_path / "ref").exit_code == 0
+    assert invoke("run", *settings, "-o", tmp_path / "ds").exit_code == 0
+    (tmp_path / "ds" / "games" / "part-000002.parquet").unlink()   # as if stopped before the last chunk
+    monkeypatch.chdir(elsewhere)
+    r = invoke("run", "--out", tmp_path / "ds", "--resume", "-q")
+    assert r.exit_code == 0, r.output
+    for name in ("games", "players"):
+        pd.testing.assert_frame_equal(rows(tmp_path / "ds", name), rows(tmp_path / "ref", name))
+    r = invoke("replay", tmp_path / "ds", "--game", 7)
+    assert r.exit_code == 0, r.output
+    assert "mine.py:first" in r.stdout and "Scores equal the ones stored in the dataset." in r.stdout
+
+
 def test_illegal_user_strategy(tmp_path):
     f = tmp_path / "s.py"
     f.write_text(USER_ILLEGAL)
@@ -206,6 +228,9 @@ def test_user_strategy_that_does_not_compile(tmp_path):
     (["run", "--out", "{tmp}/afile/sub"], "is not a folder"),
     (["run", "--out", "{tmp}/full"], "is not empty"),
     (["run", "--resume"], "--resume needs --out"),
+    (["run", "--out", "{tmp}/nothing", "--resume"], "there is no run in it"),
+    (["run", "-s", "heuristic:solo_joker=nan"], "must be a finite number"),
+    (["run", "-s", "heuristic:solo_joker=1,solo_joker=2"], "'solo_joker' given twice"),
     (["summary", "{tmp}/full"], "not an encore-sim dataset"),
     (["summary", "{tmp}/nothing"], "no such dataset folder"),
     (["replay", "--game", "1"], "give a dataset PATH"),

@@ -104,6 +104,58 @@ def test_resume_refuses_other_settings(reference, tmp_path):
         run(out, chunk_size=400, resume=True, **{**TABLE, "games": 100, "seed": 12})
 
 
+USER_FILE = """
+from strategies import strategy
+
+
+@strategy(params={"which": 0.0})
+def pick(st, ps, bb, cands, n, tab, params, rng):
+    return min(n - 1, int(params[0]))
+"""
+
+
+def _interrupted(out, **kwargs):
+    """A run of `kwargs` into `out` stopped by Ctrl-C after its first chunk."""
+    def stop(chunk, done):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run(out, on_chunk=stop, **kwargs)
+    assert done_chunks(out) == {0}
+
+
+def test_resume_refuses_a_changed_strategy_file_or_other_kernels(tmp_path):
+    f = tmp_path / "mine.py"
+    f.write_text(USER_FILE)
+    args = {"games": 300, "players": 1, "strategies": [f"{f}:pick"], "seed": 4, "chunk_size": 100}
+    out = tmp_path / "ds"
+    _interrupted(out, **args)
+    f.write_text(USER_FILE + "\n# edited\n")
+    with pytest.raises(ValueError, match=f"the file of strategy '{f}:pick' .* has changed since the run started"):
+        run(out, resume=True, **args)
+    f.write_text(USER_FILE)
+    manifest = read_manifest(out)
+    # as if a default had changed in the code between the two runs
+    other = [{**info, "params": {"which": 1.0}} for info in manifest["strategies"]]
+    (out / "manifest.json").write_text(json.dumps({**manifest, "strategies": other}))
+    with pytest.raises(ValueError, match="has parameters .'which': 0.0. here but .'which': 1.0."):
+        run(out, resume=True, **args)
+    (out / "manifest.json").write_text(json.dumps({**manifest, "kernel_sources": "0123456789abcdef"}))
+    with pytest.raises(ValueError, match="other versions of the engine or built-in strategies"):
+        run(out, resume=True, **args)
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    assert run(out, resume=True, **args)["status"] == "complete"
+
+
+def test_resume_needs_a_run(tmp_path):
+    args = {"games": 10, "players": 1, "strategies": ["greedy"], "seed": 0}
+    (tmp_path / "empty").mkdir()
+    for out in (tmp_path / "missing", tmp_path / "empty"):
+        with pytest.raises(ValueError, match="there is no run in it"):
+            run(out, resume=True, **args)
+    assert not (tmp_path / "missing").exists() and not list((tmp_path / "empty").iterdir())
+
+
 def test_existing_folder_needs_resume_or_force(tmp_path):
     out = tmp_path / "ds"
     run(out, games=50, strategies=["greedy"], players=1, seed=1)

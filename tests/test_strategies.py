@@ -57,6 +57,7 @@ def test_param_override_changes_play_and_unknown_params_raise():
     for spec in ("heuristic:nope=1", "lookahead:joker=1", "greedy:x=2"):
         with pytest.raises(ValueError, match="no parameter"):
             resolve(spec)
+    assert resolve("heuristic:").spec == "heuristic"
 
 
 def test_lookahead_shares_the_heuristic_parameters():
