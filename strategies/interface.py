@@ -47,6 +47,16 @@ class Strategy:
         return np.array([float(overrides.get(k, v)) for k, v in self.params.items()], np.float64)
 
 
+def cached_on_disk(f) -> bool:
+    """Only the project's own strategies keep their machine code on disk.
+
+    Numba checks a cached function against its own file alone: a user's strategy would go on
+    running the old version of a helper it imports from another file after the helper changed.
+    Compiled afresh in each process instead, a simple strategy costs under a second.
+    """
+    return (getattr(f, "__module__", None) or "").split(".")[0] in ("sim", "strategies")
+
+
 def strategy(fn=None, *, name: str | None = None, description: str | None = None, params=None):
     """Declare a strategy: `fn` is compiled with the decision signature when first played.
 
@@ -54,7 +64,7 @@ def strategy(fn=None, *, name: str | None = None, description: str | None = None
     first line of the docstring is its description.
     """
     def wrap(f):
-        dispatcher = f if hasattr(f, "nopython_signatures") else njit(cache=True)(f)
+        dispatcher = f if hasattr(f, "nopython_signatures") else njit(cache=cached_on_disk(f))(f)
         doc = (f.__doc__ or "").strip().splitlines()
         return Strategy(
             name=name or f.__name__,

@@ -154,8 +154,8 @@ def test_user_strategy_file_end_to_end(tmp_path):
 
 
 def test_user_strategy_file_again_in_a_new_process(tmp_path):
-    """The second run of a user's file loads its compiled code from Numba's cache, which
-    imports the module by the name the first process gave it."""
+    """A user's file runs again in a new process. (Its module name once depended on the process,
+    which broke Numba's cache of it; a user's strategy is no longer cached, but its helpers may be.)"""
     f = tmp_path / "my-strategy.py"
     f.write_text(USER_OK)
     for i in range(2):
@@ -165,6 +165,41 @@ def test_user_strategy_file_again_in_a_new_process(tmp_path):
                            check=False)
         assert r.returncode == 0, r.stderr
     pd.testing.assert_frame_equal(rows(tmp_path / "ds0", "players"), rows(tmp_path / "ds1", "players"))
+
+
+HELPER = """
+from numba import njit
+
+
+@njit(cache=True)
+def pick(n):
+    return {choice}
+"""
+USES_HELPER = """
+from pick_helper import pick
+
+
+def choose(st, ps, bb, cands, n, tab, params, rng):
+    return pick(n)
+"""
+
+
+def test_user_strategy_sees_its_edited_helper(tmp_path):
+    """Numba checks a cached function against its own file only: had the strategy been cached,
+    the second run would still play the first version of the helper it imports."""
+    (tmp_path / "pick_helper.py").write_text(HELPER.format(choice="0 if n > 0 else -1"))
+    (tmp_path / "uses.py").write_text(USES_HELPER)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    boxes = []
+    for i, choice in enumerate(["0 if n > 0 else -1", "-1"]):
+        (tmp_path / "pick_helper.py").write_text(HELPER.format(choice=choice))
+        out = tmp_path / f"ds{i}"
+        r = subprocess.run([sys.executable, "-m", "cli", "run", "-n", "50", "-p", "1", "-s", f"{tmp_path}/uses.py:choose",
+                            "--seed", "3", "--out", str(out), "--quiet"], cwd=ROOT, env=env, capture_output=True,
+                           text=True, timeout=600, check=False)
+        assert r.returncode == 0, r.stderr
+        boxes.append(int(pd.read_parquet(out / "players")["boxes"].sum()))
+    assert boxes[0] > 0 and boxes[1] == 0
 
 
 def test_resume_and_replay_a_user_strategy_run_from_another_folder(tmp_path, monkeypatch):
