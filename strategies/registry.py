@@ -102,8 +102,11 @@ _NUMBA_FRAME = re.compile(r'^File "(.+)", line (\d+)')
 def _gist(message: str) -> str:
     """Numba's reason and the first place it points at, on one line."""
     lines = [line.strip() for line in message.splitlines()]
-    reason = next((line for line in lines if line and not line.startswith(("Failed in", "During:", "File "))),
-                  "")
+    at = next((i for i, line in enumerate(lines) if line and not line.startswith(("Failed in", "During:", "File "))),
+              None)
+    reason = lines[at] if at is not None else ""
+    if reason.endswith("found for signature:"):   # the signature is on the next line that has text
+        reason += " " + next((line for line in lines[at + 1:] if line), "").lstrip("> ")
     where = next((m for m in map(_NUMBA_FRAME.match, lines) if m), None)
     # Numba writes the path relative to the working directory.
     return reason + (f" ({os.path.abspath(where[1])}, line {where[2]})" if where else "")

@@ -248,6 +248,10 @@ def test_user_strategy_that_does_not_compile(tmp_path):
     assert any('return "a string"' in line for line in rest)
     assert "Traceback" not in r.stderr
     assert not out.exists()
+    # Numba's "No implementation ... found for signature:" names the signature on the next line
+    f.write_text("def broken(st, ps, bb, cands, n, tab, params, rng):\n    return cands[1.5, 0]\n")
+    r = invoke("run", "-n", 50, "-p", 1, "-s", f"{f}:broken", "-o", out)
+    assert r.exit_code == 2 and "found for signature: getitem(array(int64, 2d" in r.stderr.splitlines()[0]
 
 
 @pytest.mark.parametrize("args, message", [
