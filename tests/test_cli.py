@@ -243,6 +243,31 @@ def test_corrupt_dataset_cli(dataset, tmp_path):
     assert r.exit_code == 2 and r.stderr.count("\n") == 1 and "part-000002.parquet" in r.stderr
 
 
+def test_dataset_missing_a_column_cli(dataset, tmp_path):
+    """A players file rewritten without its score column: one `Error:` line naming file and column
+    from summary, replay and run --resume (which refuses before playing), exit 2, no traceback."""
+    import shutil
+
+    import pyarrow.parquet as pq
+    out, _ = dataset
+    bad = tmp_path / "bad"
+    shutil.copytree(out, bad)
+    part = bad / "players" / "part-000000.parquet"
+    pq.write_table(pq.read_table(part).drop_columns(["score"]), part)
+    # interrupted after chunk 1: the last chunk is still to play
+    (bad / "games" / "part-000002.parquet").unlink()
+    manifest = json.loads((bad / "manifest.json").read_text())
+    (bad / "manifest.json").write_text(json.dumps({**manifest, "status": "running"}))
+    message = f"{part}: column 'score' is missing"
+    for args in (["summary", bad], ["replay", bad, "--game", 1], ["run", "--out", bad, "--resume", "-q"]):
+        r = invoke(*args)
+        assert r.exit_code == 2, (args, r.output)
+        assert r.stderr.startswith("Error: ") and r.stderr.count("\n") == 1, (args, r.stderr)
+        assert message in r.stderr, (args, r.stderr)
+    assert not (bad / "games" / "part-000002.parquet").exists()
+    assert read_manifest(bad)["status"] == "running"
+
+
 def test_kill_and_resume_subprocess(tmp_path):
     """SIGKILL a real run after its first chunk, resume it, compare with an uninterrupted run."""
     settings = ["-n", "6000", "-p", "3", "-s", "greedy", "-s", "random", "-s", "greedy", "--seed", "77",

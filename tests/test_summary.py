@@ -141,6 +141,45 @@ def test_corrupt_dataset(table_ds, tmp_path):
         summarise(tmp_path / "none")
 
 
+def rewrite_part(file, change):
+    """Rewrite a Parquet file of a dataset as a user's script might: read, change, write back."""
+    import pyarrow.parquet as pq
+    pq.write_table(change(pq.read_table(file)), file)
+
+
+@pytest.mark.parametrize("table, change, message", [
+    ("players", lambda t: t.drop_columns(["score"]), "column 'score' is missing"),
+    ("players", lambda t: t.drop_columns(["rank", "winner"]), "columns 'rank', 'winner' are missing"),
+    ("games", lambda t: t.drop_columns(["rolls"]), "column 'rolls' is missing"),
+    # a column no reader selects: still a damaged file
+    ("games", lambda t: t.drop_columns(["seed"]), "column 'seed' is missing"),
+    ("players", lambda t: t.append_column("note", t["strategy"]), "unexpected column 'note'"),
+    ("players", lambda t: t.set_column(3, "score", t["score"].cast("string")),
+     "column 'score' has type string, expected int16"),
+])
+def test_damaged_columns(table_ds, tmp_path, table, change, message):
+    """Every reader names the file and the column: no KeyError from deep inside pyarrow or replay."""
+    import shutil
+
+    from sim.dataset import read_part
+    from sim.replay import from_dataset
+    bad = tmp_path / "bad"
+    shutil.copytree(table_ds, bad)
+    rewrite_part(bad / table / "part-000001.parquet", change)
+    match = f"{table}/part-000001.parquet: {message}"
+    with pytest.raises(DatasetError, match=match):
+        summarise(bad)
+    if table == "players":
+        with pytest.raises(DatasetError, match=match):
+            from_dataset(bad, 400)   # chunk 1 holds games 300..599
+    from_dataset(bad, 10)            # other chunks replay as before
+    with pytest.raises(DatasetError, match=match):
+        read_part(bad, table, 1, columns=["game"])
+    from sim.dataset import check_parts  # what `run --resume` checks first
+    with pytest.raises(DatasetError, match=match):
+        check_parts(bad)
+
+
 def test_wilson_and_t():
     lo, hi = wilson(50, 100)
     assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
