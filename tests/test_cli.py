@@ -118,6 +118,29 @@ def test_compare_cli_solo():
     assert "win-rate difference" in t.stdout
 
 
+def test_compare_cli_until_ci_says_what_stopped_it():
+    """--max-games stopping before --until-ci is said (text and json); a loose target stops
+    at the first check (1,000 games), not after a first batch of --max-games."""
+    r = invoke("compare", "greedy", "random", "--until-ci", 0.01, "--max-games", 300)
+    assert r.exit_code == 0, r.output
+    assert r.stdout.startswith("300 games")
+    last = r.stdout.strip().splitlines()[-1]
+    assert last.startswith("Target NOT reached: --max-games 300 stopped the comparison") and "--until-ci 0.01" in last
+    j = invoke("compare", "greedy", "random", "--until-ci", 0.01, "--max-games", 300, "-f", "json")
+    stop = json.loads(j.stdout)["stop"]
+    assert stop["target_reached"] is False and stop["stopped_by"] == "max_games"
+    assert stop["widest_half_width"] > 0.01 and stop["games_needed"] > 300
+    c = invoke("compare", "greedy", "random", "--until-ci", 0.01, "--max-games", 300, "-f", "csv")
+    assert c.stderr.startswith("Warning: Target NOT reached") and c.stderr.count("\n") == 1
+
+    loose = invoke("compare", "greedy", "random", "--until-ci", 5, "--max-games", 5000, "-f", "json")
+    out = json.loads(loose.stdout)
+    assert out["games"] == 1000 and out["stop"]["target_reached"] is True
+    assert out["stop"]["stopped_by"] == "until_ci" and out["stop"]["widest_half_width"] < 5
+    t = invoke("compare", "greedy", "random", "--until-ci", 5, "--max-games", 5000)
+    assert "Target reached after 1,000 games" in t.stdout
+
+
 USER_OK = '''
 from strategies import strategy
 
@@ -213,6 +236,9 @@ def test_user_strategy_that_does_not_compile(tmp_path):
     (["moves", "--colour", "red", "--number", "2", "--crossed", "Z9"], "malformed cell name"),
     (["compare", "greedy"], "at least two strategies"),
     (["compare", "greedy", "nope"], "unknown strategy"),
+    (["compare", "greedy", "random", "--until-ci", "1", "--games", "300"],
+     "--games and --until-ci exclude each other"),
+    (["compare", "greedy", "random", "--max-games", "300"], "--max-games is the limit of --until-ci"),
     (["nosuchcommand"], "No such command"),
 ])
 def test_bad_input_one_line_exit_2(tmp_path, args, message):

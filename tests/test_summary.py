@@ -202,3 +202,23 @@ def test_compare_tables_and_until_ci():
     assert r.games == 600 and t["win_significant"][1] and t["win_diff"][1] < 0
     u = compare(["greedy", "random"], until_ci=2.0, max_games=20_000, chunk_size=100, seed=2)
     assert u.table["diff_ci_high"][1] - u.table["diff"][1] < 2.0 and u.games < 20_000
+    assert u.stop["target_reached"] and u.stop["stopped_by"] == "until_ci"
+
+
+def test_compare_until_ci_schedule():
+    """Batches sized by the predicted need stop near it; the games are those of a fixed-size
+    run (game g is the same game in any batch); max_games that stops it first is reported."""
+    u = compare(["greedy", "random"], until_ci=0.3, max_games=50_000, seed=4)
+    h = u.table["diff_ci_high"][1] - u.table["diff"][1]
+    assert h < 0.3 and 1000 < u.games < 5000 and u.stop["widest_half_width"] == pytest.approx(h)
+    fixed = compare(["greedy", "random"], games=u.games, seed=4)
+    for col in ("mean", "diff", "diff_ci_high"):
+        np.testing.assert_allclose(u.table[col], fixed.table[col], rtol=1e-12, err_msg=col)
+    assert compare(["greedy", "random"], until_ci=0.3, max_games=50_000, seed=4).table.equals(u.table)
+    short = compare(["greedy", "random"], until_ci=0.3, max_games=1500, seed=4)
+    assert short.games == 1500 and not short.stop["target_reached"]
+    assert short.stop["games_needed"] > 1500 and short.stop["stopped_by"] == "max_games"
+    with pytest.raises(ValueError, match="exclude each other"):
+        compare(["greedy", "random"], games=100, until_ci=1.0)
+    with pytest.raises(ValueError, match="needs it"):
+        compare(["greedy", "random"], max_games=100)
