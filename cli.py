@@ -120,7 +120,14 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
     Without options: 100,000 four-player games, greedy in every seat.
     """
     from sim import runner
-    from sim.dataset import MANIFEST, DatasetError, check_parts, is_url, open_store, read_manifest
+    from sim.dataset import (
+        MANIFEST,
+        DatasetError,
+        check_parts,
+        is_url,
+        open_store,
+        read_manifest,
+    )
     from sim.replay import manifest_sheet
 
     if resume and force:
@@ -269,9 +276,10 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
             chunk_size, fmt, quiet):
     """Compare strategies on common random numbers (the same dice), paired against the first.
 
-    Either --games N, or --until-ci X (at most --max-games; giving --games too is an error): the output's last line then says
-    whether the target was reached or --max-games stopped the comparison first (--format json:
-    "stop"; csv: a warning on stderr if not reached). The exit code is 0 either way.
+    Either --games N, or --until-ci X (at most --max-games; giving --games too is an error):
+    the output's last line then says whether the target was reached or --max-games stopped
+    the comparison first (--format json: "stop"; csv: a warning on stderr if not reached).
+    The exit code is 0 either way.
 
     Example: encore-sim compare greedy random --games 20000
     """
