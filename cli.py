@@ -120,7 +120,14 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
     Without options: 100,000 four-player games, greedy in every seat.
     """
     from sim import runner
-    from sim.dataset import MANIFEST, is_url, open_store, read_manifest
+    from sim.dataset import (
+        MANIFEST,
+        DatasetError,
+        check_parts,
+        is_url,
+        open_store,
+        read_manifest,
+    )
     from sim.replay import manifest_sheet
 
     if resume and force:
@@ -147,6 +154,12 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
         max_rolls = max_rolls if given("max_rolls") else stored["max_rolls"]
         log_turns = log_turns if given("log_turns") else stored["log_turns"]
         sheet = sheet if given("sheet") else manifest_sheet(read_manifest(out))
+        # A damaged finished chunk would be skipped, the run marked complete, and only the
+        # summary (not printed with --quiet) would fail: refuse before playing anything.
+        try:
+            check_parts(out)
+        except DatasetError as e:
+            raise ValueError(f"cannot resume: {e}") from None
     if players is None:
         players = len(strategies) if len(strategies) > 1 else 4
     command = "encore-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
@@ -238,16 +251,23 @@ def summary(path, by, fmt, output):
 @click.argument("strategies", nargs=-1, required=True)
 @click.option("--players", "-p", type=int, default=1, show_default=True, help="1 = solo, 2..6 = tables.")
 @click.option("--opponents", default=None, help="Opponents' strategy at tables [default: the first strategy].")
-@click.option("--games", "-n", type=int, default=10_000, show_default=True, help="Games per strategy.")
+@click.option("--games", "-n", type=int, default=None,
+              help="Games per strategy [default: 10,000]. Not with --until-ci.")
 @click.option("--until-ci", type=float, default=None,
-              help="Instead of --games: play chunks until every score difference's 95% CI half-width "
-                   "is below this many points.")
-@click.option("--max-games", type=int, default=1_000_000, show_default=True, help="Limit for --until-ci.")
+              help="Instead of --games: play until every score difference's 95% CI half-width is below "
+                   "this many points, or --max-games. Checked after 1,000 games, then after batches sized "
+                   "by the games the current half-width predicts; the output says whether the target "
+                   "was reached.")
+@click.option("--max-games", type=int, default=None,
+              help="With --until-ci: stop after this many games even if the target is not reached "
+                   "[default: 1,000,000].")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--sheet", default="standard", show_default=True)
 @click.option("--max-rolls", type=int, default=200, show_default=True)
 @click.option("--threads", "-j", type=int, default=None)
-@click.option("--chunk-size", type=int, default=None, help="Games per chunk (the --until-ci check runs per chunk).")
+@click.option("--chunk-size", type=int, default=None,
+              help="Most games per batch [default: 20,000 solo, 5,000 at tables]; --until-ci checks "
+                   "after every batch.")
 @click.option("--format", "-f", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
               show_default=True)
 @click.option("--quiet", "-q", is_flag=True)
@@ -256,17 +276,25 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
             chunk_size, fmt, quiet):
     """Compare strategies on common random numbers (the same dice), paired against the first.
 
+    Either --games N, or --until-ci X (at most --max-games; giving --games too is an error):
+    the output's last line then says whether the target was reached or --max-games stopped
+    the comparison first (--format json: "stop"; csv: a warning on stderr if not reached).
+    The exit code is 0 either way.
+
     Example: encore-sim compare greedy random --games 20000
     """
     from sim.compare import compare as run_compare
-    from sim.compare import format_table
+    from sim.compare import format_table, stop_message
     result = run_compare(strategies, players=players, opponents=opponents, games=games, seed=seed,
                          until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
                          max_rolls=max_rolls, threads=threads, progress=_progress_enabled(quiet))
     if fmt == "table":
         click.echo(format_table(result))
     else:
-        _emit(result.table, fmt, None, {"games": result.games, "settings": result.settings})
+        _emit(result.table, fmt, None, {"games": result.games, "settings": result.settings,
+                                        "stop": result.stop})
+        if fmt == "csv" and result.stop is not None and not result.stop["target_reached"]:
+            click.echo(f"Warning: {stop_message(result)}", err=True)
 
 
 # --- replay ------------------------------------------------------------------------

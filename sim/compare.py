@@ -13,9 +13,21 @@ in one game carries none of the dice's variance.
 Reported: per candidate the mean score (and win rate at tables), and its
 paired difference against the first candidate with a 95% t interval; a
 difference is significant when the interval excludes 0.
+
+Either a fixed number of games (`games`, default 10,000), or `until_ci`:
+play until every score difference's 95% half-width is below `until_ci`
+points, at most `max_games` (default 1,000,000). The first check is after
+FIRST_CHECK games (fewer if `chunk_size` is under half of it, or `max_games`
+is); each
+further batch is sized by the games the current half-width predicts (it
+shrinks as 1/sqrt(games)), aiming 10% past them, and is at most `chunk_size`.
+Game g of a seed is the same game in any batch, so the schedule changes only
+where the comparison stops, and the same arguments always give the same
+result. Comparison.stop says whether the target or `max_games` stopped it.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numba
@@ -46,6 +58,12 @@ class _Sums:
         return mean_ci(self.n, self.s, self.ss)
 
 
+DEFAULT_GAMES = 10_000
+DEFAULT_MAX_GAMES = 1_000_000
+#: With until_ci: games played before the target is first checked.
+FIRST_CHECK = 1_000
+
+
 @dataclass
 class Comparison:
     table: pd.DataFrame
@@ -54,23 +72,48 @@ class Comparison:
     seed: int
     opponents: str | None
     settings: dict = field(default_factory=dict)
+    #: With until_ci: {"until_ci", "max_games", "target_reached", "stopped_by" ("until_ci" or
+    #: "max_games"), "widest_half_width" (None if unknown), "games_needed" (estimate if not reached)}.
+    stop: dict | None = None
 
 
-def compare(strategies, players=1, opponents=None, games=10_000, seed=0, until_ci=None, max_games=1_000_000,
+def _widest(dscore) -> float:
+    """The largest score-difference half-width (nan while one is unknown)."""
+    hs = [d.ci()[2] for d in dscore]
+    return float("nan") if any(math.isnan(h) for h in hs) else max(hs)
+
+
+def _games_needed(done: int, widest: float, until_ci: float) -> float:
+    """Games at which the half-width `widest` after `done` games would shrink to until_ci."""
+    return done * (widest / until_ci) ** 2
+
+
+def compare(strategies, players=1, opponents=None, games=None, seed=0, until_ci=None, max_games=None,
             chunk_size=None, sheet="standard", max_rolls=DEFAULT_MAX_ROLLS, threads=None,
             progress=False) -> Comparison:
-    """Compare the candidates (first = baseline) on common random numbers."""
+    """Compare the candidates (first = baseline) on common random numbers.
+
+    `games` (default 10,000) and `until_ci` exclude each other; `max_games` (default
+    1,000,000) is the limit of `until_ci` and needs it.
+    """
     strategies = [strategies] if isinstance(strategies, str) else list(strategies)
     if len(strategies) < 2:
         raise ValueError("compare needs at least two strategies")
     players = check_int("players", players, 1, MAX_SEATS)
     seed = check_int("seed", seed, 0, MAX_SEED)
-    games = check_int("games", games, 1, 2**40)
     max_rolls = check_int("max-rolls", max_rolls, 1, 100_000)
-    if until_ci is not None:
+    if until_ci is None:
+        if max_games is not None:
+            raise ValueError("--max-games is the limit of --until-ci and needs it "
+                             "(without --until-ci, --games sets the number of games)")
+        games = check_int("games", DEFAULT_GAMES if games is None else games, 1, 2**40)
+    else:
+        if games is not None:
+            raise ValueError("--games and --until-ci exclude each other: --until-ci plays until its target "
+                             "is reached, at most --max-games games")
         if not until_ci > 0:
             raise ValueError(f"--until-ci must be a positive number of points, got {until_ci}")
-        max_games = check_int("max-games", max_games, 1, 2**40)
+        max_games = check_int("max-games", DEFAULT_MAX_GAMES if max_games is None else max_games, 1, 2**40)
     if chunk_size is None:
         chunk_size = 20_000 if players == 1 else 5_000
         if until_ci is None:
@@ -94,10 +137,13 @@ def compare(strategies, players=1, opponents=None, games=10_000, seed=0, until_c
     dscore = [_Sums() for _ in names]
     dwin = [_Sums() for _ in names]
     limit = max_games if until_ci is not None else games
+    first_check = min(FIRST_CHECK, 2 * chunk_size)
     bar = Progress(limit, 0, enabled=progress)
     done = 0
+    count = chunk_size if until_ci is None else min(chunk_size, first_check)
+    widest = float("nan")
     while done < limit:
-        count = min(chunk_size, limit - done)
+        count = min(count, limit - done)
         base_s = base_w = None
         for i, line in enumerate(lineups):
             chunk = play_chunk(seed, done, count, line, players=players, sheet=sheet_obj,
@@ -115,9 +161,18 @@ def compare(strategies, players=1, opponents=None, games=10_000, seed=0, until_c
                 dwin[i].add(w - base_w)
         done += count
         bar.update(done)
-        enough = until_ci is not None and done >= 2 * min(chunk_size, 1000)
-        if enough and all(d.ci()[2] < until_ci for d in dscore[1:]):
-            break
+        if until_ci is None:
+            continue
+        if done < min(first_check, limit):
+            count = min(chunk_size, first_check - done)
+            continue
+        widest = _widest(dscore[1:])
+        if widest < until_ci or done >= limit or math.isnan(widest):
+            break  # (nan: under 2 games, only possible at max_games)
+        # Aim 10% past the games the current half-width predicts; no batch under a
+        # twentieth of the games so far (each one has a fixed cost), none over chunk_size.
+        need = _games_needed(done, widest, until_ci) * 1.1
+        count = int(min(chunk_size, max(math.ceil(need) - done, 100, done // 20)))
     bar.close()
 
     rows = []
@@ -142,7 +197,34 @@ def compare(strategies, players=1, opponents=None, games=10_000, seed=0, until_c
         rows.append(row)
     settings = {"players": players, "seed": seed, "sheet": sheet_obj.name, "max_rolls": max_rolls,
                 "opponents": opponents, "until_ci": until_ci}
-    return Comparison(pd.DataFrame(rows), done, players, seed, opponents, settings)
+    stop = None
+    if until_ci is not None:
+        settings["max_games"] = max_games
+        reached = bool(widest < until_ci)
+        known = not math.isnan(widest)
+        stop = {"until_ci": until_ci, "max_games": max_games, "target_reached": reached,
+                "stopped_by": "until_ci" if reached else "max_games",
+                "widest_half_width": widest if known else None,
+                "games_needed": None if reached or not known
+                else math.ceil(_games_needed(done, widest, until_ci))}
+    return Comparison(pd.DataFrame(rows), done, players, seed, opponents, settings, stop)
+
+
+def stop_message(result: Comparison) -> str | None:
+    """One line on what ended an until_ci comparison (None without until_ci)."""
+    stop = result.stop
+    if stop is None:
+        return None
+    target = f"--until-ci {stop['until_ci']:g}"
+    if stop["target_reached"]:
+        return (f"Target reached after {result.games:,} games: every score difference's 95% CI half-width "
+                f"is below {target} (widest {stop['widest_half_width']:.3g}).")
+    if stop["widest_half_width"] is None:
+        return (f"Target NOT reached: --max-games {stop['max_games']:,} stopped the comparison before {target} "
+                "could be checked (it needs at least 2 games).")
+    return (f"Target NOT reached: --max-games {stop['max_games']:,} stopped the comparison with the widest "
+            f"score difference's 95% CI half-width at {stop['widest_half_width']:.3g}, above {target}; "
+            f"about {stop['games_needed']:,} games would reach it.")
 
 
 def format_table(result: Comparison) -> str:
@@ -163,4 +245,6 @@ def format_table(result: Comparison) -> str:
             "baseline" if i == 0 else f"{d:+.1%} ({lo:+.1%}..{hi:+.1%})"
             for i, (d, lo, hi) in enumerate(zip(t["win_diff"], t["win_diff_ci_low"], t["win_diff_ci_high"]))]
         out["win significant"] = ["" if s is None else ("yes" if s else "no") for s in t["win_significant"]]
-    return head + "\n\n" + out.to_string(index=False)
+    text = head + "\n\n" + out.to_string(index=False)
+    message = stop_message(result)
+    return text if message is None else text + "\n\n" + message

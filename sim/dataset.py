@@ -532,36 +532,66 @@ def _part_error(file, e):
     return DatasetError(f"{file}: not a readable Parquet file: {str(e).splitlines()[0]}")
 
 
-def _check_types(file, name: str, schema: pa.Schema) -> None:
+def check_schema(file, name: str, schema: pa.Schema) -> None:
+    """Raise DatasetError unless `schema` (a file's, of table `name`) has exactly the columns
+    of sim.schema, with their types: the one check every reader of a part goes through, on the
+    file's whole schema (before any column is selected), so a damaged file is named with
+    the column at fault whichever columns the reader wants."""
     expected = SCHEMAS[name]
+    missing = [col for col in expected.names if col not in schema.names]
+    if missing:
+        cols = ", ".join(repr(c) for c in missing)
+        raise DatasetError(f"{file}: column{'s' if len(missing) > 1 else ''} {cols} "
+                           f"{'are' if len(missing) > 1 else 'is'} missing")
     for col in schema.names:
+        if col not in expected.names:
+            raise DatasetError(f"{file}: unexpected column {col!r} (not in the {name} table)")
+        if schema.names.count(col) > 1:
+            raise DatasetError(f"{file}: column {col!r} appears {schema.names.count(col)} times")
+    for col in expected.names:
         if expected.field(col).type != schema.field(col).type:
             raise DatasetError(f"{file}: column {col!r} has type {schema.field(col).type}, "
                                f"expected {expected.field(col).type}")
 
 
-def read_part(path, name: str, c: int, columns=None) -> pa.Table:
-    """One chunk's table, checked against the schema."""
-    store = open_store(path)
-    rel = f"{name}/{part_name(c)}"
-    file = store.path(rel)
-    try:
-        table = store.open_parquet(rel).read(columns=columns)
-    except (OSError, pa.ArrowException) as e:
-        raise _part_error(file, e) from None
-    _check_types(file, name, table.schema)
-    return table
-
-
-def iter_part(path, name: str, c: int, columns, batch_size: int):
-    """One chunk's table as record batches of at most `batch_size` rows, checked against the schema."""
-    store = open_store(path)
+def _open_part(store, name: str, c: int):
+    """(file name for messages, pq.ParquetFile) of one chunk's table, its schema checked."""
     rel = f"{name}/{part_name(c)}"
     file = store.path(rel)
     try:
         pf = store.open_parquet(rel)
-        _check_types(file, name, pf.schema_arrow)
-        for batch in pf.iter_batches(batch_size=batch_size, columns=columns):
-            yield batch
+        schema = pf.schema_arrow
+    except (OSError, pa.ArrowException) as e:
+        raise _part_error(file, e) from None
+    check_schema(file, name, schema)
+    return file, pf
+
+
+def check_parts(path) -> None:
+    """Check the schema of the files of every finished chunk of a dataset (its turns files too
+    if the manifest says it logs turns), reading only their Parquet footers; raises
+    DatasetError naming the first damaged file."""
+    store = open_store(path)
+    log_turns = (read_manifest(store).get("settings") or {}).get("log_turns")
+    tables = ("games", "players", "turns") if log_turns else ("games", "players")
+    for c in sorted(done_chunks(store)):
+        for name in tables:
+            _open_part(store, name, c)
+
+
+def read_part(path, name: str, c: int, columns=None) -> pa.Table:
+    """One chunk's table, checked against the schema."""
+    file, pf = _open_part(open_store(path), name, c)
+    try:
+        return pf.read(columns=columns)
+    except (OSError, pa.ArrowException) as e:
+        raise _part_error(file, e) from None
+
+
+def iter_part(path, name: str, c: int, columns, batch_size: int):
+    """One chunk's table as record batches of at most `batch_size` rows, checked against the schema."""
+    file, pf = _open_part(open_store(path), name, c)
+    try:
+        yield from pf.iter_batches(batch_size=batch_size, columns=columns)
     except (OSError, pa.ArrowException) as e:
         raise _part_error(file, e) from None

@@ -118,6 +118,29 @@ def test_compare_cli_solo():
     assert "win-rate difference" in t.stdout
 
 
+def test_compare_cli_until_ci_says_what_stopped_it():
+    """--max-games stopping before --until-ci is said (text and json); a loose target stops
+    at the first check (1,000 games), not after a first batch of --max-games."""
+    r = invoke("compare", "greedy", "random", "--until-ci", 0.01, "--max-games", 300)
+    assert r.exit_code == 0, r.output
+    assert r.stdout.startswith("300 games")
+    last = r.stdout.strip().splitlines()[-1]
+    assert last.startswith("Target NOT reached: --max-games 300 stopped the comparison") and "--until-ci 0.01" in last
+    j = invoke("compare", "greedy", "random", "--until-ci", 0.01, "--max-games", 300, "-f", "json")
+    stop = json.loads(j.stdout)["stop"]
+    assert stop["target_reached"] is False and stop["stopped_by"] == "max_games"
+    assert stop["widest_half_width"] > 0.01 and stop["games_needed"] > 300
+    c = invoke("compare", "greedy", "random", "--until-ci", 0.01, "--max-games", 300, "-f", "csv")
+    assert c.stderr.startswith("Warning: Target NOT reached") and c.stderr.count("\n") == 1
+
+    loose = invoke("compare", "greedy", "random", "--until-ci", 5, "--max-games", 5000, "-f", "json")
+    out = json.loads(loose.stdout)
+    assert out["games"] == 1000 and out["stop"]["target_reached"] is True
+    assert out["stop"]["stopped_by"] == "until_ci" and out["stop"]["widest_half_width"] < 5
+    t = invoke("compare", "greedy", "random", "--until-ci", 5, "--max-games", 5000)
+    assert "Target reached after 1,000 games" in t.stdout
+
+
 USER_OK = '''
 from strategies import strategy
 
@@ -277,6 +300,9 @@ def test_user_strategy_that_does_not_compile(tmp_path):
     (["moves", "--colour", "red", "--number", "2", "--crossed", "Z9"], "malformed cell name"),
     (["compare", "greedy"], "at least two strategies"),
     (["compare", "greedy", "nope"], "unknown strategy"),
+    (["compare", "greedy", "random", "--until-ci", "1", "--games", "300"],
+     "--games and --until-ci exclude each other"),
+    (["compare", "greedy", "random", "--max-games", "300"], "--max-games is the limit of --until-ci"),
     (["nosuchcommand"], "No such command"),
 ])
 def test_bad_input_one_line_exit_2(tmp_path, args, message):
@@ -305,6 +331,31 @@ def test_corrupt_dataset_cli(dataset, tmp_path):
     (bad / "games" / "part-000002.parquet").write_bytes(b"PAR1 nonsense")
     r = invoke("summary", bad)
     assert r.exit_code == 2 and r.stderr.count("\n") == 1 and "part-000002.parquet" in r.stderr
+
+
+def test_dataset_missing_a_column_cli(dataset, tmp_path):
+    """A players file rewritten without its score column: one `Error:` line naming file and column
+    from summary, replay and run --resume (which refuses before playing), exit 2, no traceback."""
+    import shutil
+
+    import pyarrow.parquet as pq
+    out, _ = dataset
+    bad = tmp_path / "bad"
+    shutil.copytree(out, bad)
+    part = bad / "players" / "part-000000.parquet"
+    pq.write_table(pq.read_table(part).drop_columns(["score"]), part)
+    # interrupted after chunk 1: the last chunk is still to play
+    (bad / "games" / "part-000002.parquet").unlink()
+    manifest = json.loads((bad / "manifest.json").read_text())
+    (bad / "manifest.json").write_text(json.dumps({**manifest, "status": "running"}))
+    message = f"{part}: column 'score' is missing"
+    for args in (["summary", bad], ["replay", bad, "--game", 1], ["run", "--out", bad, "--resume", "-q"]):
+        r = invoke(*args)
+        assert r.exit_code == 2, (args, r.output)
+        assert r.stderr.startswith("Error: ") and r.stderr.count("\n") == 1, (args, r.stderr)
+        assert message in r.stderr, (args, r.stderr)
+    assert not (bad / "games" / "part-000002.parquet").exists()
+    assert read_manifest(bad)["status"] == "running"
 
 
 def test_kill_and_resume_subprocess(tmp_path):

@@ -141,6 +141,45 @@ def test_corrupt_dataset(table_ds, tmp_path):
         summarise(tmp_path / "none")
 
 
+def rewrite_part(file, change):
+    """Rewrite a Parquet file of a dataset as a user's script might: read, change, write back."""
+    import pyarrow.parquet as pq
+    pq.write_table(change(pq.read_table(file)), file)
+
+
+@pytest.mark.parametrize("table, change, message", [
+    ("players", lambda t: t.drop_columns(["score"]), "column 'score' is missing"),
+    ("players", lambda t: t.drop_columns(["rank", "winner"]), "columns 'rank', 'winner' are missing"),
+    ("games", lambda t: t.drop_columns(["rolls"]), "column 'rolls' is missing"),
+    # a column no reader selects: still a damaged file
+    ("games", lambda t: t.drop_columns(["seed"]), "column 'seed' is missing"),
+    ("players", lambda t: t.append_column("note", t["strategy"]), "unexpected column 'note'"),
+    ("players", lambda t: t.set_column(3, "score", t["score"].cast("string")),
+     "column 'score' has type string, expected int16"),
+])
+def test_damaged_columns(table_ds, tmp_path, table, change, message):
+    """Every reader names the file and the column: no KeyError from deep inside pyarrow or replay."""
+    import shutil
+
+    from sim.dataset import read_part
+    from sim.replay import from_dataset
+    bad = tmp_path / "bad"
+    shutil.copytree(table_ds, bad)
+    rewrite_part(bad / table / "part-000001.parquet", change)
+    match = f"{table}/part-000001.parquet: {message}"
+    with pytest.raises(DatasetError, match=match):
+        summarise(bad)
+    if table == "players":
+        with pytest.raises(DatasetError, match=match):
+            from_dataset(bad, 400)   # chunk 1 holds games 300..599
+    from_dataset(bad, 10)            # other chunks replay as before
+    with pytest.raises(DatasetError, match=match):
+        read_part(bad, table, 1, columns=["game"])
+    from sim.dataset import check_parts  # what `run --resume` checks first
+    with pytest.raises(DatasetError, match=match):
+        check_parts(bad)
+
+
 def test_wilson_and_t():
     lo, hi = wilson(50, 100)
     assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
@@ -163,3 +202,23 @@ def test_compare_tables_and_until_ci():
     assert r.games == 600 and t["win_significant"][1] and t["win_diff"][1] < 0
     u = compare(["greedy", "random"], until_ci=2.0, max_games=20_000, chunk_size=100, seed=2)
     assert u.table["diff_ci_high"][1] - u.table["diff"][1] < 2.0 and u.games < 20_000
+    assert u.stop["target_reached"] and u.stop["stopped_by"] == "until_ci"
+
+
+def test_compare_until_ci_schedule():
+    """Batches sized by the predicted need stop near it; the games are those of a fixed-size
+    run (game g is the same game in any batch); max_games that stops it first is reported."""
+    u = compare(["greedy", "random"], until_ci=0.3, max_games=50_000, seed=4)
+    h = u.table["diff_ci_high"][1] - u.table["diff"][1]
+    assert h < 0.3 and 1000 < u.games < 5000 and u.stop["widest_half_width"] == pytest.approx(h)
+    fixed = compare(["greedy", "random"], games=u.games, seed=4)
+    for col in ("mean", "diff", "diff_ci_high"):
+        np.testing.assert_allclose(u.table[col], fixed.table[col], rtol=1e-12, err_msg=col)
+    assert compare(["greedy", "random"], until_ci=0.3, max_games=50_000, seed=4).table.equals(u.table)
+    short = compare(["greedy", "random"], until_ci=0.3, max_games=1500, seed=4)
+    assert short.games == 1500 and not short.stop["target_reached"]
+    assert short.stop["games_needed"] > 1500 and short.stop["stopped_by"] == "max_games"
+    with pytest.raises(ValueError, match="exclude each other"):
+        compare(["greedy", "random"], games=100, until_ci=1.0)
+    with pytest.raises(ValueError, match="needs it"):
+        compare(["greedy", "random"], max_games=100)
