@@ -120,14 +120,7 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
     Without options: 100,000 four-player games, greedy in every seat.
     """
     from sim import runner
-    from sim.dataset import (
-        MANIFEST,
-        DatasetError,
-        check_parts,
-        is_url,
-        open_store,
-        read_manifest,
-    )
+    from sim.dataset import MANIFEST, is_url, open_store, read_manifest
     from sim.replay import manifest_sheet
 
     if resume and force:
@@ -154,12 +147,6 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
         max_rolls = max_rolls if given("max_rolls") else stored["max_rolls"]
         log_turns = log_turns if given("log_turns") else stored["log_turns"]
         sheet = sheet if given("sheet") else manifest_sheet(read_manifest(out))
-        # A damaged finished chunk would be skipped, the run marked complete, and only the
-        # summary (not printed with --quiet) would fail: refuse before playing anything.
-        try:
-            check_parts(out)
-        except DatasetError as e:
-            raise ValueError(f"cannot resume: {e}") from None
     if players is None:
         players = len(strategies) if len(strategies) > 1 else 4
     command = "encore-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \

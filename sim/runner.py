@@ -43,6 +43,7 @@ from .dataset import (
     MANIFEST,
     DatasetError,
     _is_tmp,
+    check_parts,
     done_chunks,
     games_table,
     open_store,
@@ -391,13 +392,16 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
 
 
 def _resumable(store) -> dict:
-    """The manifest of the run in `store`, to be resumed; ValueError if there is none."""
+    """The manifest of the run in `store`, to be resumed; ValueError if there is none, or if a
+    finished chunk is damaged (it would be skipped, and the dataset called complete)."""
     if not (store.is_dir() and store.listdir()):
         raise ValueError(f"cannot resume {store}: there is no run in it (the folder is missing or empty)")
     try:
-        return read_manifest(store)
+        manifest = read_manifest(store)
+        check_parts(store)
     except DatasetError as e:
         raise ValueError(f"cannot resume: {e}") from None
+    return manifest
 
 
 def _check_same(store, old: dict, settings: dict, sheet_obj, infos: list[dict]) -> None:
