@@ -287,7 +287,7 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
 # --- replay ------------------------------------------------------------------------
 
 @main.command()
-@click.argument("path", type=click.Path(path_type=Path), required=False)
+@click.argument("path", required=False)
 @click.option("--game", "-g", type=int, required=True, help="Game number.")
 @click.option("--seed", type=int, default=None, help="Root seed (without PATH).")
 @click.option("--strategy", "-s", multiple=True, help="Strategy per seat, or one for all (without PATH).")
@@ -327,6 +327,8 @@ def replay(ctx, path, game, seed, strategy, players, sheet, max_rolls, as_json, 
         click.echo(render(log, sheet_obj, every_roll=every_roll))
         if stored is not None and problem is None:
             click.echo("\nScores equal the ones stored in the dataset.")
+        elif path is not None and stored is None:
+            click.echo("\nThe dataset holds no scores for this game yet (its chunk is not finished).")
     if problem:
         _fail(problem, 1)
 

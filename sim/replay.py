@@ -9,12 +9,10 @@ A box is drawn in 4 characters: ` g  ` open, ` g* ` open star box,
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import pyarrow.compute as pc
 
 from .api import DEFAULT_MAX_ROLLS, check_int, lineup, play_game
-from .dataset import DatasetError, read_manifest, read_part
+from .dataset import DatasetError, done_chunks, read_manifest, read_part
 from .sheets import (
     COLOURS,
     COLUMNS,
@@ -56,8 +54,8 @@ def manifest_files(manifest: dict) -> dict[str, str]:
 
 
 def from_dataset(path, game: int) -> tuple[dict, Sheet, list[dict] | None]:
-    """(game log, sheet, stored players rows or None) for game `game` of the dataset at `path`."""
-    path = Path(path)
+    """(game log, sheet, stored players rows or None) for game `game` of the dataset at `path`
+    (a folder or a filesystem URL); None when the game's chunk is not finished."""
     manifest = read_manifest(path)
     st = manifest.get("settings") or {}
     total = int(st.get("games", 0))
@@ -69,7 +67,7 @@ def from_dataset(path, game: int) -> tuple[dict, Sheet, list[dict] | None]:
     log = play_game(st["seed"], game, line, sheet, st.get("max_rolls", DEFAULT_MAX_ROLLS))
     stored = None
     c = game // st["chunk_size"]
-    if (path / "games" / f"part-{c:06d}.parquet").exists():
+    if c in done_chunks(path):
         table = read_part(path, "players", c)
         rows = table.filter(pc.equal(table["game"], game)).to_pylist()
         stored = sorted(rows, key=lambda r: r["seat"])

@@ -1,6 +1,7 @@
 """The encore-sim command line: Click's runner, and real subprocesses for kill + resume."""
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -88,6 +89,18 @@ def test_replay_reproduces_stored_scores(dataset):
     cells = [m["cells"] for r in log["rolls"] for m in r["moves"]]
     t = t.assign(order=~t["active"]).sort_values(["roll", "order"])
     assert [list(c) for c in t["cells"]] == cells
+
+
+def test_replay_from_a_url_and_of_an_unfinished_chunk(dataset, tmp_path):
+    out, _ = dataset
+    r = invoke("replay", out.as_uri(), "--game", 131)
+    assert r.exit_code == 0, r.output
+    assert "Scores equal the ones stored in the dataset." in r.stdout
+    shutil.copytree(out, tmp_path / "ds")
+    (tmp_path / "ds" / "games" / "part-000002.parquet").unlink()   # games 240.. not finished
+    r = invoke("replay", tmp_path / "ds", "--game", 250)
+    assert r.exit_code == 0, r.output
+    assert "no scores for this game yet" in r.stdout and "Scores equal" not in r.stdout
 
 
 def test_replay_from_seed():
