@@ -44,9 +44,10 @@ class _Group(click.Group):
             sys.exit(0)
         except click.ClickException as e:
             _fail(e.format_message(), e.exit_code if e.exit_code else EXIT_USAGE)
-        except click.Abort:
+        except click.Abort as e:
             click.echo("Aborted.", err=True)
-            sys.exit(1)
+            # Ctrl-C: 130 like `run` (and the shell's 128 + SIGINT); a declined prompt: 1
+            sys.exit(130 if isinstance(e.__cause__, KeyboardInterrupt) else 1)
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
