@@ -375,7 +375,7 @@ def test_ctrl_c_exits_130():
     """Ctrl-C ends any command with 130, as the shell reports a process stopped by SIGINT."""
     proc = subprocess.Popen([sys.executable, "-m", "cli", "compare", "greedy", "random", "--games", "50000000",
                              "--threads", "1"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(3)
+    time.sleep(6)   # past the imports (~1.5 s), into the games (or their compilation, on a cold cache)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
