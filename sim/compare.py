@@ -18,9 +18,9 @@ Either a fixed number of games (`games`, default 10,000), or `until_ci`:
 play until every score difference's 95% half-width is below `until_ci`
 points, at most `max_games` (default 1,000,000). The first check is after
 FIRST_CHECK games (fewer if `chunk_size` is under half of it, or `max_games`
-is); each
-further batch is sized by the games the current half-width predicts (it
-shrinks as 1/sqrt(games)), aiming 10% past them, and is at most `chunk_size`.
+is); each further batch is sized by the games the current half-width
+predicts (it shrinks as 1/sqrt(games)), aiming 10% past them, and is at
+most `chunk_size`.
 Game g of a seed is the same game in any batch, so the schedule changes only
 where the comparison stops, and the same arguments always give the same
 result. Comparison.stop says whether the target or `max_games` stopped it.

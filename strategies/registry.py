@@ -64,8 +64,8 @@ def _load_user(target: str, func: str, spec: str, file: str | None) -> tuple[Str
         if not path.is_file():
             raise ValueError(f"strategy {spec!r}: no such file {path}")
         path = path.resolve()
-        # Numba's cache of the compiled function records this name and imports it on
-        # loading: it must be the same in every process (str hashes are salted per process).
+        # A function the file caches on disk (njit(cache=True)) is loaded back under this module
+        # name: it must be the same in every process (str hashes are salted per process).
         digest = hashlib.sha256(str(path).encode()).hexdigest()[:16]
         mod_name = f"encore_user_{path.stem}_{digest}"
         loader = importlib.util.spec_from_file_location(mod_name, path)
@@ -127,7 +127,7 @@ def resolve(spec, file: str | None = None) -> Resolved:
     """A Resolved strategy from a spec string (a Strategy or Resolved object is used as is).
 
     A user file in the spec is found relative to the working directory, unless `file` says
-    where it is: a stored run names the file it was started with (sim.dataset.manifest_files),
+    where it is: a stored run names the file it was started with (sim.replay.manifest_files),
     so it can be resumed or replayed from anywhere.
     """
     if isinstance(spec, Resolved):
