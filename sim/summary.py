@@ -15,6 +15,16 @@ group is kept), win rate with a 95% Wilson interval, mean rolls, jokers used,
 passes and the share of capped games. For solo datasets, the distribution over
 the rulebook's rating bands (RULES section 8).
 
+A strategy in several seats of a game counts that game once per seat ("games"
+are seat-games), and its seats' results in one game are not independent: they
+share the dice, and only one of them can win. So both intervals are clustered
+by game: the mean's variance is estimated from the per-game sums of the
+group's scores (a ratio estimator's sandwich variance, with the small-sample
+factor G/(G-1) over G games), and the Wilson interval of the win rate uses the
+effective number of games that variance implies (Kish). With one seat per game
+they are the usual t and Wilson intervals. Batches are cut at game boundaries
+so a game's seats are always summed together.
+
 Aggregating and format_table use no pandas (`encore-sim run` prints this
 summary, and pandas costs a run ~65 MB and ~0.3 s); Summary.stats and .bands
 build their DataFrames on first use.
@@ -97,6 +107,13 @@ def mean_ci(n: int, total: float, total_sq: float) -> tuple[float, float, float]
     return mean, sd, t_quantile(n - 1) * sd / math.sqrt(n)
 
 
+def clustered_var(n: int, mean: float, games: int, sq: float, cross: float, size_sq: float) -> float:
+    """Sum over games of (S_g - mean * m_g)^2 / n^2, the variance of a mean of n values that
+    come in `games` clusters, the game g one holding m_g values summing to S_g; sq, cross and
+    size_sq are the sums over games of S_g^2, S_g m_g and m_g^2."""
+    return max(0.0, sq - 2.0 * mean * cross + mean * mean * size_sq) / (n * n) if games else float("nan")
+
+
 def wilson(k: int, n: int) -> tuple[float, float]:
     if n == 0:
         return float("nan"), float("nan")
@@ -128,6 +145,14 @@ class _Acc:
     jokers: float = 0.0
     passes: float = 0.0
     capped: int = 0
+    # Per game g the group's seats m_g, score sum S_g and wins W_g: the number of games and
+    # the sums of S_g^2, S_g m_g, m_g^2, W_g^2 and W_g m_g (clustered_var).
+    games: int = 0
+    game_score_sq: float = 0.0
+    game_score_seats: float = 0.0
+    game_seats_sq: float = 0.0
+    game_wins_sq: float = 0.0
+    game_wins_seats: float = 0.0
 
     def __post_init__(self):
         self.hist = defaultdict(int)
@@ -179,7 +204,7 @@ def _joined_batches(store, c: int, players: int | None, batch_size: int):
     games_iter = iter_part(store, "games", c, ["game", "rolls", "capped"], batch_size)
     buf = (np.empty(0, np.int64), np.empty(0, np.int16), np.empty(0, bool))
     n_games = n_rows = 0
-    for batch in iter_part(store, "players", c, PLAYER_COLUMNS, batch_size):
+    for batch in _whole_games(iter_part(store, "players", c, PLAYER_COLUMNS, batch_size)):
         if batch.num_rows == 0:
             continue
         game = as_numpy(batch.column("game"))
@@ -206,6 +231,24 @@ def _joined_batches(store, c: int, players: int | None, batch_size: int):
         raise DatasetError(f"{store}: chunk {c} has {n_rows} player rows for {n_games} games")
 
 
+def _whole_games(batches):
+    """The batches, with the rows of each one's last game moved to the next (rows are sorted
+    by game): every game's seats are in one batch."""
+    carry = None
+    for batch in batches:
+        if carry is not None:
+            batch = pa.concat_batches([carry, batch])
+        if batch.num_rows == 0:
+            continue
+        game = as_numpy(batch.column("game"))
+        cut = int(np.searchsorted(game, game[-1]))
+        carry = batch.slice(cut)
+        if cut:
+            yield batch.slice(0, cut)
+    if carry is not None and carry.num_rows:
+        yield carry
+
+
 def _accumulate(accs, batch: pa.RecordBatch, rolls: np.ndarray, capped: np.ndarray, by_seat) -> None:
     strategy = batch.column("strategy").dictionary_encode()
     names = strategy.dictionary.to_pylist()
@@ -220,10 +263,19 @@ def _accumulate(accs, batch: pa.RecordBatch, rolls: np.ndarray, capped: np.ndarr
         return np.bincount(group, weights=values, minlength=len(groups))
 
     n = np.bincount(group, minlength=len(groups))
+    winner = as_numpy(batch.column("winner"))
     totals = {"score": sums(score), "score_sq": sums(score.astype(np.float64) ** 2),
-              "wins": sums(as_numpy(batch.column("winner"))), "rolls": sums(rolls),
+              "wins": sums(winner), "rolls": sums(rolls),
               "jokers": sums(as_numpy(batch.column("jokers_used"))), "passes": sums(as_numpy(batch.column("passes"))),
               "capped": sums(capped)}
+    # Per (group, game) of this batch: seats, score sum and wins (a (groups, games) table).
+    _, game = np.unique(as_numpy(batch.column("game")), return_inverse=True)
+    n_games = int(game.max()) + 1
+    cell = group * n_games + game
+    size = len(groups) * n_games
+    seats = np.bincount(cell, minlength=size).reshape(len(groups), n_games).astype(np.float64)
+    g_score = np.bincount(cell, weights=score, minlength=size).reshape(len(groups), n_games)
+    g_wins = np.bincount(cell, weights=winner, minlength=size).reshape(len(groups), n_games)
     for i, c in enumerate(groups):
         a = accs[(names[c // 256], int(c % 256)) if by_seat else (names[c],)]
         a.n += int(n[i])
@@ -234,6 +286,13 @@ def _accumulate(accs, batch: pa.RecordBatch, rolls: np.ndarray, capped: np.ndarr
         a.jokers += float(totals["jokers"][i])
         a.passes += float(totals["passes"][i])
         a.capped += int(totals["capped"][i])
+        m, sg, wg = seats[i], g_score[i], g_wins[i]
+        a.games += int(np.count_nonzero(m))
+        a.game_score_sq += float(sg @ sg)
+        a.game_score_seats += float(sg @ m)
+        a.game_seats_sq += float(m @ m)
+        a.game_wins_sq += float(wg @ wg)
+        a.game_wins_seats += float(wg @ m)
         values, counts = np.unique(score[group == i], return_counts=True)
         for value, count in zip(values.tolist(), counts.tolist()):
             a.hist[value] += count
@@ -243,11 +302,18 @@ def _stats(accs, by_seat, players) -> list[dict]:
     rows = []
     for key in sorted(accs, key=lambda k: tuple(str(x) if i == 0 else x for i, x in enumerate(k))):
         a = accs[key]
-        mean, sd, half = mean_ci(a.n, a.score, a.score_sq)
+        mean, sd, _ = mean_ci(a.n, a.score, a.score_sq)
+        half = float("nan")
+        if a.games >= 2:
+            var = clustered_var(a.n, mean, a.games, a.game_score_sq, a.game_score_seats, a.game_seats_sq)
+            half = t_quantile(a.games - 1) * math.sqrt(var * a.games / (a.games - 1))
         row = {"strategy": key[0]}
         if by_seat:
             row["seat"] = int(key[1])
-        lo, hi = wilson(a.wins, a.n)
+        p = a.wins / a.n
+        var = clustered_var(a.n, p, a.games, a.game_wins_sq, a.game_wins_seats, a.game_seats_sq)
+        n_eff = p * (1 - p) / var if var > 0 else a.n   # Kish's effective number of games
+        lo, hi = wilson(p * n_eff, n_eff)
         row.update({
             "games": a.n, "mean": mean, "ci_low": mean - half, "ci_high": mean + half, "sd": sd,
             **{f"q{int(q * 100):02d}": hist_quantile(a.hist, a.n, q) for q in QUANTILES},

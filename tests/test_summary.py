@@ -52,6 +52,28 @@ def test_summary_matches_pandas(table_ds, by_seat):
     assert got["games"].sum() == 2100
 
 
+@pytest.mark.parametrize("batch_size", [65_536, 7])
+def test_intervals_are_clustered_by_game(table_ds, batch_size):
+    """random holds two seats of every game: its seats' results in one game are not independent,
+    so the intervals come from per-game sums (batches of 7 rows cut games apart: they must not)."""
+    got = summarise(table_ds, batch_size=batch_size).stats.set_index("strategy")
+    p = pd.read_parquet(table_ds / "players")
+    for name, rows in p.groupby("strategy"):
+        per_game = rows.groupby("game").agg(s=("score", "sum"), w=("winner", "sum"), m=("score", "size"))
+        n, games = len(rows), len(per_game)
+        mean, rate = rows["score"].mean(), rows["winner"].mean()
+        var = ((per_game["s"] - mean * per_game["m"]) ** 2).sum() / n**2 * games / (games - 1)
+        half = t_quantile(games - 1) * math.sqrt(var)
+        assert got.loc[name, "ci_high"] - got.loc[name, "mean"] == pytest.approx(half, rel=1e-9)
+        var_rate = ((per_game["w"] - rate * per_game["m"]) ** 2).sum() / n**2
+        n_eff = rate * (1 - rate) / var_rate if var_rate > 0 else n   # greedy wins every game here
+        lo, hi = wilson(rate * n_eff, n_eff)
+        assert (got.loc[name, "win_ci_low"], got.loc[name, "win_ci_high"]) == pytest.approx((lo, hi), rel=1e-9)
+        if name == "random":   # two seats a game: a wider score interval than independent values would give
+            naive = t_quantile(n - 1) * rows["score"].std() / math.sqrt(n)
+            assert half > 1.05 * naive
+
+
 def test_solo_bands(solo_ds):
     s = summarise(solo_ds)
     scores = pd.read_parquet(solo_ds / "players")["score"]
