@@ -204,7 +204,7 @@ def _joined_batches(store, c: int, players: int | None, batch_size: int):
     games_iter = iter_part(store, "games", c, ["game", "rolls", "capped"], batch_size)
     buf = (np.empty(0, np.int64), np.empty(0, np.int16), np.empty(0, bool))
     n_games = n_rows = 0
-    for batch in _whole_games(iter_part(store, "players", c, PLAYER_COLUMNS, batch_size)):
+    for batch in _whole_games(iter_part(store, "players", c, PLAYER_COLUMNS, batch_size), batch_size):
         if batch.num_rows == 0:
             continue
         game = as_numpy(batch.column("game"))
@@ -231,20 +231,26 @@ def _joined_batches(store, c: int, players: int | None, batch_size: int):
         raise DatasetError(f"{store}: chunk {c} has {n_rows} player rows for {n_games} games")
 
 
-def _whole_games(batches):
-    """The batches, with the rows of each one's last game moved to the next (rows are sorted
-    by game): every game's seats are in one batch."""
+def _whole_games(batches, batch_size: int):
+    """The batches re-cut at game boundaries (rows are sorted by game), so that every game's
+    seats are in one batch; none is over batch_size rows unless a single game is."""
     carry = None
     for batch in batches:
         if carry is not None:
             batch = pa.concat_batches([carry, batch])
-        if batch.num_rows == 0:
-            continue
-        game = as_numpy(batch.column("game"))
-        cut = int(np.searchsorted(game, game[-1]))
-        carry = batch.slice(cut)
-        if cut:
+        while batch.num_rows > batch_size:
+            game = as_numpy(batch.column("game"))
+            cut = int(np.searchsorted(game, game[batch_size]))             # the games that fit
+            cut = cut or int(np.searchsorted(game, game[0], side="right"))  # or one game alone
             yield batch.slice(0, cut)
+            batch = batch.slice(cut)
+        carry = None
+        if batch.num_rows:
+            game = as_numpy(batch.column("game"))
+            cut = int(np.searchsorted(game, game[-1]))   # the last game may go on in the next batch
+            if cut:
+                yield batch.slice(0, cut)
+            carry = batch.slice(cut)
     if carry is not None and carry.num_rows:
         yield carry
 

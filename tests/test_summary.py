@@ -52,10 +52,10 @@ def test_summary_matches_pandas(table_ds, by_seat):
     assert got["games"].sum() == 2100
 
 
-@pytest.mark.parametrize("batch_size", [65_536, 7])
+@pytest.mark.parametrize("batch_size", [65_536, 7, 2])
 def test_intervals_are_clustered_by_game(table_ds, batch_size):
     """random holds two seats of every game: its seats' results in one game are not independent,
-    so the intervals come from per-game sums (batches of 7 rows cut games apart: they must not)."""
+    so the intervals come from per-game sums (batches of 7 or 2 rows cut games apart: they must not)."""
     got = summarise(table_ds, batch_size=batch_size).stats.set_index("strategy")
     p = pd.read_parquet(table_ds / "players")
     for name, rows in p.groupby("strategy"):
