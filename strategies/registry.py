@@ -64,7 +64,7 @@ def _load_user(target: str, func: str, spec: str, file: str | None) -> tuple[Str
         if not path.is_file():
             raise ValueError(f"strategy {spec!r}: no such file {path}")
         path = path.resolve()
-        # A function the file caches on disk (njit(cache=True)) is loaded back under this module
+        # A function the file itself caches on disk (cache=True) is loaded back under this module
         # name: it must be the same in every process (str hashes are salted per process).
         digest = hashlib.sha256(str(path).encode()).hexdigest()[:16]
         mod_name = f"encore_user_{path.stem}_{digest}"
