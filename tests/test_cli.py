@@ -260,11 +260,16 @@ def test_resume_and_replay_a_user_strategy_run_from_another_folder(tmp_path, mon
     assert "mine.py:first" in r.stdout and "Scores equal the ones stored in the dataset." in r.stdout
 
 
-def test_illegal_user_strategy(tmp_path):
+def _run_user_file(tmp_path, body, func):
+    """(result, file, output folder) of a 50-game solo run of `func` in a file holding `body`."""
     f = tmp_path / "s.py"
-    f.write_text(USER_ILLEGAL)
+    f.write_text(body)
     out = tmp_path / "ds"
-    r = invoke("run", "-n", 50, "-p", 1, "-s", f"{f}:bad", "-o", out)
+    return invoke("run", "-n", 50, "-p", 1, "-s", f"{f}:{func}", "-o", out), f, out
+
+
+def test_illegal_user_strategy(tmp_path):
+    r, _, out = _run_user_file(tmp_path, USER_ILLEGAL, "bad")
     assert r.exit_code == 2
     assert r.stderr.startswith("Error: ") and "returned" in r.stderr and r.stderr.count("\n") == 1
     assert not out.exists()
@@ -272,10 +277,7 @@ def test_illegal_user_strategy(tmp_path):
 
 def test_user_strategy_that_does_not_compile(tmp_path):
     """One `Error:` line with Numba's reason and where, then Numba's message; no traceback."""
-    f = tmp_path / "s.py"
-    f.write_text(USER_BROKEN)
-    out = tmp_path / "ds"
-    r = invoke("run", "-n", 50, "-p", 1, "-s", f"{f}:broken", "-o", out)
+    r, f, out = _run_user_file(tmp_path, USER_BROKEN, "broken")
     assert r.exit_code == 2
     first, *rest = r.stderr.splitlines()
     assert first.startswith(f"Error: strategy '{f}:broken' does not compile")
