@@ -579,19 +579,30 @@ def check_parts(path) -> None:
             _open_part(store, name, c)
 
 
+def _check_nulls(file, name: str, data) -> None:
+    """DatasetError if a column the schema declares not nullable holds nulls in `data`."""
+    for col, values in zip(data.schema.names, data.columns):
+        if values.null_count and not SCHEMAS[name].field(col).nullable:
+            raise DatasetError(f"{file}: column {col!r} holds nulls (it may not)")
+
+
 def read_part(path, name: str, c: int, columns=None) -> pa.Table:
     """One chunk's table, checked against the schema."""
     file, pf = _open_part(open_store(path), name, c)
     try:
-        return pf.read(columns=columns)
+        table = pf.read(columns=columns)
     except (OSError, pa.ArrowException) as e:
         raise _part_error(file, e) from None
+    _check_nulls(file, name, table)
+    return table
 
 
 def iter_part(path, name: str, c: int, columns, batch_size: int):
     """One chunk's table as record batches of at most `batch_size` rows, checked against the schema."""
     file, pf = _open_part(open_store(path), name, c)
     try:
-        yield from pf.iter_batches(batch_size=batch_size, columns=columns)
+        for batch in pf.iter_batches(batch_size=batch_size, columns=columns):
+            _check_nulls(file, name, batch)
+            yield batch
     except (OSError, pa.ArrowException) as e:
         raise _part_error(file, e) from None

@@ -319,7 +319,9 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
         "format": "encore-sim-dataset",
         "format_version": 1,
         "status": "running",
-        "command": command if command is not None else " ".join(sys.argv),
+        # The command that started the run (a resume only finishes it: see "resumed").
+        "command": old["command"] if old and old.get("command") else
+        (command if command is not None else " ".join(sys.argv)),
         "settings": settings,
         "sheet": {"name": sheet_obj.name, "text": sheet_obj.text},
         "strategies": infos,

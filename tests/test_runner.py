@@ -188,9 +188,14 @@ def test_bad_input_creates_nothing(tmp_path, kwargs, message):
 
 def test_manifest_is_json_with_command(tmp_path):
     out = tmp_path / "ds"
-    run(out, games=20, players=1, strategies=["random"], seed=3, command="encore-sim run -n 20")
+    args = {"games": 20, "players": 1, "strategies": ["random"], "seed": 3, "chunk_size": 10}
+    run(out, **args, command="encore-sim run -n 20")
     m = json.loads((out / "manifest.json").read_text())
     assert m["command"] == "encore-sim run -n 20" and m["settings"]["rotate"] is False
+    (out / "games" / "part-000001.parquet").unlink()
+    run(out, **args, resume=True, command="encore-sim run --resume")
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["command"] == "encore-sim run -n 20" and len(m["resumed"]) == 1   # the command that started it
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="the runner pipelines only on 2+ threads")

@@ -169,6 +169,23 @@ def rewrite_part(file, change):
     pq.write_table(change(pq.read_table(file)), file)
 
 
+def test_nulls_where_the_schema_forbids_them(table_ds, tmp_path):
+    import shutil
+
+    import pyarrow as pa
+
+    from sim.replay import from_dataset
+    bad = tmp_path / "bad"
+    shutil.copytree(table_ds, bad)
+    rewrite_part(bad / "players" / "part-000001.parquet",
+                 lambda t: t.set_column(3, pa.field("score", pa.int16()), pa.nulls(t.num_rows, pa.int16())))
+    match = "players/part-000001.parquet: column 'score' holds nulls"
+    with pytest.raises(DatasetError, match=match):
+        summarise(bad)
+    with pytest.raises(DatasetError, match=match):
+        from_dataset(bad, 400)
+
+
 @pytest.mark.parametrize("table, change, message", [
     ("players", lambda t: t.drop_columns(["score"]), "column 'score' is missing"),
     ("players", lambda t: t.drop_columns(["rank", "winner"]), "columns 'rank', 'winner' are missing"),
