@@ -173,6 +173,7 @@ def compare(strategies, players=1, opponents=None, games=None, seed=0, until_ci=
         # twentieth of the games so far (each one has a fixed cost), none over chunk_size.
         need = _games_needed(done, widest, until_ci) * 1.1
         count = int(min(chunk_size, max(math.ceil(need) - done, 100, done // 20)))
+        bar.total = min(limit, max(done + count, math.ceil(need)))   # the progress line's ETA: this estimate
     bar.close()
 
     rows = []
