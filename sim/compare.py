@@ -39,7 +39,7 @@ from .api import DEFAULT_MAX_ROLLS, MAX_SEED, check_chunk, check_int, play_chunk
 from .runner import Progress
 from .sheets import load_sheet
 from .state import MAX_SEATS, PS_SCORE, PS_WINNER
-from .summary import mean_ci
+from .summary import mean_ci, wilson
 
 
 @dataclass
@@ -181,8 +181,9 @@ def compare(strategies, players=1, opponents=None, games=None, seed=0, until_ci=
         m, sd, h = score[i].ci()
         row = {"strategy": name, "games": score[i].n, "mean": m, "ci_low": m - h, "ci_high": m + h, "sd": sd}
         if players > 1:
-            wm, _, wh = win[i].ci()
-            row.update(win_rate=wm, win_ci_low=wm - wh, win_ci_high=wm + wh)
+            # a candidate holds one seat a game: its wins are Bernoulli, as summary's Wilson interval takes
+            lo, hi = wilson(win[i].s, win[i].n)
+            row.update(win_rate=win[i].s / win[i].n, win_ci_low=lo, win_ci_high=hi)
         if i == 0:
             row.update(diff=0.0, diff_ci_low=float("nan"), diff_ci_high=float("nan"), significant=None)
             if players > 1:
@@ -193,7 +194,7 @@ def compare(strategies, players=1, opponents=None, games=None, seed=0, until_ci=
             row.update(diff=dm, diff_ci_low=dm - dh, diff_ci_high=dm + dh, significant=bool(abs(dm) > dh))
             if players > 1:
                 wm, _, wh = dwin[i].ci()
-                row.update(win_diff=wm, win_diff_ci_low=wm - wh, win_diff_ci_high=wm + wh,
+                row.update(win_diff=wm, win_diff_ci_low=max(wm - wh, -1.0), win_diff_ci_high=min(wm + wh, 1.0),
                            win_significant=bool(abs(wm) > wh))
         rows.append(row)
     settings = {"players": players, "seed": seed, "sheet": sheet_obj.name, "max_rolls": max_rolls,

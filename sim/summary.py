@@ -77,12 +77,17 @@ def band_label(lo, hi) -> str:
 
 
 def t_quantile(df: float, p: float = 0.975) -> float:
-    """Student-t quantile (Cornish-Fisher expansion; the normal one for large df)."""
+    """Student-t quantile: exact for 1 and 2 degrees of freedom, a Cornish-Fisher expansion
+    from 3 (within 0.2 %), the normal quantile for large df."""
     z = Z95 if p == 0.975 else _norm_ppf(p)
     if df is None or not math.isfinite(df) or df > 1e6:
         return z
     if df < 1:
         return float("nan")
+    if df == 1:
+        return math.tan(math.pi * (p - 0.5))
+    if df == 2:
+        return (2 * p - 1) * math.sqrt(2 / (4 * p * (1 - p)))
     g1 = (z**3 + z) / 4
     g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
     g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
@@ -241,7 +246,9 @@ def _whole_games(batches, batch_size: int):
         while batch.num_rows > batch_size:
             game = as_numpy(batch.column("game"))
             cut = int(np.searchsorted(game, game[batch_size]))             # the games that fit
-            cut = cut or int(np.searchsorted(game, game[0], side="right"))  # or one game alone
+            cut = cut or int(np.searchsorted(game, game[0], side="right"))  # or one game alone,
+            if cut == batch.num_rows:                                       # unless it may go on
+                break
             yield batch.slice(0, cut)
             batch = batch.slice(cut)
         carry = None

@@ -52,10 +52,10 @@ def test_summary_matches_pandas(table_ds, by_seat):
     assert got["games"].sum() == 2100
 
 
-@pytest.mark.parametrize("batch_size", [65_536, 7, 2])
+@pytest.mark.parametrize("batch_size", [65_536, 7, 2, 1])
 def test_intervals_are_clustered_by_game(table_ds, batch_size):
     """random holds two seats of every game: its seats' results in one game are not independent,
-    so the intervals come from per-game sums (batches of 7 or 2 rows cut games apart: they must not)."""
+    so the intervals come from per-game sums (batches of 7, 2 or 1 rows cut games apart: they must not)."""
     got = summarise(table_ds, batch_size=batch_size).stats.set_index("strategy")
     p = pd.read_parquet(table_ds / "players")
     for name, rows in p.groupby("strategy"):
@@ -222,8 +222,17 @@ def test_damaged_columns(table_ds, tmp_path, table, change, message):
 def test_wilson_and_t():
     lo, hi = wilson(50, 100)
     assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
-    assert t_quantile(10) == pytest.approx(2.228, abs=2e-3)
-    assert t_quantile(30) == pytest.approx(2.042, abs=1e-3)
+    # 97.5 % points of Student's t (any table): exact at 1 and 2 degrees of freedom, close from 3 on
+    for df, t in ((1, 12.7062), (2, 4.3027), (3, 3.1824), (4, 2.7764), (10, 2.2281), (30, 2.0423)):
+        assert t_quantile(df) == pytest.approx(t, rel=1e-4 if df <= 2 else 2e-3)
+
+
+def test_compare_win_intervals_stay_within_0_and_1():
+    t = compare(["greedy", "heuristic"], players=6, games=7, seed=3, chunk_size=1).table
+    for _, r in t.iterrows():
+        wins = round(r["win_rate"] * 7)
+        assert (r["win_ci_low"], r["win_ci_high"]) == pytest.approx(wilson(wins, 7))
+    assert -1 <= t["win_diff_ci_low"][1] <= t["win_diff_ci_high"][1] <= 1
 
 
 def test_compare_solo_greedy_beats_random():
