@@ -158,7 +158,13 @@ def prepare(games, players, strategies, sheet, seed, chunk_size, max_rolls, rota
     max_threads = numba.config.NUMBA_NUM_THREADS
     threads = max_threads if threads is None else check_int("threads", threads, 1, max_threads)
     sheet_obj = load_sheet(sheet)
-    from strategies import resolve
+    from strategies import REGISTRY, resolve
+    for s in strategies:
+        # A dataset names its strategies by spec, to be replayed and resumed: an object made in a
+        # script has no spec (its bare name could even be a built-in's).
+        if not isinstance(s, str) and REGISTRY.get(getattr(s, "name", None)) is not s:
+            raise ValueError(f"run() takes strategies as specs (a built-in name, path/to/file.py:function or "
+                             f"package.module:function), so that the dataset can be replayed and resumed; got {s!r:.80}")
     files = files or {}
     resolved = [resolve(s, files.get(s) if isinstance(s, str) else None) for s in strategies]
     line = api.lineup(resolved)

@@ -169,6 +169,20 @@ def test_existing_folder_needs_resume_or_force(tmp_path):
     assert (out / "manifest.json").exists()
 
 
+def test_strategy_objects_need_a_spec(tmp_path):
+    from strategies import REGISTRY, strategy
+
+    @strategy
+    def greedy(st, ps, bb, cands, n, tab, params, rng):   # not the built-in, despite its name
+        return -1
+
+    with pytest.raises(ValueError, match="run.. takes strategies as specs"):
+        run(tmp_path / "a", games=10, players=1, strategies=[greedy], seed=0)
+    assert list(tmp_path.iterdir()) == []
+    m = run(tmp_path / "b", games=10, players=1, strategies=[REGISTRY["greedy"]], seed=0)   # a built-in's object
+    assert m["settings"]["strategies"] == ["greedy"]
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"games": -1}, "games must be"),
     ({"players": 7}, "players must be 1..6"),
