@@ -168,6 +168,7 @@ class Summary:
     rows: list[dict]              # one per strategy (and seat): the columns of `stats`
     band_rows: list[dict] | None  # solo: one per strategy (and seat) and rating band
     manifest: dict
+    games: int | None = None      # games summarised (the finished chunks'); None: the manifest's games_done
 
     @cached_property
     def stats(self) -> pd.DataFrame:
@@ -192,16 +193,18 @@ def summarise(path, by_seat: bool = False, batch_size: int = BATCH_ROWS) -> Summ
         raise DatasetError(f"{store}: the dataset has no finished chunk")
     players = int(manifest.get("settings", {}).get("players", 0)) or None
     accs: dict[tuple, _Acc] = defaultdict(_Acc)
+    games = [0]
     for c in chunks:
-        for batch, rolls, capped in _joined_batches(store, c, players, batch_size):
+        for batch, rolls, capped in _joined_batches(store, c, players, batch_size, games):
             _accumulate(accs, batch, rolls, capped, by_seat)
     stats = _stats(accs, by_seat, players)
     bands = _bands(accs, by_seat) if players == 1 else None
-    return Summary(stats, bands, manifest)
+    return Summary(stats, bands, manifest, games[0])
 
 
-def _joined_batches(store, c: int, players: int | None, batch_size: int):
-    """(players batch, rolls, capped of each row's game) for chunk c, batch by batch.
+def _joined_batches(store, c: int, players: int | None, batch_size: int, games: list[int]):
+    """(players batch, rolls, capped of each row's game) for chunk c, batch by batch; adds the
+    chunk's games to games[0].
 
     Both tables are sorted by game, so a buffer of the games rows from the
     current batch's last game on is all that is kept between batches.
@@ -234,6 +237,7 @@ def _joined_batches(store, c: int, players: int | None, batch_size: int):
         n_games += g.num_rows
     if n_games == 0 or (n_rows != n_games * players if players else n_rows % n_games):
         raise DatasetError(f"{store}: chunk {c} has {n_rows} player rows for {n_games} games")
+    games[0] += n_games
 
 
 def _whole_games(batches, batch_size: int):
@@ -376,7 +380,10 @@ def format_table(summary: Summary) -> str:
     st = m.get("settings", {})
     solo = st.get("players") == 1
     status = "" if m.get("status") == "complete" else f" (status: {m.get('status')})"
-    header = (f"{m.get('games_done', 0):,} games of seed {st.get('seed')}, "
+    # The games summarised: the manifest's games_done lags when a run stopped while chunks were
+    # still being written (a Dask run's workers finish the tasks they hold).
+    games = summary.games if summary.games is not None else m.get("games_done", 0)
+    header = (f"{games:,} games of seed {st.get('seed')}, "
               f"{'solo' if solo else str(st.get('players')) + ' players'}, sheet {st.get('sheet')}"
               f"{', seats rotated' if st.get('rotate') else ''}{status}")
     lines = [header, ""]

@@ -74,6 +74,18 @@ def test_intervals_are_clustered_by_game(table_ds, batch_size):
             assert half > 1.05 * naive
 
 
+def test_header_counts_the_games_summarised(table_ds, tmp_path):
+    """A stopped Dask run's workers may finish chunks after the manifest was last written."""
+    import json
+    import shutil
+    out = tmp_path / "ds"
+    shutil.copytree(table_ds, out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    (out / "manifest.json").write_text(json.dumps({**manifest, "games_done": 300, "status": "interrupted"}))
+    s = summarise(out)
+    assert s.games == 700 and format_table(s).startswith("700 games of seed 5, 3 players")
+
+
 def test_solo_bands(solo_ds):
     s = summarise(solo_ds)
     scores = pd.read_parquet(solo_ds / "players")["score"]
