@@ -23,11 +23,6 @@ import uuid
 
 from .api import StrategyError
 
-#: Environment of the worker processes a "local" cluster starts: one Numba
-#: thread each, as every worker runs one task at a time.
-LOCAL_WORKER_ENV = {"NUMBA_NUM_THREADS": "1"}
-
-
 def _import_distributed():
     try:
         import distributed
@@ -76,7 +71,10 @@ def connect(scheduler: str):
         n = local_workers(scheduler) or os.cpu_count() or 1
         cluster = distributed.LocalCluster(
             n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address=None, env=dict(LOCAL_WORKER_ENV))
+            # No NUMBA_NUM_THREADS in env: the nanny sets it after a spawned worker has imported the
+            # caller's __main__ (and Numba, with the default), and the next compilation (a user's
+            # strategy) then fails on the change. Each task runs on job.threads (1) anyway.
+            dashboard_address=None)
         try:
             return distributed.Client(cluster), cluster
         except BaseException:

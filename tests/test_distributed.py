@@ -55,7 +55,7 @@ def _alive(pid: int) -> bool:
 def cluster():
     """2 single-threaded worker processes and a scheduler, all on loopback; always closed."""
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                       dashboard_address=None, env={"NUMBA_NUM_THREADS": "1"})
+                                       dashboard_address=None)
     pids = set()
     try:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
@@ -165,6 +165,38 @@ def test_killed_workers_still_give_complete_data(cluster, reference, tmp_path):
     assert sorted(p.name for p in (out / "players").iterdir()) == [f"part-{c:06d}.parquet" for c in range(6)]
     assert not list(out.rglob("*.tmp"))
     assert_same_rows(reference, out)
+
+
+SCRIPT = """
+import sys
+
+from sim.runner import run   # at the top, as scripts do: spawned workers import this file again
+
+if __name__ == "__main__":
+    m = run(sys.argv[1], games=300, players=2, strategies=[sys.argv[2], "greedy"], seed=6, chunk_size=100,
+            scheduler="local:1")
+    print(m["status"])
+"""
+USER_FILE = """
+def first(st, ps, bb, cands, n, tab, params, rng):
+    return 0 if n > 0 else -1
+"""
+
+
+def test_script_with_a_user_strategy_on_a_local_cluster(tmp_path):
+    """A worker compiles the user's strategy after importing the script that started it."""
+    import subprocess
+    (tmp_path / "go.py").write_text(SCRIPT)
+    (tmp_path / "mine.py").write_text(USER_FILE)
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, str(tmp_path / "go.py"), str(tmp_path / "ds"), f"{tmp_path}/mine.py:first"],
+                       cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(root)}, capture_output=True, text=True,
+                       timeout=600, check=False)
+    assert r.returncode == 0 and r.stdout.strip().endswith("complete"), r.stderr[-3000:]
+    local = tmp_path / "local"
+    run(local, games=300, players=2, strategies=[f"{tmp_path}/mine.py:first", "greedy"], seed=6, chunk_size=100)
+    for name in ("games", "players"):
+        pd.testing.assert_frame_equal(rows(tmp_path / "ds", name), rows(local, name))
 
 
 @pytest.mark.parametrize("scheduler, message", [
