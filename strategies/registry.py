@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numba.core.errors import NumbaError
 
 from .builtin import BUILTIN
 from .interface import Strategy, strategy
@@ -116,8 +117,11 @@ def _compiled(strat: Strategy, spec: str) -> Strategy:
     """strat, compiled for the decision signature; Numba's message if it does not compile."""
     try:
         strat.fn
-    except Exception as e:  # Numba's typing/lowering errors
+    except Exception as e:
         msg = str(e).strip()
+        if not isinstance(e, NumbaError):   # not the strategy's code: say what failed, as it is
+            raise StrategyCompileError(f"strategy {spec!r} could not be compiled: {type(e).__name__}: "
+                                       f"{msg}") from None
         raise StrategyCompileError(f"strategy {spec!r} does not compile with the decision signature: "
                                    f"{_gist(msg)}\n" + "\n".join(msg.splitlines()[:30])) from None
     return strat
