@@ -32,7 +32,7 @@ GAMES = pa.schema([
     _f("capped", pa.bool_(), "true if the roll cap (--max-rolls) stopped the game before a natural end"),
     _f("ended_by", pa.list_(pa.int8()),
        "seats that had completed two colours when the game ended naturally (empty if capped, and in solo)"),
-    _f("winners", pa.list_(pa.int8()), "seats with the highest score (several on a tie)"),
+    _f("winners", pa.list_(pa.int8()), "winning seats: highest score, then most '!' left (RULES section 7); several if still tied"),
 ])
 
 PLAYERS = pa.schema([
@@ -52,7 +52,7 @@ PLAYERS = pa.schema([
     _f("colours_later", pa.int8(), "colours completed after another player (3 points)"),
     _f("first_joker_roll", pa.int16(), "roll in which the seat first used a joker; null if never", True),
     _f("passes", pa.int16(), "decisions in which the seat crossed nothing"),
-    _f("rank", pa.int8(), "1 = best; tied seats share a rank"),
+    _f("rank", pa.int8(), "1 = best, by score then '!' left; seats tied on both share a rank"),
     _f("winner", pa.bool_(), "true if the seat won or shared the win (always true in solo)"),
 ])
 
