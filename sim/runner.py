@@ -163,8 +163,9 @@ def prepare(games, players, strategies, sheet, seed, chunk_size, max_rolls, rota
         # A dataset names its strategies by spec, to be replayed and resumed: an object made in a
         # script has no spec (its bare name could even be a built-in's).
         if not isinstance(s, str) and REGISTRY.get(getattr(s, "name", None)) is not s:
-            raise ValueError(f"run() takes strategies as specs (a built-in name, path/to/file.py:function or "
-                             f"package.module:function), so that the dataset can be replayed and resumed; got {s!r:.80}")
+            raise ValueError("run() takes strategies as specs (a built-in name, path/to/file.py:function or "
+                             "package.module:function), so that the dataset can be replayed and resumed; "
+                             f"got {s!r:.80}")
     files = files or {}
     resolved = [resolve(s, files.get(s) if isinstance(s, str) else None) for s in strategies]
     line = api.lineup(resolved)

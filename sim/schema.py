@@ -32,7 +32,8 @@ GAMES = pa.schema([
     _f("capped", pa.bool_(), "true if the roll cap (--max-rolls) stopped the game before a natural end"),
     _f("ended_by", pa.list_(pa.int8()),
        "seats that had completed two colours when the game ended naturally (empty if capped, and in solo)"),
-    _f("winners", pa.list_(pa.int8()), "winning seats: highest score, then most '!' left (RULES section 7); several if still tied"),
+    _f("winners", pa.list_(pa.int8()),
+       "winning seats: highest score, then most '!' left (RULES section 7); several if still tied"),
 ])
 
 PLAYERS = pa.schema([

@@ -230,9 +230,9 @@ def test_user_strategy_sees_its_edited_helper(tmp_path):
     for i, choice in enumerate(["0 if n > 0 else -1", "-1"]):
         (tmp_path / "pick_helper.py").write_text(HELPER.format(choice=choice))
         out = tmp_path / f"ds{i}"
-        r = subprocess.run([sys.executable, "-m", "cli", "run", "-n", "50", "-p", "1", "-s", f"{tmp_path}/uses.py:choose",
-                            "--seed", "3", "--out", str(out), "--quiet"], cwd=ROOT, env=env, capture_output=True,
-                           text=True, timeout=600, check=False)
+        r = subprocess.run([sys.executable, "-m", "cli", "run", "-n", "50", "-p", "1",
+                            "-s", f"{tmp_path}/uses.py:choose", "--seed", "3", "--out", str(out), "--quiet"],
+                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
         assert r.returncode == 0, r.stderr
         boxes.append(int(pd.read_parquet(out / "players")["boxes"].sum()))
     assert boxes[0] > 0 and boxes[1] == 0
