@@ -355,6 +355,39 @@ def moves(sheet, crossed, colour, number):
         click.echo("  " + " ".join(sorted(p, key=lambda c: parse_cell(c))))
 
 
+# --- train ------------------------------------------------------------------------
+
+@main.command()
+@click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
+@click.option("--players", "-p", type=int, default=1, show_default=True, help="1 = the solo game.")
+@click.option("--games", "-n", type=int, default=None,
+              help="Self-play games [default: 10,000,000, about 10 minutes on one core].")
+@click.option("--seed", type=int, default=7, show_default=True, help="Root seed of the training dice.")
+@click.option("--threads", "-j", type=int, default=None,
+              help="Numba threads [default: all cores]; the weights do not depend on it.")
+@click.option("--out", "-o", required=True, help="Weights file to write (.npz), replaced if it exists.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line.")
+@_errors
+def train(sheet, players, games, seed, threads, out, quiet):
+    """Train the weights of `learned` for a sheet by self-play.
+
+    Play them with --strategy learned:weights=FILE. The shipped weights are made by
+    `encore-sim train --sheet NAME --out strategies/data/learned-NAME.npz` for each
+    built-in sheet. Interrupted, it writes nothing.
+    """
+    from strategies.train import DEFAULT_GAMES, train_file
+    games = DEFAULT_GAMES if games is None else games
+    try:
+        train_file(out, sheet=sheet, players=players, games=games, seed=seed, threads=threads,
+                   progress=_progress_enabled(quiet))
+    except KeyboardInterrupt:
+        click.echo("\nInterrupted: no weights were written.", err=True)
+        sys.exit(130)
+    if not quiet:
+        click.echo(f"Wrote {out}: {games:,} games of seed {seed} on sheet {sheet}. "
+                   f"Play it with --strategy learned:weights={shlex.quote(out)}")
+
+
 # --- strategies ---------------------------------------------------------------------
 
 @main.command("strategies")

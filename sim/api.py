@@ -98,13 +98,15 @@ class Lineup:
     fns: tuple      # MAX_SEATS decision functions, padded
     params: np.ndarray  # float64 (MAX_SEATS, P)
     kinds: np.ndarray   # int64 (MAX_SEATS,) how each is run: sim.players.PLAYER_*
+    sheet: object = None    # the sim.sheets.Sheet the strategies' data is for
 
 
-def lineup(strategies, files=None) -> Lineup:
-    """Resolve strategy specs ("greedy", "heuristic:joker_cost=2", "file.py:fn", ...).
+def lineup(strategies, files=None, sheet="standard") -> Lineup:
+    """Resolve strategy specs ("greedy", "heuristic:joker_cost=2", "file.py:fn", ...) for `sheet`.
 
-    `files`, one per spec (None for most), says where a user file spec's file is when it is
-    not where the spec says from here (strategies.resolve).
+    `files`, one per spec (None for most), says where the file a spec names is when it is
+    not where the spec says from here (strategies.resolve). A strategy with data (learned's
+    weights) gets those of `sheet` after its parameters.
     """
     from strategies import resolve  # the engine does not depend on strategies at import
 
@@ -112,13 +114,18 @@ def lineup(strategies, files=None) -> Lineup:
         raise ValueError(f"strategies must be a list of 1..{MAX_SEATS} strategy specs, one per seat")
     files = [None] * len(strategies) if files is None else list(files)
     resolved = [resolve(s, f) for s, f in zip(strategies, files, strict=True)]
-    width = max([1] + [len(r.params) for r in resolved])
+    sheet_obj = load_sheet(sheet)
+    rows = []
+    for r in resolved:
+        data = r.data(sheet_obj)
+        rows.append(r.params if data is None else np.concatenate((r.params, data)))
+    width = max([1] + [len(row) for row in rows])
     params = np.zeros((MAX_SEATS, width))
-    for i, r in enumerate(resolved):
-        params[i, :len(r.params)] = r.params
+    for i, row in enumerate(rows):
+        params[i, :len(row)] = row
     fns = tuple(r.fn for r in resolved) + (resolved[0].fn,) * (MAX_SEATS - len(resolved))
     kinds = np.array([player_kind(f) for f in fns], np.int64)
-    return Lineup(tuple(r.spec for r in resolved), fns, params, kinds)
+    return Lineup(tuple(r.spec for r in resolved), fns, params, kinds, sheet_obj)
 
 
 def player_kind(fn) -> int:
@@ -165,7 +172,10 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
     first = check_int("first game", first, 0, 2**62)
     count = check_int("count", count, 0, 2**40)
     max_rolls = check_int("max_rolls", max_rolls, 1, 100_000)
-    line = strategies if isinstance(strategies, Lineup) else lineup(strategies)
+    sheet = load_sheet(sheet)
+    line = strategies if isinstance(strategies, Lineup) else lineup(strategies, sheet=sheet)
+    if line.sheet is not None and line.sheet != sheet:
+        raise ValueError(f"the strategies were set up for sheet {line.sheet.name!r}, not for {sheet.name!r}")
     if players is None:
         players = len(line.specs)
     players = check_int("players", players, 1, MAX_SEATS)
@@ -173,7 +183,7 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
         raise ValueError(f"{len(line.specs)} strategies for {players} players: give one per seat, or one for all")
     if len(line.specs) == 1 and players > 1:
         line = Lineup(line.specs, (line.fns[0],) * MAX_SEATS, np.repeat(line.params[:1], MAX_SEATS, axis=0),
-                      np.repeat(line.kinds[:1], MAX_SEATS))
+                      np.repeat(line.kinds[:1], MAX_SEATS), line.sheet)
     tab = kernel_tables(sheet)
     slots = np.arange(MAX_SEATS, dtype=np.int64) if len(line.specs) > 1 else np.zeros(MAX_SEATS, np.int64)
 

@@ -9,6 +9,9 @@ A box is drawn in 4 characters: ` g  ` open, ` g* ` open star box,
 """
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 import pyarrow.compute as pc
 
 from .api import DEFAULT_MAX_ROLLS, check_int, lineup, play_game
@@ -53,6 +56,20 @@ def manifest_files(manifest: dict) -> dict[str, str]:
             if isinstance(info, dict) and info.get("file") and info.get("spec")}
 
 
+def check_files(manifest: dict) -> None:
+    """ValueError if a file the run's strategies were played with (a user's strategy, learned's
+    weights) is gone or has changed since: replaying it would play other games."""
+    for info in manifest.get("strategies") or []:
+        if not (isinstance(info, dict) and info.get("file") and info.get("sha256")):
+            continue
+        path = Path(info["file"])
+        if not path.is_file():
+            raise ValueError(f"the file of strategy {info.get('spec')!r} ({path}) is gone")
+        if hashlib.sha256(path.read_bytes()).hexdigest() != info["sha256"]:
+            raise ValueError(f"the file of strategy {info.get('spec')!r} ({path}) has changed since the run, "
+                             "so its games cannot be replayed")
+
+
 def from_dataset(path, game: int) -> tuple[dict, Sheet, list[dict] | None]:
     """(game log, sheet, stored players rows or None) for game `game` of the dataset at `path`
     (a folder or a filesystem URL); None when the game's chunk is not finished."""
@@ -62,8 +79,9 @@ def from_dataset(path, game: int) -> tuple[dict, Sheet, list[dict] | None]:
     game = check_int("game", game, 0, max(0, total - 1))
     sheet = manifest_sheet(manifest)
     specs = seat_strategies(st["strategies"], st["players"], game, st["rotate"])
+    check_files(manifest)
     files = manifest_files(manifest)
-    line = lineup(specs, [files.get(s) for s in specs])
+    line = lineup(specs, [files.get(s) for s in specs], sheet)
     log = play_game(st["seed"], game, line, sheet, st.get("max_rolls", DEFAULT_MAX_ROLLS))
     stored = None
     c = game // st["chunk_size"]

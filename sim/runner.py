@@ -113,19 +113,21 @@ def _strategy_info(resolved) -> dict:
 class Progress:
     """A one-line progress display on a stream (normally a terminal's stderr)."""
 
-    def __init__(self, total: int, done: int = 0, stream=None, enabled: bool = True):
+    def __init__(self, total: int, done: int = 0, stream=None, enabled: bool = True, unit: str = "games"):
         self.total, self.start_done, self.stream, self.enabled = total, done, stream or sys.stderr, enabled
+        self.unit = unit
         self.t0 = time.monotonic()
         self.update(done)
 
-    def update(self, done: int) -> None:
+    def update(self, done: int, note: str = "") -> None:
         if not self.enabled:
             return
         dt = time.monotonic() - self.t0
         rate = (done - self.start_done) / dt if dt > 0 else 0.0
         eta = f"{(self.total - done) / rate:,.0f} s" if rate > 0 else "?"
         pct = 100.0 * done / self.total if self.total else 100.0
-        self.stream.write(f"\r{done:,}/{self.total:,} games ({pct:.0f}%)  {rate:,.0f} games/s  ETA {eta}   ")
+        note = f"  {note}" if note else ""
+        self.stream.write(f"\r{done:,}/{self.total:,} {self.unit} ({pct:.0f}%)  {rate:,.0f} games/s  ETA {eta}{note}   ")
         self.stream.flush()
 
     def close(self) -> None:
@@ -168,7 +170,7 @@ def prepare(games, players, strategies, sheet, seed, chunk_size, max_rolls, rota
                              f"got {s!r:.80}")
     files = files or {}
     resolved = [resolve(s, files.get(s) if isinstance(s, str) else None) for s in strategies]
-    line = api.lineup(resolved)
+    line = api.lineup(resolved, sheet=sheet_obj)
     infos = [_strategy_info(r) for r in resolved]
     # Rotation only matters with several strategies at a table; store it as it acts.
     rotate = bool(rotate) and players > 1 and len(strategies) > 1
@@ -210,7 +212,8 @@ _KERNEL_LOCK = threading.Lock()
 def _resolve(job: ChunkJob):
     key = (tuple(job.settings["strategies"]), job.files, job.sheet_name, job.sheet_text)
     if key not in _RESOLVED:
-        _RESOLVED[key] = (api.lineup(list(key[0]), job.files or None), parse_sheet(job.sheet_text, job.sheet_name))
+        sheet = parse_sheet(job.sheet_text, job.sheet_name)
+        _RESOLVED[key] = (api.lineup(list(key[0]), job.files or None, sheet), sheet)
     return _RESOLVED[key]
 
 

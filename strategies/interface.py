@@ -12,6 +12,7 @@ guide and an example.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,11 +27,18 @@ class Strategy:
 
     `dispatcher` is compiled for DECIDE_SIG on first use of `fn`, so a run
     compiles (or loads from cache) only the strategies it plays.
+
+    A strategy that plays with data too large for parameters (a learned player's
+    weights) gives `data(sheet, file) -> float64 array`: the array the strategy
+    reads after its parameters in `params`, for the run's sheet, from the file its
+    spec names as `file_param=PATH` (None when the spec names none).
     """
     name: str
     dispatcher: object
     description: str = ""
     params: dict[str, float] = field(default_factory=dict)
+    data: Callable | None = None
+    file_param: str | None = None
 
     @property
     def fn(self):
@@ -57,7 +65,8 @@ def cached_on_disk(f) -> bool:
     return (getattr(f, "__module__", None) or "").split(".")[0] in ("sim", "strategies")
 
 
-def strategy(fn=None, *, name: str | None = None, description: str | None = None, params=None):
+def strategy(fn=None, *, name: str | None = None, description: str | None = None, params=None, data=None,
+             file_param=None):
     """Declare a strategy: `fn` is compiled with the decision signature when first played.
 
     Use as ``@strategy`` or ``@strategy(params={"joker_cost": 2.0})``. The
@@ -71,6 +80,8 @@ def strategy(fn=None, *, name: str | None = None, description: str | None = None
             dispatcher=dispatcher,
             description=description if description is not None else (doc[0] if doc else ""),
             params=dict(params or {}),
+            data=data,
+            file_param=file_param,
         )
 
     return wrap(fn) if fn is not None else wrap

@@ -3,7 +3,7 @@
 The value of the sheet after a move, with t rolls still to come and j '!' left,
 is a sum of table entries, one per feature, each table indexed by t:
 
-    V(sheet, t, j) = sum over the 80 active features f of W[t, f]     (V = 0 at t = 0)
+    V(sheet, t, j) = sum over the 80 active features f of W[o + f]     (V = 0 at t = 0)
 
 Features, one row of W (N_FEAT float32 per t, t = 0..29):
 
@@ -39,14 +39,19 @@ per colour and number, jokers charged, passing allowed).
 At a table (2-6 players) this solo-trained value knows nothing of races and the
 game's early end, so the decision is delegated to `heuristic` with its defaults.
 """
+import functools
+import hashlib
 import importlib.resources
-import warnings
+import os
+import zipfile
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from sim.bits import ONE, ZERO, ctz, popcount
 from sim.engine import SOLO_ROLLS
+from sim.sheets import BUILTIN_SHEETS, load_sheet
 from sim.state import (
     BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, PASS,
     PS_JOKERS, ST_AVAIL, ST_PLAYERS, ST_ROLL, ST_SEAT,
@@ -106,7 +111,8 @@ ROWS = MAX_SUBSETS + 1
 N_GROUPS = 25           # (colour, number) pairs
 N_JV = 9                # '!' kept, 0..8
 
-DATA_FILE = "learned.npz"
+#: Version of the weights file layout (save_weights / read_weights).
+FORMAT = 1
 
 
 @njit(cache=True)
@@ -150,6 +156,13 @@ def _block_mask(lay, b, lo, hi):
         word = lo if bit < 64 else hi
         m |= np.int64((word >> np.uint64(bit & 63)) & ONE) << i
     return m
+
+
+@njit(cache=True, inline="always")
+def row_offset(base, t):
+    """Where the weights for t rolls to come start in a flat weights vector W[base:]:
+    rows of N_FEAT, t = 0..N_T-1 (row 0 stays 0: nothing is left to earn)."""
+    return base + N_FEAT * t
 
 
 @njit(cache=True, inline="always")
@@ -208,27 +221,28 @@ def sheet_features(lay, lo, hi, sc, idx):
 
 
 @njit(cache=True)
-def prepare(W, t, lay, lo, hi, sc, se):
-    """Features of the sheet (lo, hi) into sc / se, for successor_value; returns its V (no '!')."""
+def prepare(W, o, lay, lo, hi, sc, se):
+    """Features of the sheet (lo, hi) into sc / se, for successor_value; returns its V (no '!').
+    W[o:o + N_FEAT] is the row of weights for the rolls to come (see row_offset)."""
     sheet_state(lay, lo, hi, sc)
     left, right = sc[SC_LEFT], sc[SC_RIGHT]
     v = 0.0
     cd = 0.0
     for c in range(N_COLS):
-        e = W[t, F_COLMASK + 128 * c + sc[SC_MASK + c]]
+        e = W[o + F_COLMASK + 128 * c + sc[SC_MASK + c]]
         se[SE_CM + c] = e
         v += e
-        cd += W[t, F_COLDIST + 64 * c + 8 * sc[SC_COUNT + c] + _dist(c, left, right)]
+        cd += W[o + F_COLDIST + 64 * c + 8 * sc[SC_COUNT + c] + _dist(c, left, right)]
     se[SE_CD] = cd
     v += cd
     for c in range(N_COLS - 1):
-        v += W[t, F_ADJ + 64 * c + 8 * sc[SC_COUNT + c] + sc[SC_COUNT + c + 1]]
+        v += W[o + F_ADJ + 64 * c + 8 * sc[SC_COUNT + c] + sc[SC_COUNT + c + 1]]
     for b in range(N_BLOCKS):
-        e = W[t, F_BLOCK + 64 * b + sc[SC_BMASK + b]]
+        e = W[o + F_BLOCK + 64 * b + sc[SC_BMASK + b]]
         se[SE_BLOCK + b] = e
         v += e
     for k in range(5):
-        e = W[t, _colour_index(k, sc[SC_EMPTY + k], sc[SC_OPEN + k])]
+        e = W[o + _colour_index(k, sc[SC_EMPTY + k], sc[SC_OPEN + k])]
         se[SE_COLOUR + k] = e
         v += e
     se[SE_BASE] = v
@@ -236,7 +250,7 @@ def prepare(W, t, lay, lo, hi, sc, se):
 
 
 @njit(cache=True)
-def successor_value(W, t, lay, tab, sc, se, sub):
+def successor_value(W, o, lay, tab, sc, se, sub):
     """(V without '!', reward) of the prepared sheet after placement `sub`.
 
     Only what the placement touches is rescored: its columns (a connected group
@@ -259,7 +273,7 @@ def successor_value(W, t, lay, tab, sc, se, sub):
             continue
         c_hi = c
         m = sc[SC_MASK + c] | pm
-        v += W[t, F_COLMASK + 128 * c + m] - se[SE_CM + c]
+        v += W[o + F_COLMASK + 128 * c + m] - se[SE_CM + c]
         n = popcount(np.uint64(m))
         sc[SC_NEW + c] = n
         if n == 7:
@@ -269,17 +283,17 @@ def successor_value(W, t, lay, tab, sc, se, sub):
     nr = max(right, c_hi)
     if nl == left and nr == right:
         for c in range(c_lo, c_hi + 1):
-            v += (W[t, F_COLDIST + 64 * c + 8 * sc[SC_NEW + c]]
-                  - W[t, F_COLDIST + 64 * c + 8 * sc[SC_COUNT + c]])
+            v += (W[o + F_COLDIST + 64 * c + 8 * sc[SC_NEW + c]]
+                  - W[o + F_COLDIST + 64 * c + 8 * sc[SC_COUNT + c]])
     else:
         cd = 0.0
         for c in range(N_COLS):
             n = sc[SC_NEW + c] if c_lo <= c <= c_hi else sc[SC_COUNT + c]
-            cd += W[t, F_COLDIST + 64 * c + 8 * n + _dist(c, nl, nr)]
+            cd += W[o + F_COLDIST + 64 * c + 8 * n + _dist(c, nl, nr)]
         v += cd - se[SE_CD]
     for c in range(max(c_lo - 1, 0), min(c_hi + 1, N_COLS - 1)):
-        v += (W[t, F_ADJ + 64 * c + 8 * sc[SC_NEW + c] + sc[SC_NEW + c + 1]]
-              - W[t, F_ADJ + 64 * c + 8 * sc[SC_COUNT + c] + sc[SC_COUNT + c + 1]])
+        v += (W[o + F_ADJ + 64 * c + 8 * sc[SC_NEW + c] + sc[SC_NEW + c + 1]]
+              - W[o + F_ADJ + 64 * c + 8 * sc[SC_COUNT + c] + sc[SC_COUNT + c + 1]])
     b = borrow(tab, "block")[sub]
     m = sc[SC_BMASK + b]
     for w in range(2):
@@ -287,35 +301,35 @@ def successor_value(W, t, lay, tab, sc, se, sub):
         while word != ZERO:
             m |= 1 << lay[LAY_LOCAL + 64 * w + ctz(word)]
             word &= word - ONE
-    v += W[t, F_BLOCK + 64 * b + m] - se[SE_BLOCK + b]
+    v += W[o + F_BLOCK + 64 * b + m] - se[SE_BLOCK + b]
     k = borrow(tab, "colour")[sub]
     empty = sc[SC_EMPTY + k] - borrow(tab, "size")[sub]
     open_blocks = sc[SC_OPEN + k] - (1 if popcount(np.uint64(m)) == lay[LAY_BSIZE + b] else 0)
-    v += W[t, _colour_index(k, empty, open_blocks)] - se[SE_COLOUR + k]
+    v += W[o + _colour_index(k, empty, open_blocks)] - se[SE_COLOUR + k]
     if empty == 0:
         r += 5.0
     return v, r
 
 
 @njit(cache=True, inline="always")
-def sheet_value(W, t, idx):
+def sheet_value(W, o, idx):
     v = 0.0
     for i in range(N_SHEET):
-        v += W[t, idx[i]]
+        v += W[o + idx[i]]
     return v
 
 
 @njit(cache=True)
-def rank_placements(W, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs):
+def rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs):
     """Every distinct placement the dice allow, at its fewest jokers, with its reward and its
     one-ply value q = reward - jokers used + V(after); row 0 is passing (sub -1).
-    Returns the number of rows."""
-    t = max(SOLO_ROLLS - st[ST_ROLL], 0)
+    Returns the number of rows. W[base:] holds the weights (see row_offset)."""
+    o = row_offset(base, max(SOLO_ROLLS - st[ST_ROLL], 0))
     cols, nums, cj, nj = dice_faces(st, st[ST_AVAIL])
     subs[0] = -1
     costs[0] = 0
     rewards[0] = 0.0
-    qs[0] = prepare(W, t, lay, bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1], sc, se) + W[t, F_JOKER + jokers]
+    qs[0] = prepare(W, o, lay, bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1], sc, se) + W[o + F_JOKER + jokers]
     m = 1
     for c in range(5):
         cc = face_cost(cols, cj, c)
@@ -333,11 +347,11 @@ def rank_placements(W, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewa
                 while word != ZERO:
                     sub = 64 * w + ctz(word)
                     word &= word - ONE
-                    v, r = successor_value(W, t, lay, tab, sc, se, sub)
+                    v, r = successor_value(W, o, lay, tab, sc, se, sub)
                     subs[m] = sub
                     costs[m] = cost
                     rewards[m] = r
-                    qs[m] = r - cost + v + W[t, F_JOKER + jokers - cost]
+                    qs[m] = r - cost + v + W[o + F_JOKER + jokers - cost]
                     m += 1
     return m
 
@@ -354,7 +368,7 @@ def candidate_of(cands, n, sub, cost):
 
 
 @njit(cache=True)
-def group_best(W, t, lay, tab, bb, seat, sub, sc, se, best):
+def group_best(W, o, lay, tab, bb, seat, sub, sc, se, best):
     """best[5c + n - 1]: the best reward + V (without '!') of a second placement of colour c and
     size n after placement `sub` (NEG if none); returns V (without '!') after `sub` alone."""
     t_colour = borrow(tab, "colour")
@@ -363,7 +377,7 @@ def group_best(W, t, lay, tab, bb, seat, sub, sc, se, best):
     t_act = borrow(tab, "act")
     lo = bb[seat, BB_CROSSED] | borrow(tab, "mask")[sub, 0]
     hi = bb[seat, BB_CROSSED + 1] | borrow(tab, "mask")[sub, 1]
-    base = prepare(W, t, lay, lo, hi, sc, se)
+    base = prepare(W, o, lay, lo, hi, sc, se)
     for g in range(25):
         best[g] = NEG
     for w in range(NW):
@@ -371,7 +385,7 @@ def group_best(W, t, lay, tab, bb, seat, sub, sc, se, best):
         while word != ZERO:
             k = 64 * w + ctz(word)
             word &= word - ONE
-            v, r = successor_value(W, t, lay, tab, sc, se, k)
+            v, r = successor_value(W, o, lay, tab, sc, se, k)
             g = 5 * t_colour[k] + t_size[k] - 1
             if v + r > best[g]:
                 best[g] = v + r
@@ -425,12 +439,12 @@ def decision_scratch(tab):
 
 
 @njit(cache=True)
-def decide_solo(W, st, ps, bb, cands, n, tab, top):
-    """The solo decision with weights W: one-ply argmax, or the `top` best a roll deeper."""
+def decide_solo(W, base, st, ps, bb, cands, n, tab, top):
+    """The solo decision with weights W[base:]: one-ply argmax, or the `top` best a roll deeper."""
     seat = st[ST_SEAT]
     jokers = ps[seat, PS_JOKERS]
     lay, sc, se, subs, costs, rewards, qs = decision_scratch(tab)
-    m = rank_placements(W, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs)
+    m = rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs)
     t = SOLO_ROLLS - st[ST_ROLL]        # rolls to come after this one
     if top < 1 or t < 1 or m == 1:
         best = 0
@@ -440,12 +454,12 @@ def decide_solo(W, st, ps, bb, cands, n, tab, top):
         return candidate_of(cands, n, subs[best], costs[best])
     # The `top` best rows by one-ply value, then the exact expectation of the next roll.
     order = np.argsort(-qs[:m])
-    t1 = t - 1
+    o1 = row_offset(base, t - 1)
     lo, hi = bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1]
     reply = stack_f64(N_GROUPS)
     jv = stack_f64(N_JV)
     for j in range(9):
-        jv[j] = W[t1, F_JOKER + j]
+        jv[j] = W[o1 + F_JOKER + j]
     val = np.empty((6, 6))
     best = order[0]
     best_e = NEG
@@ -454,7 +468,7 @@ def decide_solo(W, st, ps, bb, cands, n, tab, top):
         sub = subs[i]
         j1 = jokers - costs[i]
         if sub < 0:
-            stay = prepare(W, t1, lay, lo, hi, sc, se)
+            stay = prepare(W, o1, lay, lo, hi, sc, se)
             for g in range(25):
                 reply[g] = NEG
             for w in range(NW):
@@ -462,11 +476,11 @@ def decide_solo(W, st, ps, bb, cands, n, tab, top):
                 while word != ZERO:
                     k = 64 * w + ctz(word)
                     word &= word - ONE
-                    v, r = successor_value(W, t1, lay, tab, sc, se, k)
+                    v, r = successor_value(W, o1, lay, tab, sc, se, k)
                     g = 5 * borrow(tab, "colour")[k] + borrow(tab, "size")[k] - 1
                     reply[g] = max(reply[g], v + r)
         else:
-            stay = group_best(W, t1, lay, tab, bb, seat, sub, sc, se, reply)
+            stay = group_best(W, o1, lay, tab, bb, seat, sub, sc, se, reply)
         e = rewards[i] - costs[i] + expected_reply(reply, stay, jv, j1, val)
         if e > best_e:
             best_e = e
@@ -474,32 +488,83 @@ def decide_solo(W, st, ps, bb, cands, n, tab, top):
     return candidate_of(cands, n, subs[best], costs[best])
 
 
-def load_weights(path=None):
-    """Weights (float32 (N_T, N_FEAT)) from a .npz file (key "W"); the shipped ones by default,
-    zeros with a warning if they are missing."""
+class WeightsError(ValueError):
+    """A weights file that cannot be used: missing, damaged, or made for another sheet."""
+
+
+def save_weights(path, W, sheet, games: int, seed: int) -> None:
+    """Write weights W (N_T x N_FEAT) trained on `sheet` to the .npz file `path`, atomically:
+    a temporary file beside it is renamed over it once complete, so an interrupted save leaves
+    no half-written weights file."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        if path is None:
-            with importlib.resources.files("strategies").joinpath("data", DATA_FILE).open("rb") as f:
-                w = np.load(f)["W"]
-        else:
-            w = np.load(path)["W"]
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, W=np.asarray(W, np.float32).reshape(N_T, N_FEAT), format=FORMAT,
+                                sheet=sheet.text, sheet_name=sheet.name, players=1, games=games, seed=seed)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def read_weights(path, sheet=None) -> np.ndarray:
+    """The weights (float32 (N_T, N_FEAT)) of a file written by save_weights; WeightsError, one
+    line, if it is not such a file or (with `sheet`) was trained for another sheet."""
+    name = Path(path).name
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            fmt, W, text, trained_on = int(f["format"]), f["W"], str(f["sheet"]), str(f["sheet_name"])
     except FileNotFoundError:
-        if path is not None:
-            raise
-        warnings.warn(f"strategies/data/{DATA_FILE} is missing: `learned` plays with zero weights")
-        return np.zeros((N_T, N_FEAT), np.float32)
-    if w.shape != (N_T, N_FEAT):
-        raise ValueError(f"{path or DATA_FILE}: weights of shape {w.shape}, expected {(N_T, N_FEAT)}")
-    return np.ascontiguousarray(w, np.float32)
+        raise WeightsError(f"weights file {path} does not exist") from None
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
+        what = f"key {e}" if isinstance(e, KeyError) else "not an .npz archive, or a damaged one"
+        raise WeightsError(f"{name} is not a weights file of `learned` written by encore-sim train ({what})") from None
+    if fmt != FORMAT:
+        raise WeightsError(f"{name} has weights format {fmt}; this version reads format {FORMAT}")
+    if W.shape != (N_T, N_FEAT) or not np.isfinite(W).all():
+        raise WeightsError(f"{name}: damaged weights (shape {W.shape}, expected {(N_T, N_FEAT)}, all finite)")
+    if sheet is not None and text != sheet.text:
+        raise WeightsError(f"{name} was trained for sheet {trained_on!r}, not for this sheet ({sheet.name!r}): "
+                           f"train weights for it with encore-sim train --sheet")
+    return W.astype(np.float32, copy=False)
 
 
-#: Read once at import; Numba freezes it into the compiled strategy as a constant
-#: (sim.numba_cache keys the cache on the data files too, so new weights recompile).
-WEIGHTS = load_weights()
-_H_FN = _heuristic.dispatcher
-_H_PARAMS = np.array(list(H_PARAMS.values()), np.float64)
+def shipped_file(sheet):
+    """The shipped weights file of a built-in sheet with this layout, or None."""
+    for name in BUILTIN_SHEETS:
+        if load_sheet(name).text == sheet.text:
+            return importlib.resources.files("strategies").joinpath("data", f"learned-{name}.npz")
+    return None
+
+
+@functools.lru_cache(maxsize=16)
+def _weights_vector(sheet, file, digest):
+    if file is None:
+        shipped = shipped_file(sheet)
+        if shipped is None:
+            raise WeightsError(f"`learned` has no shipped weights for sheet {sheet.name!r}: train them with "
+                               f"`encore-sim train --sheet FILE --out W.npz`, then play learned:weights=W.npz")
+        with importlib.resources.as_file(shipped) as p:
+            W = read_weights(p, sheet)
+    else:
+        W = read_weights(file, sheet)
+    return W.astype(np.float64).ravel()
+
+
+def weights_data(sheet, file=None) -> np.ndarray:
+    """The weights `learned` plays with on `sheet`, as the flat float64 vector the strategy reads
+    after its parameters: those of `file` (learned:weights=FILE), else the shipped ones of the
+    sheet's layout. Read-only (cached per file content)."""
+    digest = hashlib.sha256(Path(file).read_bytes()).hexdigest() if file is not None else None
+    v = _weights_vector(sheet, None if file is None else str(file), digest)
+    v.flags.writeable = False
+    return v
+
 
 PARAMS = {"top": 0.0}
+N_PARAMS = len(PARAMS)
+_H_FN = _heuristic.dispatcher
+_H_PARAMS = np.array(list(H_PARAMS.values()), np.float64)
 
 
 def _choose(st, ps, bb, cands, n, tab, params, rng):
@@ -513,9 +578,9 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
         return _H_FN(st, ps, bb, cands, n, tab, hp[::1], rng)
     if n == 0:
         return PASS
-    return decide_solo(WEIGHTS, st, ps, bb, cands, n, tab, int(params[0]))
+    return decide_solo(params, N_PARAMS, st, ps, bb, cands, n, tab, int(params[0]))
 
 
-learned = strategy(_choose, name="learned", params=PARAMS,
+learned = strategy(_choose, name="learned", params=PARAMS, data=weights_data, file_param="weights",
                    description="solo: one-ply search on an afterstate value learned by TD(lambda) self-play "
-                               "(strategies.train); at a table: heuristic")
+                               "(encore-sim train), weights per sheet; at a table: heuristic")

@@ -30,18 +30,30 @@ class Resolved:
     spec: str          # canonical spec, e.g. "heuristic:joker_cost=2.5"
     strategy: Strategy
     params: np.ndarray
-    file: str | None = None   # the absolute path of the user's file it was loaded from
+    file: str | None = None   # the absolute path of the file the spec names: a user's strategy, or its data
+
+    def data(self, sheet) -> np.ndarray | None:
+        """What the strategy reads after its parameters on `sheet` (Strategy.data), or None."""
+        if self.strategy.data is None:
+            return None
+        return self.strategy.data(sheet, self.file)
 
     @property
     def fn(self):
         return self.strategy.fn
 
 
-def _parse_params(text: str, spec: str) -> dict[str, float]:
-    out = {}
+def _parse_params(text: str, spec: str, file_param: str | None = None) -> tuple[dict[str, float], str | None]:
+    """(numeric parameters, the value of `file_param`, a path, or None)."""
+    out, path = {}, None
     for item in filter(None, text.split(",")):
         key, eq, value = item.partition("=")
         key = key.strip()
+        if key == file_param and file_param is not None:
+            if not value.strip() or path is not None:
+                raise ValueError(f"bad parameter {item!r} in strategy {spec!r}: expected {key}=PATH, once")
+            path = value.strip()
+            continue
         try:
             if not eq:
                 raise ValueError
@@ -53,7 +65,7 @@ def _parse_params(text: str, spec: str) -> dict[str, float]:
         if key in out:
             raise ValueError(f"parameter {key!r} given twice in strategy {spec!r}")
         out[key] = number
-    return out
+    return out, path
 
 
 def _load_user(target: str, func: str, spec: str, file: str | None) -> tuple[Strategy, str | None]:
@@ -143,8 +155,17 @@ def resolve(spec, file: str | None = None) -> Resolved:
     spec = spec.strip().rstrip(":")
     head, _, rest = spec.partition(":")
     if head in REGISTRY:
-        strat, file = REGISTRY[head], None
-        params = _parse_params(rest, spec)
+        strat = REGISTRY[head]
+        params, path = _parse_params(rest, spec, strat.file_param)
+        if path is None:
+            file = None
+        else:
+            # A stored run names the file it was started with (`file`); the spec's path is
+            # relative to where that was.
+            file = Path(file or path)
+            if not file.is_file():
+                raise ValueError(f"strategy {spec!r}: no such file {file}")
+            file = str(file.resolve())
     else:
         if not rest:
             known = ", ".join(REGISTRY)
@@ -152,6 +173,6 @@ def resolve(spec, file: str | None = None) -> Resolved:
                              "a user strategy is path/to/file.py:function or package.module:function")
         func, _, ptext = rest.partition(":")
         strat, file = _load_user(head, func, spec, file)
-        params = _parse_params(ptext, spec)
+        params, _ = _parse_params(ptext, spec)
     vector = strat.param_vector(params)
     return Resolved(spec, _compiled(strat, spec), vector, file)

@@ -1,5 +1,8 @@
 """The `learned` strategy: exact incremental features, shipped weights, legal play, the
 training command, and strength against `heuristic` on common dice."""
+import hashlib
+import importlib.resources
+
 import numpy as np
 import pytest
 
@@ -7,6 +10,7 @@ import sim
 from sim import engine
 from sim.api import play_chunk
 from sim.state import BB_ALIVE, BB_TOUCH, PS_SCORE, new_state
+from sim.sheets import load_sheet
 from sim.tables import build_tables, kernel_tables
 from strategies import REGISTRY
 from strategies import learned as L
@@ -24,16 +28,20 @@ SHEETS = ["standard", "red", "blue", "green", "orange", "yellow"]
 def test_registered_with_a_description():
     s = REGISTRY["learned"]
     assert s.description
-    assert list(s.params) == ["top"]
+    assert list(s.params) == ["top"] and s.file_param == "weights"
 
 
-def test_shipped_weights_load_with_the_expected_shape():
-    w = L.load_weights()
+@pytest.mark.parametrize("sheet", SHEETS)
+def test_shipped_weights_of_every_sheet(sheet):
+    sheet_obj = load_sheet(sheet)
+    with importlib.resources.as_file(L.shipped_file(sheet_obj)) as path:
+        w = L.read_weights(path, sheet_obj)
     assert w.shape == (L.N_T, L.N_FEAT) and w.dtype == np.float32
     assert np.isfinite(w).all()
     assert not w[0].any(), "V after the last roll must be 0"
     assert np.abs(w[1:]).sum() > 0, "the shipped weights are untrained zeros"
-    assert w is L.WEIGHTS or np.array_equal(w, L.WEIGHTS)
+    # What the strategy reads after its parameters: these weights, row after row.
+    assert np.array_equal(L.weights_data(sheet_obj), w.astype(np.float64).ravel())
 
 
 def test_incremental_successor_value_is_exact():
@@ -41,7 +49,7 @@ def test_incremental_successor_value_is_exact():
     and its reward must equal the columns / colour completed plus 2 per star."""
     tab, ktab = build_tables("standard"), kernel_tables("standard")
     rng = np.random.default_rng(5)
-    W = rng.normal(size=(L.N_T, L.N_FEAT))
+    W = rng.normal(size=L.N_T * L.N_FEAT)
     lay = np.empty(L.LAY_SIZE, np.int64)
     L.sheet_layout(ktab, lay)
     sc, se = np.empty(L.SC_SIZE, np.int64), np.empty(L.SE_SIZE)
@@ -55,16 +63,16 @@ def test_incremental_successor_value_is_exact():
                      if (int(bb[0, BB_ALIVE + k // 64]) & int(bb[0, BB_TOUCH + k // 64])) >> (k % 64) & 1]
             if not moves:
                 break
-            t = int(rng.integers(1, 30))
+            o = L.row_offset(0, int(rng.integers(1, 30)))
             lo, hi = bb[0, 0], bb[0, 1]
-            base = L.prepare(W, t, lay, lo, hi, sc, se)
+            base = L.prepare(W, o, lay, lo, hi, sc, se)
             L.sheet_features(lay, lo, hi, sc2, idx)
-            assert base == pytest.approx(L.sheet_value(W, t, idx), abs=1e-9)
+            assert base == pytest.approx(L.sheet_value(W, o, idx), abs=1e-9)
             for k in moves:
-                v, r = L.successor_value(W, t, lay, ktab, sc, se, k)
+                v, r = L.successor_value(W, o, lay, ktab, sc, se, k)
                 lo2, hi2 = lo | tab.mask[k, 0], hi | tab.mask[k, 1]
                 L.sheet_features(lay, lo2, hi2, sc2, idx)
-                assert v == pytest.approx(L.sheet_value(W, t, idx), abs=1e-9)
+                assert v == pytest.approx(L.sheet_value(W, o, idx), abs=1e-9)
                 new = engine.full_columns(lo2, hi2) & ~engine.full_columns(lo, hi)
                 ref = 2 * tab.stars[k] + sum(int(tab.col_first[c]) for c in range(15) if new >> c & 1)
                 m0, m1 = tab.colour_mask[tab.colour[k]]
@@ -126,24 +134,91 @@ def test_cache_digest_covers_the_weights(tmp_path):
     assert source_digest(tmp_path) != before
 
 
-def test_training_command_end_to_end(tmp_path):
-    """A tiny run writes weights that load and already play better than no weights."""
+def test_training_is_deterministic_and_learns(tmp_path):
+    """A tiny run writes weights that load, are the same for any thread count, and already
+    play better than untrained weights (on dice never used in training)."""
     out = tmp_path / "w.npz"
-    T.main(["--games", "600", "--seed", "11", "--batch", "300", "--out", str(out)])
-    w = L.load_weights(out)
+    T.train_file(out, sheet="blue", games=1500, seed=11, threads=1)
+    w = L.read_weights(out, load_sheet("blue"))
     assert w.shape == (L.N_T, L.N_FEAT) and not w[0].any()
-    trained = T.evaluate(w, 12, 0, 200)
-    untrained = T.evaluate(np.zeros_like(w), 12, 0, 200)
-    assert trained.mean() > untrained.mean() + 3
-    # Deterministic: the same command gives the same weights.
+    trained = T.evaluate(w, 12, 0, 300, sheet="blue")
+    untrained = T.evaluate(T.initial_weights(T.Settings().optimism), 12, 0, 300, sheet="blue")
+    assert trained.mean() > untrained.mean() + 3, (trained.mean(), untrained.mean())
     out2 = tmp_path / "w2.npz"
-    T.main(["--games", "600", "--seed", "11", "--batch", "300", "--out", str(out2)])
-    assert np.array_equal(w, L.load_weights(out2))
+    T.train_file(out2, sheet="blue", games=1500, seed=11, threads=2)
+    assert np.array_equal(w, L.read_weights(out2))
+    T.train_file(out2, sheet="blue", games=1500, seed=12, threads=2)
+    assert not np.array_equal(w, L.read_weights(out2))
+
+
+def test_training_interrupted_writes_nothing(tmp_path, monkeypatch):
+    out = tmp_path / "w.npz"
+
+    def stop(*args):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(T, "learn_batch", stop)
+    with pytest.raises(KeyboardInterrupt):
+        T.train_file(out, games=2000, threads=1)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_weights_file_errors(tmp_path):
+    blue, standard = load_sheet("blue"), load_sheet("standard")
+    good = tmp_path / "good.npz"
+    L.save_weights(good, np.zeros((L.N_T, L.N_FEAT)), standard, 0, 0)
+    with pytest.raises(L.WeightsError, match="trained for sheet 'standard', not for this sheet \\('blue'\\)"):
+        L.read_weights(good, blue)
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(L.WeightsError, match="junk.npz is not a weights file"):
+        L.read_weights(tmp_path / "junk.npz")
+    np.savez(tmp_path / "other.npz", x=np.zeros(3))
+    with pytest.raises(L.WeightsError, match="other.npz is not a weights file"):
+        L.read_weights(tmp_path / "other.npz")
+    truncated = tmp_path / "cut.npz"
+    truncated.write_bytes(good.read_bytes()[:2000])
+    with pytest.raises(L.WeightsError, match="cut.npz is not a weights file"):
+        L.read_weights(truncated)
+    with np.load(good) as f:
+        fields = dict(f)
+    np.savez(tmp_path / "shape.npz", **{**fields, "W": np.zeros((3, 4), np.float32)})
+    with pytest.raises(L.WeightsError, match="damaged weights"):
+        L.read_weights(tmp_path / "shape.npz")
+    with pytest.raises(L.WeightsError, match="does not exist"):
+        L.read_weights(tmp_path / "missing.npz")
 
 
 def test_beats_heuristic_on_common_dice():
-    # 300 paired solo games on a seed never used for training (7) or reporting (1).
-    a = play_chunk(SEED, 0, 300, ["learned"], players=1).seats[:, 0, PS_SCORE]
-    b = play_chunk(SEED, 0, 300, ["heuristic"], players=1).seats[:, 0, PS_SCORE]
-    diff = a - b
-    assert diff.mean() > 2 * diff.std() / np.sqrt(len(diff)), (a.mean(), b.mean())
+    # 300 paired solo games per sheet on a seed never used for training (7).
+    for sheet in SHEETS:
+        a = play_chunk(SEED, 0, 300, ["learned"], players=1, sheet=sheet).seats[:, 0, PS_SCORE]
+        b = play_chunk(SEED, 0, 300, ["heuristic"], players=1, sheet=sheet).seats[:, 0, PS_SCORE]
+        diff = a - b
+        assert diff.mean() > 2 * diff.std() / np.sqrt(len(diff)), (sheet, a.mean(), b.mean())
+
+
+def test_weights_file_in_manifest_replay_and_resume(tmp_path, monkeypatch):
+    """A run names its weights file like a user's strategy file: path and sha256 in the manifest;
+    replay and resume use exactly those weights, from any folder, and refuse changed ones."""
+    from sim.replay import check_stored, from_dataset
+    from sim.runner import run, stored_run_args
+    (tmp_path / "w").mkdir()
+    weights = tmp_path / "w" / "mine.npz"
+    T.train_file(weights, games=600, seed=3, threads=1)
+    monkeypatch.chdir(tmp_path / "w")
+    out = tmp_path / "run"
+    spec = "learned:weights=mine.npz"
+    m = run(out, games=60, players=1, strategies=[spec], seed=5, chunk_size=20)
+    info = m["strategies"][0]
+    assert info["spec"] == spec and info["file"] == str(weights)
+    assert info["sha256"] == hashlib.sha256(weights.read_bytes()).hexdigest()
+    expected = play_chunk(5, 0, 60, [f"learned:weights={weights}"], players=1).seats[:, 0, PS_SCORE]
+    assert not np.array_equal(expected, play_chunk(5, 0, 60, ["learned"], players=1).seats[:, 0, PS_SCORE])
+    monkeypatch.chdir(tmp_path)          # the spec's relative path no longer leads to the file
+    log, _, stored = from_dataset(out, 7)
+    assert check_stored(log, stored) is None and log["result"][0]["score"] == expected[7]
+    assert run(out, resume=True, **stored_run_args(out))["status"] == "complete"
+    T.train_file(weights, games=600, seed=4, threads=1)
+    with pytest.raises(ValueError, match="has changed since the run"):
+        from_dataset(out, 7)
+    with pytest.raises(ValueError, match="has changed since the run started"):
+        run(out, resume=True, **stored_run_args(out))
