@@ -361,7 +361,8 @@ def moves(sheet, crossed, colour, number):
 @click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
 @click.option("--players", "-p", type=int, default=1, show_default=True, help="1 = the solo game.")
 @click.option("--games", "-n", type=int, default=None,
-              help="Self-play games [default: 10,000,000, about 10 minutes on one core].")
+              help="Training games [default: solo 10,000,000; tables 600,000 (2 players) .. 200,000 (6): "
+                   "each about 10 minutes on one core].")
 @click.option("--seed", type=int, default=7, show_default=True, help="Root seed of the training dice.")
 @click.option("--threads", "-j", type=int, default=None,
               help="Numba threads [default: all cores]; the weights do not depend on it.")
@@ -375,8 +376,7 @@ def train(sheet, players, games, seed, threads, out, quiet):
     `encore-sim train --sheet NAME --out strategies/data/learned-NAME.npz` for each
     built-in sheet. Interrupted, it writes nothing.
     """
-    from strategies.train import DEFAULT_GAMES, train_file
-    games = DEFAULT_GAMES if games is None else games
+    from strategies.train import train_file
     try:
         train_file(out, sheet=sheet, players=players, games=games, seed=seed, threads=threads,
                    progress=_progress_enabled(quiet))
@@ -384,8 +384,8 @@ def train(sheet, players, games, seed, threads, out, quiet):
         click.echo("\nInterrupted: no weights were written.", err=True)
         sys.exit(130)
     if not quiet:
-        click.echo(f"Wrote {out}: {games:,} games of seed {seed} on sheet {sheet}. "
-                   f"Play it with --strategy learned:weights={shlex.quote(out)}")
+        click.echo(f"Wrote {out}: weights for {'the solo game' if players == 1 else f'{players} players'} on "
+                   f"sheet {sheet}. Play them with --strategy learned:weights={shlex.quote(out)}")
 
 
 # --- strategies ---------------------------------------------------------------------

@@ -99,14 +99,16 @@ class Lineup:
     params: np.ndarray  # float64 (MAX_SEATS, P)
     kinds: np.ndarray   # int64 (MAX_SEATS,) how each is run: sim.players.PLAYER_*
     sheet: object = None    # the sim.sheets.Sheet the strategies' data is for
+    players: int | None = None  # the number of players it is for
 
 
-def lineup(strategies, files=None, sheet="standard") -> Lineup:
-    """Resolve strategy specs ("greedy", "heuristic:joker_cost=2", "file.py:fn", ...) for `sheet`.
+def lineup(strategies, files=None, sheet="standard", players=None) -> Lineup:
+    """Resolve strategy specs ("greedy", "heuristic:joker_cost=2", "file.py:fn", ...) for games
+    of `players` (default: one per spec) on `sheet`.
 
     `files`, one per spec (None for most), says where the file a spec names is when it is
     not where the spec says from here (strategies.resolve). A strategy with data (learned's
-    weights) gets those of `sheet` after its parameters.
+    weights) gets those for `sheet` and `players` after its parameters.
     """
     from strategies import resolve  # the engine does not depend on strategies at import
 
@@ -115,9 +117,10 @@ def lineup(strategies, files=None, sheet="standard") -> Lineup:
     files = [None] * len(strategies) if files is None else list(files)
     resolved = [resolve(s, f) for s, f in zip(strategies, files, strict=True)]
     sheet_obj = load_sheet(sheet)
+    players = check_int("players", len(resolved) if players is None else players, 1, MAX_SEATS)
     rows = []
     for r in resolved:
-        data = r.data(sheet_obj)
+        data = r.data(sheet_obj, players)
         rows.append(r.params if data is None else np.concatenate((r.params, data)))
     width = max([1] + [len(row) for row in rows])
     params = np.zeros((MAX_SEATS, width))
@@ -125,7 +128,7 @@ def lineup(strategies, files=None, sheet="standard") -> Lineup:
         params[i, :len(row)] = row
     fns = tuple(r.fn for r in resolved) + (resolved[0].fn,) * (MAX_SEATS - len(resolved))
     kinds = np.array([player_kind(f) for f in fns], np.int64)
-    return Lineup(tuple(r.spec for r in resolved), fns, params, kinds, sheet_obj)
+    return Lineup(tuple(r.spec for r in resolved), fns, params, kinds, sheet_obj, players)
 
 
 def player_kind(fn) -> int:
@@ -173,17 +176,21 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
     count = check_int("count", count, 0, 2**40)
     max_rolls = check_int("max_rolls", max_rolls, 1, 100_000)
     sheet = load_sheet(sheet)
-    line = strategies if isinstance(strategies, Lineup) else lineup(strategies, sheet=sheet)
-    if line.sheet is not None and line.sheet != sheet:
-        raise ValueError(f"the strategies were set up for sheet {line.sheet.name!r}, not for {sheet.name!r}")
     if players is None:
-        players = len(line.specs)
+        if isinstance(strategies, Lineup):
+            players = strategies.players or len(strategies.specs)
+        else:
+            players = 1 if isinstance(strategies, str) else len(strategies)
     players = check_int("players", players, 1, MAX_SEATS)
+    line = strategies if isinstance(strategies, Lineup) else lineup(strategies, sheet=sheet, players=players)
+    if line.sheet is not None and (line.sheet != sheet or line.players != players):
+        raise ValueError(f"the strategies were set up for {line.players} players on sheet {line.sheet.name!r}, "
+                         f"not for {players} on {sheet.name!r}")
     if len(line.specs) not in (1, players):
         raise ValueError(f"{len(line.specs)} strategies for {players} players: give one per seat, or one for all")
     if len(line.specs) == 1 and players > 1:
         line = Lineup(line.specs, (line.fns[0],) * MAX_SEATS, np.repeat(line.params[:1], MAX_SEATS, axis=0),
-                      np.repeat(line.kinds[:1], MAX_SEATS), line.sheet)
+                      np.repeat(line.kinds[:1], MAX_SEATS), line.sheet, line.players)
     tab = kernel_tables(sheet)
     slots = np.arange(MAX_SEATS, dtype=np.int64) if len(line.specs) > 1 else np.zeros(MAX_SEATS, np.int64)
 

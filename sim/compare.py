@@ -125,10 +125,10 @@ def compare(strategies, players=1, opponents=None, games=None, seed=0, until_ci=
     if players == 1:
         if opponents is not None:
             raise ValueError("--opponents needs --players 2..6 (the solo game has none)")
-        lineups = [api.lineup([s], sheet=sheet_obj) for s in strategies]
+        lineups = [api.lineup([s], sheet=sheet_obj, players=1) for s in strategies]
     else:
         opponents = opponents or strategies[0]
-        lineups = [api.lineup([s] + [opponents] * (players - 1), sheet=sheet_obj) for s in strategies]
+        lineups = [api.lineup([s] + [opponents] * (players - 1), sheet=sheet_obj, players=players) for s in strategies]
     names = [line.specs[0] for line in lineups]
 
     numba.set_num_threads(threads)

@@ -81,7 +81,7 @@ def from_dataset(path, game: int) -> tuple[dict, Sheet, list[dict] | None]:
     specs = seat_strategies(st["strategies"], st["players"], game, st["rotate"])
     check_files(manifest)
     files = manifest_files(manifest)
-    line = lineup(specs, [files.get(s) for s in specs], sheet)
+    line = lineup(specs, [files.get(s) for s in specs], sheet, st["players"])
     log = play_game(st["seed"], game, line, sheet, st.get("max_rolls", DEFAULT_MAX_ROLLS))
     stored = None
     c = game // st["chunk_size"]

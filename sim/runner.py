@@ -170,7 +170,7 @@ def prepare(games, players, strategies, sheet, seed, chunk_size, max_rolls, rota
                              f"got {s!r:.80}")
     files = files or {}
     resolved = [resolve(s, files.get(s) if isinstance(s, str) else None) for s in strategies]
-    line = api.lineup(resolved, sheet=sheet_obj)
+    line = api.lineup(resolved, sheet=sheet_obj, players=players)
     infos = [_strategy_info(r) for r in resolved]
     # Rotation only matters with several strategies at a table; store it as it acts.
     rotate = bool(rotate) and players > 1 and len(strategies) > 1
@@ -210,10 +210,10 @@ _KERNEL_LOCK = threading.Lock()
 
 
 def _resolve(job: ChunkJob):
-    key = (tuple(job.settings["strategies"]), job.files, job.sheet_name, job.sheet_text)
+    key = (tuple(job.settings["strategies"]), job.files, job.sheet_name, job.sheet_text, job.settings["players"])
     if key not in _RESOLVED:
         sheet = parse_sheet(job.sheet_text, job.sheet_name)
-        _RESOLVED[key] = (api.lineup(list(key[0]), job.files or None, sheet), sheet)
+        _RESOLVED[key] = (api.lineup(list(key[0]), job.files or None, sheet, job.settings["players"]), sheet)
     return _RESOLVED[key]
 
 
@@ -353,7 +353,8 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
 
     files = tuple(info.get("file") for info in infos)
     job = ChunkJob(store, settings, sheet_obj.name, sheet_obj.text, threads, files)
-    _RESOLVED[(tuple(settings["strategies"]), files, sheet_obj.name, sheet_obj.text)] = (line, sheet_obj)
+    _RESOLVED[(tuple(settings["strategies"]), files, sheet_obj.name, sheet_obj.text, settings["players"])] = \
+        (line, sheet_obj)
     todo = [c for c in range(n_chunks) if c not in done]
     if scheduler is None and threads > 1:
         finished = play_ahead(job, todo)

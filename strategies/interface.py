@@ -29,9 +29,10 @@ class Strategy:
     compiles (or loads from cache) only the strategies it plays.
 
     A strategy that plays with data too large for parameters (a learned player's
-    weights) gives `data(sheet, file) -> float64 array`: the array the strategy
-    reads after its parameters in `params`, for the run's sheet, from the file its
-    spec names as `file_param=PATH` (None when the spec names none).
+    weights) gives `data(sheet, file, players) -> float64 array`: the array the
+    strategy reads after its parameters in `params`, for the run's sheet and number
+    of players, from the file its spec names as `file_param=PATH` (None when the
+    spec names none).
     """
     name: str
     dispatcher: object

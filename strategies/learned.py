@@ -56,12 +56,14 @@ from sim.state import (
     BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, PASS,
     PS_JOKERS, ST_AVAIL, ST_PLAYERS, ST_ROLL, ST_SEAT,
 )
-from sim.tables import MAX_SUBSETS, NW
+from sim.tables import COLOUR_FIRST, COLOUR_LATER, MAX_SUBSETS, NW
 
 from .features import borrow, dice_faces, face_cost, stack_f64, stack_i64
-from .heuristic import PARAMS as H_PARAMS
-from .heuristic import heuristic as _heuristic
 from .interface import strategy
+from .table_features import (
+    N_STAGES, T_SIZE, TC_COLOURS_TAKEN, TC_COLS_TAKEN, TC_SIZE, TE_SIZE, stage, table_after, table_context,
+    table_prepare,
+)
 
 # --- the feature layout (one row of W per t) ---------------------------------------
 N_COLS = 15
@@ -75,6 +77,9 @@ F_COLOUR = F_BLOCK + N_BLOCKS * 64
 F_JOKER = F_COLOUR + 5 * 22 * 7
 N_FEAT = F_JOKER + 9
 N_T = SOLO_ROLLS            # t = rolls still to come after the move, 0..29
+#: At a table: a row per stage of the game (table_features.stage), the sheet's N_FEAT entries
+#: then the table's T_SIZE.
+N_ROW_TABLE = N_FEAT + T_SIZE
 N_ACTIVE = 2 * N_COLS + (N_COLS - 1) + N_BLOCKS + 5 + 1
 #: Sheet features only (the joker feature is added separately: it alone depends on the dice used).
 N_SHEET = N_ACTIVE - 1
@@ -250,13 +255,16 @@ def prepare(W, o, lay, lo, hi, sc, se):
 
 
 @njit(cache=True)
-def successor_value(W, o, lay, tab, sc, se, sub):
+def successor_value(W, o, lay, tab, sc, se, sub, taken):
     """(V without '!', reward) of the prepared sheet after placement `sub`.
 
     Only what the placement touches is rescored: its columns (a connected group
     spans a contiguous run of them), their neighbours' pair entries, its block and
     colour, and the distance entries (all of them only if the crossed area grows).
-    The reward is the columns and colour it completes plus 2 per star it crosses.
+    The reward is the columns and colour it completes plus 2 per star it crosses;
+    completions score their later value where `taken` says their first value is gone
+    (bit c: column c, bit 16 + k: colour k; 0 in solo). sc[SC_NEW + c] is left
+    holding the column counts after the placement for its columns.
     """
     p0 = borrow(tab, "mask")[sub, 0]
     p1 = borrow(tab, "mask")[sub, 1]
@@ -277,7 +285,7 @@ def successor_value(W, o, lay, tab, sc, se, sub):
         n = popcount(np.uint64(m))
         sc[SC_NEW + c] = n
         if n == 7:
-            r += borrow(tab, "col_first")[c]
+            r += borrow(tab, "col_later")[c] if (taken >> c) & 1 else borrow(tab, "col_first")[c]
     left, right = sc[SC_LEFT], sc[SC_RIGHT]
     nl = min(left, c_lo)
     nr = max(right, c_hi)
@@ -307,7 +315,7 @@ def successor_value(W, o, lay, tab, sc, se, sub):
     open_blocks = sc[SC_OPEN + k] - (1 if popcount(np.uint64(m)) == lay[LAY_BSIZE + b] else 0)
     v += W[o + _colour_index(k, empty, open_blocks)] - se[SE_COLOUR + k]
     if empty == 0:
-        r += 5.0
+        r += COLOUR_LATER if (taken >> (16 + k)) & 1 else COLOUR_FIRST
     return v, r
 
 
@@ -319,17 +327,20 @@ def sheet_value(W, o, idx):
     return v
 
 
-@njit(cache=True)
-def rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs):
-    """Every distinct placement the dice allow, at its fewest jokers, with its reward and its
-    one-ply value q = reward - jokers used + V(after); row 0 is passing (sub -1).
-    Returns the number of rows. W[base:] holds the weights (see row_offset)."""
-    o = row_offset(base, max(SOLO_ROLLS - st[ST_ROLL], 0))
+@njit(cache=True, inline="always")
+def _rank(W, o, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs, table, tc, te, to):
+    """rank_placements with W's row at o; at a table (`table`) the table part of the row, at
+    W[to:], is added (context tc, te from table_context), and completions whose first value
+    is gone score their later value."""
     cols, nums, cj, nj = dice_faces(st, st[ST_AVAIL])
     subs[0] = -1
     costs[0] = 0
     rewards[0] = 0.0
     qs[0] = prepare(W, o, lay, bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1], sc, se) + W[o + F_JOKER + jokers]
+    taken = 0
+    if table:
+        qs[0] += table_prepare(W, to, tc, sc[SC_COUNT:SC_COUNT + N_COLS], te)
+        taken = tc[TC_COLS_TAKEN] | (tc[TC_COLOURS_TAKEN] << 16)
     m = 1
     for c in range(5):
         cc = face_cost(cols, cj, c)
@@ -347,13 +358,34 @@ def rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs
                 while word != ZERO:
                     sub = 64 * w + ctz(word)
                     word &= word - ONE
-                    v, r = successor_value(W, o, lay, tab, sc, se, sub)
+                    v, r = successor_value(W, o, lay, tab, sc, se, sub, taken)
                     subs[m] = sub
                     costs[m] = cost
                     rewards[m] = r
                     qs[m] = r - cost + v + W[o + F_JOKER + jokers - cost]
+                    if table:
+                        qs[m] += table_after(W, to, tab, tc, te, sc[SC_NEW:SC_NEW + N_COLS], sub, int(r) - cost)
                     m += 1
     return m
+
+
+@njit(cache=True)
+def rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs):
+    """Every distinct placement the dice allow, at its fewest jokers, with its reward and its
+    one-ply value q = reward - jokers used + V(after); row 0 is passing (sub -1).
+    Returns the number of rows. W[base:] holds the solo weights (see row_offset)."""
+    o = row_offset(base, max(SOLO_ROLLS - st[ST_ROLL], 0))
+    return _rank(W, o, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs, False, sc, se, 0)
+
+
+@njit(cache=True)
+def rank_table(W, base, st, ps, bb, seat, tab, lay, sc, se, subs, costs, rewards, qs, tc, te):
+    """rank_placements at a table, with W[base:] the table weights (rows of N_ROW_TABLE per stage):
+    the value adds what the player sees of the table (strategies.table_features)."""
+    o = base + N_ROW_TABLE * stage(st)
+    table_context(st, ps, bb, tab, seat, tc)
+    return _rank(W, o, st, bb, seat, ps[seat, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs, True, tc, te,
+                 o + N_FEAT)
 
 
 @njit(cache=True)
@@ -385,7 +417,7 @@ def group_best(W, o, lay, tab, bb, seat, sub, sc, se, best):
         while word != ZERO:
             k = 64 * w + ctz(word)
             word &= word - ONE
-            v, r = successor_value(W, o, lay, tab, sc, se, k)
+            v, r = successor_value(W, o, lay, tab, sc, se, k, 0)
             g = 5 * t_colour[k] + t_size[k] - 1
             if v + r > best[g]:
                 best[g] = v + r
@@ -476,7 +508,7 @@ def decide_solo(W, base, st, ps, bb, cands, n, tab, top):
                 while word != ZERO:
                     k = 64 * w + ctz(word)
                     word &= word - ONE
-                    v, r = successor_value(W, o1, lay, tab, sc, se, k)
+                    v, r = successor_value(W, o1, lay, tab, sc, se, k, 0)
                     g = 5 * borrow(tab, "colour")[k] + borrow(tab, "size")[k] - 1
                     reply[g] = max(reply[g], v + r)
         else:
@@ -488,32 +520,53 @@ def decide_solo(W, base, st, ps, bb, cands, n, tab, top):
     return candidate_of(cands, n, subs[best], costs[best])
 
 
+@njit(cache=True)
+def decide_table(W, base, st, ps, bb, cands, n, tab):
+    """The decision at a table with table weights W[base:]: one-ply argmax of reward + value."""
+    lay, sc, se, subs, costs, rewards, qs = decision_scratch(tab)
+    tc = stack_i64(TC_SIZE)
+    te = stack_f64(TE_SIZE)
+    m = rank_table(W, base, st, ps, bb, st[ST_SEAT], tab, lay, sc, se, subs, costs, rewards, qs, tc, te)
+    best = 0
+    for i in range(1, m):
+        if qs[i] > qs[best]:
+            best = i
+    return candidate_of(cands, n, subs[best], costs[best])
+
+
+def weights_shape(players: int) -> tuple[int, int]:
+    """Rows x entries of the weights for the solo game (players 1) or a table of `players`."""
+    return (N_T, N_FEAT) if players == 1 else (N_STAGES, N_ROW_TABLE)
+
+
 class WeightsError(ValueError):
     """A weights file that cannot be used: missing, damaged, or made for another sheet."""
 
 
-def save_weights(path, W, sheet, games: int, seed: int) -> None:
-    """Write weights W (N_T x N_FEAT) trained on `sheet` to the .npz file `path`, atomically:
+def save_weights(path, W, sheet, games: int, seed: int, players: int = 1) -> None:
+    """Write weights W (weights_shape(players)) trained on `sheet` to the .npz file `path`, atomically:
     a temporary file beside it is renamed over it once complete, so an interrupted save leaves
     no half-written weights file."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as f:
-            np.savez_compressed(f, W=np.asarray(W, np.float32).reshape(N_T, N_FEAT), format=FORMAT,
-                                sheet=sheet.text, sheet_name=sheet.name, players=1, games=games, seed=seed)
+            np.savez_compressed(f, W=np.asarray(W, np.float32).reshape(weights_shape(players)), format=FORMAT,
+                                sheet=sheet.text, sheet_name=sheet.name, players=players, games=games, seed=seed)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
 
 
-def read_weights(path, sheet=None) -> np.ndarray:
-    """The weights (float32 (N_T, N_FEAT)) of a file written by save_weights; WeightsError, one
-    line, if it is not such a file or (with `sheet`) was trained for another sheet."""
+def read_weights(path, sheet=None, players=None) -> np.ndarray:
+    """The weights (float32, weights_shape) of a file written by save_weights; WeightsError, one
+    line, if it is not such a file or (with `sheet`, `players`) was trained for another sheet or
+    number of players."""
     name = Path(path).name
     try:
         with np.load(path, allow_pickle=False) as f:
             fmt, W, text, trained_on = int(f["format"]), f["W"], str(f["sheet"]), str(f["sheet_name"])
+            trained_players = int(f["players"])
     except FileNotFoundError:
         raise WeightsError(f"weights file {path} does not exist") from None
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
@@ -521,66 +574,74 @@ def read_weights(path, sheet=None) -> np.ndarray:
         raise WeightsError(f"{name} is not a weights file of `learned` written by encore-sim train ({what})") from None
     if fmt != FORMAT:
         raise WeightsError(f"{name} has weights format {fmt}; this version reads format {FORMAT}")
-    if W.shape != (N_T, N_FEAT) or not np.isfinite(W).all():
-        raise WeightsError(f"{name}: damaged weights (shape {W.shape}, expected {(N_T, N_FEAT)}, all finite)")
+    if not 1 <= trained_players <= 6 or W.shape != weights_shape(trained_players) or not np.isfinite(W).all():
+        raise WeightsError(f"{name}: damaged weights (shape {W.shape} for {trained_players} players, "
+                           f"expected {weights_shape(max(1, min(trained_players, 6)))}, all finite)")
+    if players is not None and players != trained_players:
+        def game(p):
+            return "the solo game" if p == 1 else f"{p} players"
+        raise WeightsError(f"{name} was trained for {game(trained_players)}, not for {game(players)}: "
+                           f"train weights for it with encore-sim train --players {players}")
     if sheet is not None and text != sheet.text:
         raise WeightsError(f"{name} was trained for sheet {trained_on!r}, not for this sheet ({sheet.name!r}): "
                            f"train weights for it with encore-sim train --sheet")
     return W.astype(np.float32, copy=False)
 
 
-def shipped_file(sheet):
+def shipped_name(sheet_name: str, players: int = 1) -> str:
+    """The file name of the shipped weights of a built-in sheet, solo or for a table."""
+    return f"learned-{sheet_name}.npz" if players == 1 else f"learned-{sheet_name}-{players}p.npz"
+
+
+def shipped_file(sheet, players: int = 1):
     """The shipped weights file of a built-in sheet with this layout, or None."""
     for name in BUILTIN_SHEETS:
         if load_sheet(name).text == sheet.text:
-            return importlib.resources.files("strategies").joinpath("data", f"learned-{name}.npz")
+            f = importlib.resources.files("strategies").joinpath("data", shipped_name(name, players))
+            return f if f.is_file() else None
     return None
 
 
 @functools.lru_cache(maxsize=16)
-def _weights_vector(sheet, file, digest):
+def _weights_vector(sheet, file, digest, players):
     if file is None:
-        shipped = shipped_file(sheet)
+        shipped = shipped_file(sheet, players)
         if shipped is None:
-            raise WeightsError(f"`learned` has no shipped weights for sheet {sheet.name!r}: train them with "
-                               f"`encore-sim train --sheet FILE --out W.npz`, then play learned:weights=W.npz")
+            where = "the solo game" if players == 1 else f"{players} players"
+            raise WeightsError(f"`learned` has no shipped weights for {where} on sheet {sheet.name!r}: train them "
+                               f"with `encore-sim train --sheet SHEET --players {players} --out W.npz`, then play "
+                               "learned:weights=W.npz")
         with importlib.resources.as_file(shipped) as p:
-            W = read_weights(p, sheet)
+            W = read_weights(p, sheet, players)
     else:
-        W = read_weights(file, sheet)
+        W = read_weights(file, sheet, players)
     return W.astype(np.float64).ravel()
 
 
-def weights_data(sheet, file=None) -> np.ndarray:
-    """The weights `learned` plays with on `sheet`, as the flat float64 vector the strategy reads
-    after its parameters: those of `file` (learned:weights=FILE), else the shipped ones of the
-    sheet's layout. Read-only (cached per file content)."""
+def weights_data(sheet, file=None, players: int = 1) -> np.ndarray:
+    """The weights `learned` plays with on `sheet` (solo, or at a table of `players`), as the flat
+    float64 vector the strategy reads after its parameters: those of `file`
+    (learned:weights=FILE), else the shipped ones of the sheet's layout. Read-only (cached per
+    file content)."""
     digest = hashlib.sha256(Path(file).read_bytes()).hexdigest() if file is not None else None
-    v = _weights_vector(sheet, None if file is None else str(file), digest)
+    v = _weights_vector(sheet, None if file is None else str(file), digest, players)
     v.flags.writeable = False
     return v
 
 
 PARAMS = {"top": 0.0}
 N_PARAMS = len(PARAMS)
-_H_FN = _heuristic.dispatcher
-_H_PARAMS = np.array(list(H_PARAMS.values()), np.float64)
 
 
 def _choose(st, ps, bb, cands, n, tab, params, rng):
-    """Learned afterstate value (solo); heuristic at a table."""
-    if st[ST_PLAYERS] != 1:
-        # Heuristic is compiled for params of type float64[:] (layout A, writable); the global
-        # array is a read-only constant, and passing it as is compiled all of heuristic a
-        # second time (~20 s on a fresh install). A writable copy, viewed with a step, has
-        # the compiled type.
-        hp = _H_PARAMS.copy()
-        return _H_FN(st, ps, bb, cands, n, tab, hp[::1], rng)
+    """Learned afterstate value: solo, or at a table with what it sees of the other sheets."""
     if n == 0:
         return PASS
+    if st[ST_PLAYERS] != 1:
+        return decide_table(params, N_PARAMS, st, ps, bb, cands, n, tab)
     return decide_solo(params, N_PARAMS, st, ps, bb, cands, n, tab, int(params[0]))
 
 
 learned = strategy(_choose, name="learned", params=PARAMS, data=weights_data, file_param="weights",
-                   description="solo: one-ply search on an afterstate value learned by TD(lambda) self-play "
-                               "(encore-sim train), weights per sheet; at a table: heuristic")
+                   description="one-ply search on an afterstate value learned by TD(lambda) self-play "
+                               "(encore-sim train): solo per sheet, and at 2-6 player tables with the race")

@@ -32,11 +32,12 @@ class Resolved:
     params: np.ndarray
     file: str | None = None   # the absolute path of the file the spec names: a user's strategy, or its data
 
-    def data(self, sheet) -> np.ndarray | None:
-        """What the strategy reads after its parameters on `sheet` (Strategy.data), or None."""
+    def data(self, sheet, players: int) -> np.ndarray | None:
+        """What the strategy reads after its parameters on `sheet` at a game of `players`
+        (Strategy.data), or None."""
         if self.strategy.data is None:
             return None
-        return self.strategy.data(sheet, self.file)
+        return self.strategy.data(sheet, self.file, players)
 
     @property
     def fn(self):

@@ -214,20 +214,21 @@ def evaluate(W, seed: int, first: int, count: int, top: int = 0, sheet="standard
 
 
 
-def train_file(out, sheet="standard", players: int = 1, games: int = DEFAULT_GAMES, seed: int = 7,
+def train_file(out, sheet="standard", players: int = 1, games: int | None = None, seed: int = 7,
                threads: int | None = None, progress: bool = False) -> np.ndarray:
-    """`encore-sim train`: check the arguments, train, and write the weights to `out` atomically
-    (nothing is written if training is interrupted). Returns the weights."""
+    """`encore-sim train`: check the arguments, train (solo, or a table of `players`: see
+    strategies.train_table), and write the weights to `out` atomically (nothing is written if
+    training is interrupted). Returns the weights."""
     from sim.api import MAX_SEED, check_int
     from sim.runner import Progress
     from .learned import save_weights
+    from .train_table import DEFAULT_GAMES as TABLE_GAMES
+    from .train_table import train_table
 
     sheet = load_sheet(sheet)
     players = check_int("players", players, 1, MAX_SEATS)
-    if players != 1:
-        raise ValueError("training is for the solo game (--players 1) only: `learned` plays tables with "
-                         "`heuristic`'s decisions")
-    games = check_int("games", games, 1, 2**40)
+    games = check_int("games", (DEFAULT_GAMES if players == 1 else TABLE_GAMES[players]) if games is None else games,
+                      1, 2**40)
     seed = check_int("seed", seed, 0, MAX_SEED)
     max_threads = numba.config.NUMBA_NUM_THREADS
     threads = max_threads if threads is None else check_int("threads", threads, 1, max_threads)
@@ -238,15 +239,20 @@ def train_file(out, sheet="standard", players: int = 1, games: int = DEFAULT_GAM
         raise ValueError(f"cannot write {out}: folder {out.parent} does not exist")
     if out.is_dir():
         raise ValueError(f"cannot write {out}: it is a folder")
+    numba.set_num_threads(threads)
     bar = Progress(games, 0, enabled=progress, unit="training games")
     last = [0.0]
 
-    def show(done, mean):
+    def show(done, figure):
         if time.monotonic() - last[0] > 0.5 or done == games:   # a batch takes ~30 ms
             last[0] = time.monotonic()
-            bar.update(done, f"mean score {mean:5.2f}")
+            bar.update(done, f"mean score {figure:5.2f}" if players == 1 else
+                       f"wins {100 * figure:3.0f}% against built-ins")
 
-    W = train(sheet, games, seed, threads, progress=show)
+    if players == 1:
+        W = train(sheet, games, seed, progress=show)
+    else:
+        W = train_table(sheet, players, games, seed, progress=show)
     bar.close()
-    save_weights(out, W, sheet, games, seed)
+    save_weights(out, W, sheet, games, seed, players)
     return W

@@ -1,0 +1,195 @@
+"""Train `learned`'s table value by TD(lambda) on self-play and mixed tables of 2-6 players.
+
+    encore-sim train --players 4 --sheet standard --out W.npz     (the Python API: train_table())
+
+The value of a seat's sheet after a roll estimates the points it will still gain minus the
+final score of the best opponent, so a move is worth its points now plus that value: the
+decision maximises the final margin over the best opponent, the objective that wins games,
+not its own score. Features: the seat's sheet (strategies.learned) and what it sees of the
+table (strategies.table_features), in the weights row of the game's stage.
+
+Games are played by the engine itself (sim.batch.play_batch, the very kernel of every run),
+with the move log on; each batch is half self-play (learned in every seat) and half one
+`learned` against built-ins (heuristic, then lookahead, alternately), the learner rotated
+through the seats, so that it does not overfit to itself. The logs are replayed through the
+engine's kernels to the afterstates of every roll (replay_features), and each learner seat's
+afterstates, game after game in order, move towards their lambda-returns (learn_table). The
+weights depend on the arguments only, not on the thread count.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from sim.batch import play_batch
+from sim.engine import GR_ROLLS, LOG_COST, LOG_SEAT, LOG_SIZE, LOG_SUB, cross, reset, settle_awards
+from sim.sheets import load_sheet
+from sim.state import BB_SIZE, MAX_SEATS, PS_JOKERS, PS_SIZE, PS_WINNER, ST_ROLL, ST_SIZE
+from sim.tables import kernel_tables
+
+from .learned import (
+    F_JOKER, LAY_SIZE, N_ACTIVE, N_FEAT, N_PARAMS, N_ROW_TABLE, N_SHEET, SC_COUNT, SC_SIZE, sheet_features,
+    sheet_layout,
+)
+from .table_features import N_STAGES, T_ACTIVE, TC_SIZE, points_now, stage, table_context, table_features
+
+#: Features of an afterstate at a table: the sheet's and the table's.
+N_TACTIVE = N_ACTIVE + T_ACTIVE
+#: Games of one batch (half self-play, half against built-ins).
+BATCH = 256
+#: Training games are capped at this many rolls (natural games end far sooner).
+MAX_ROLLS = 120
+#: The built-ins the learner meets, batch after batch.
+OPPONENTS = ("heuristic", "lookahead")
+DEFAULT_GAMES = {2: 600_000, 3: 400_000, 4: 300_000, 5: 240_000, 6: 200_000}
+
+
+@njit(cache=True, parallel=True)
+def replay_features(tab, players, count, rolls, log, learner, feats, gains, finals):
+    """Replay each game's log (rolls[i] rolls, log rows i*MAX_ROLLS*players ..) through the
+    engine's kernels; for every roll r and seat s: gains[i, r, s] the points now it gained in
+    the roll, and for learner seats feats[i, r, s] the absolute weight indices of its afterstate
+    (row of the roll's stage). finals[i, s]: the final scores."""
+    for i in prange(count):
+        st = np.zeros(ST_SIZE, np.int64)
+        ps = np.zeros((MAX_SEATS, PS_SIZE), np.int64)
+        bb = np.zeros((MAX_SEATS, BB_SIZE), np.uint64)
+        lay = np.empty(LAY_SIZE, np.int64)
+        sheet_layout(tab, lay)
+        sc = np.empty(SC_SIZE, np.int64)
+        tc = np.empty(TC_SIZE, np.int64)
+        idx = np.empty(N_TACTIVE, np.int64)
+        before = np.empty(MAX_SEATS, np.int64)
+        reset(st, ps, bb, tab, players, MAX_ROLLS)
+        for s in range(players):
+            before[s] = points_now(ps, bb, tab, s)
+        row = i * MAX_ROLLS * players
+        for r in range(1, rolls[i] + 1):
+            st[ST_ROLL] = r
+            for _ in range(players):          # the active player's move, then the passive ones
+                if log[row, LOG_SUB] >= 0:
+                    cross(ps, bb, tab, log[row, LOG_SEAT], log[row, LOG_SUB], log[row, LOG_COST], r)
+                row += 1
+            settle_awards(st, ps, bb, tab)
+            o = N_ROW_TABLE * stage(st)
+            for s in range(players):
+                now = points_now(ps, bb, tab, s)
+                gains[i, r, s] = now - before[s]
+                before[s] = now
+                if not learner[i, s]:
+                    continue
+                sheet_features(lay, bb[s, 0], bb[s, 1], sc, idx)
+                idx[N_SHEET] = F_JOKER + ps[s, PS_JOKERS]
+                table_context(st, ps, bb, tab, s, tc)
+                table_features(tc, sc[SC_COUNT:SC_COUNT + 15], idx, N_ACTIVE)
+                for f in range(N_ACTIVE):
+                    feats[i, r, s, f] = o + idx[f]
+                for f in range(N_ACTIVE, N_TACTIVE):
+                    feats[i, r, s, f] = o + N_FEAT + idx[f]
+        for s in range(players):
+            finals[i, s] = points_now(ps, bb, tab, s)
+
+
+@njit(cache=True)
+def learn_table(W, feats, gains, finals, rolls, learner, count, players, alpha, lam):
+    """TD(lambda) for each learner seat of games 0..count-1, in order: its afterstate after roll
+    r moves towards G_r = gain_{r+1} + (1 - lam) V(s_{r+1}) + lam G_{r+1}, where after the last
+    roll G = - the best opponent's final score (so V + points now estimates the final margin)."""
+    a = alpha / N_TACTIVE
+    for i in range(count):
+        for s in range(players):
+            if not learner[i, s]:
+                continue
+            best = -1000
+            for q in range(players):
+                if q != s:
+                    best = max(best, finals[i, q])
+            g = -float(best)
+            v_next = 0.0
+            for r in range(rolls[i], 0, -1):
+                if r < rolls[i]:
+                    g = gains[i, r + 1, s] + (1.0 - lam) * v_next + lam * g
+                v = 0.0
+                for f in range(N_TACTIVE):
+                    v += W[feats[i, r, s, f]]
+                err = a * (g - v)
+                for f in range(N_TACTIVE):
+                    W[feats[i, r, s, f]] += err
+                v_next = v + err * N_TACTIVE
+
+
+def _lineup_arrays(players: int, sheet, W):
+    """Decision functions, kinds and parameters for play_batch: slot 0 is learned playing the
+    weights W (a view into the parameters, so that learning updates what it plays), slots
+    1.. the OPPONENTS."""
+    from sim.api import player_kind
+    from strategies import resolve
+    specs = [resolve("learned")] + [resolve(o) for o in OPPONENTS]
+    width = N_PARAMS + W.size
+    params = np.zeros((MAX_SEATS, width))
+    params[0, :N_PARAMS] = specs[0].params
+    for i, r in enumerate(specs[1:], 1):
+        params[i, :len(r.params)] = r.params
+    fns = tuple(r.fn for r in specs) + (specs[0].fn,) * (MAX_SEATS - len(specs))
+    kinds = np.array([player_kind(f) for f in fns], np.int64)
+    return fns, kinds, params
+
+
+def train_table(sheet="standard", players: int = 4, games: int | None = None, seed: int = 7,
+                alpha: float = 0.5, alpha_end: float = 0.03, lam: float = 0.7, progress=None) -> np.ndarray:
+    """Table weights (float32 (N_STAGES, N_ROW_TABLE)) of `learned` for `players` on `sheet`
+    after `games` training games of `seed`; progress(done, the learner's win rate against the
+    built-ins in the last batch)."""
+    sheet = load_sheet(sheet)
+    tab = kernel_tables(sheet)
+    games = DEFAULT_GAMES[players] if games is None else games
+    W0 = np.zeros(N_STAGES * N_ROW_TABLE)
+    fns, kinds, params = _lineup_arrays(players, sheet, W0)
+    W = params[0, N_PARAMS:]                 # the learner's weights, in place in its parameters
+    half = BATCH // 2
+    n_log = BATCH * MAX_ROLLS
+    dice = np.zeros((n_log, 6), np.int64)
+    log = np.zeros((n_log * players, LOG_SIZE), np.int64)
+    dice_start = np.arange(BATCH + 1, dtype=np.int64) * MAX_ROLLS
+    log_start = dice_start * players
+    res = np.zeros((BATCH, 9), np.int64)
+    seats = np.zeros((BATCH, players, PS_SIZE), np.int64)
+    learner = np.zeros((BATCH, players), np.bool_)
+    feats = np.zeros((BATCH, MAX_ROLLS + 1, players, N_TACTIVE), np.int64)
+    gains = np.zeros((BATCH, MAX_ROLLS + 1, players), np.int64)
+    finals = np.zeros((BATCH, players), np.int64)
+    done = 0
+    batch = 0
+    while done < games:
+        n = min(BATCH, games - done)
+        alpha_now = alpha + (alpha_end - alpha) * done / games
+        # First part: self-play (every seat slot 0); second: the learner (slot 0) rotated against
+        # one of the OPPONENTS in every other seat.
+        n_self = min(half, n)
+        opp = 1 + batch % len(OPPONENTS)
+        learner[:] = False
+        wins = 0
+        for part, (first, count) in enumerate(((done, n_self), (done + n_self, n - n_self))):
+            if count == 0:
+                continue
+            at = 0 if part == 0 else n_self
+            rows = slice(at, at + count)
+            slots = np.zeros(MAX_SEATS, np.int64) if part == 0 else np.array([0] + [opp] * (MAX_SEATS - 1))
+            play_batch(fns, kinds, params, slots, part == 1, tab, np.uint64(seed), first, players, MAX_ROLLS,
+                       res[rows], seats[rows], dice_start[:count + 1], dice, log_start[:count + 1], log)
+            if part == 0:
+                learner[rows] = True
+            else:
+                # Seat s plays slot (s + game number) % players: the learner is where that is 0.
+                at_seat = (-(first + np.arange(count))) % players
+                learner[at + np.arange(count), at_seat] = True
+                wins = int(seats[at + np.arange(count), at_seat, PS_WINNER].sum())
+            # Each part's log starts at row 0: replay it before the next part is played.
+            replay_features(tab, players, count, res[rows, GR_ROLLS], log, learner[rows], feats[rows], gains[rows],
+                            finals[rows])
+        learn_table(W, feats, gains, finals, res[:n, GR_ROLLS], learner, n, players, alpha_now, lam)
+        done += n
+        batch += 1
+        if progress is not None:
+            progress(done, wins / max(n - n_self, 1))
+    return W.reshape(N_STAGES, N_ROW_TABLE).astype(np.float32)
