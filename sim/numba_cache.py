@@ -6,9 +6,10 @@ inlines rng.py's dice, or a game loop calling a strategy from another file,
 would keep running stale machine code after those files change. Keying the
 cache folder by a hash of every source file of the engine and the built-in
 strategies makes a stale kernel impossible; a changed tree simply compiles
-once into a new folder. Data files under the packages' data/ folders count
-too: a strategy may freeze one into its machine code (strategies.learned's
-weights), so new weights must recompile.
+once into a new folder. Data files under the packages' data/ folders
+(learned's shipped weights) are read at run time, not compiled in: they do
+not key the cache, but they do count in DIGEST, the version of the built-in
+strategies a run's manifest records (new weights play other games).
 
 The host-side modules below hold no kernel and nothing a kernel freezes in
 (tests/test_numba_cache.py checks that no kernel module imports them), so
@@ -30,7 +31,8 @@ HOST_ONLY = frozenset({
 })
 
 
-def source_digest(root: Path | None = None) -> str:
+def source_digest(root: Path | None = None, data: bool = True) -> str:
+    """Hash of the kernel sources (and with `data`, of the shipped data files)."""
     root = Path(__file__).resolve().parent.parent if root is None else Path(root)
     h = hashlib.sha256(numba.__version__.encode())
     for pkg in _PACKAGES:
@@ -39,7 +41,7 @@ def source_digest(root: Path | None = None) -> str:
                 continue
             h.update(str(path.relative_to(root)).encode())
             h.update(path.read_bytes())
-        for path in sorted((root / pkg / "data").rglob("*.npz")):
+        for path in sorted((root / pkg / "data").rglob("*.npz")) if data else ():
             h.update(str(path.relative_to(root)).encode())
             h.update(path.read_bytes())
     return h.hexdigest()[:16]
@@ -57,4 +59,4 @@ def configure(digest: str) -> str:
 #: The version of the kernels and built-in strategies this process plays with: a run's
 #: manifest records it, and resuming with other kernels is refused (sim.runner).
 DIGEST = source_digest()
-CACHE_DIR = configure(DIGEST)
+CACHE_DIR = configure(source_digest(data=False))
