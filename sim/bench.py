@@ -130,8 +130,8 @@ def _cli(args: list[str], env=None) -> tuple[float, int]:
     return wall, peak
 
 
-#: The strategies with a target; every other one is measured with --all.
-TARGETED = ("greedy", "heuristic")
+#: The strategies with a target (learned: at 4 players); every other one is measured with --all.
+TARGETED = ("greedy", "heuristic", "learned")
 
 
 def run(quick: bool, everything: bool = False) -> list[dict]:
@@ -185,6 +185,8 @@ def _throughput_rows(names: list[str], quick: bool) -> list[dict]:
             target = TARGETS.get((name, players))
             if name == "heuristic":
                 target = rates[("greedy", players)] / 2
+            elif name == "learned" and players > 1:     # the table player: half the heuristic's speed
+                target = rates[("heuristic", players)] / 2
             rows.append({
                 "workload": f"{'solo' if players == 1 else '4 players'}, {name}, 1 thread",
                 "value": round(rate), "unit": "games/s",
