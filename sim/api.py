@@ -102,6 +102,11 @@ class Lineup:
     players: int | None = None  # the number of players it is for
 
 
+def _check_specs(strategies) -> None:
+    if isinstance(strategies, str) or not 1 <= len(strategies) <= MAX_SEATS:
+        raise ValueError(f"strategies must be a list of 1..{MAX_SEATS} strategy specs, one per seat")
+
+
 def lineup(strategies, files=None, sheet="standard", players=None) -> Lineup:
     """Resolve strategy specs ("greedy", "heuristic:joker_cost=2", "file.py:fn", ...) for games
     of `players` (default: one per spec) on `sheet`.
@@ -112,8 +117,7 @@ def lineup(strategies, files=None, sheet="standard", players=None) -> Lineup:
     """
     from strategies import resolve  # the engine does not depend on strategies at import
 
-    if isinstance(strategies, str) or not 1 <= len(strategies) <= MAX_SEATS:
-        raise ValueError(f"strategies must be a list of 1..{MAX_SEATS} strategy specs, one per seat")
+    _check_specs(strategies)
     files = [None] * len(strategies) if files is None else list(files)
     resolved = [resolve(s, f) for s, f in zip(strategies, files, strict=True)]
     sheet_obj = load_sheet(sheet)
@@ -180,7 +184,8 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
         if isinstance(strategies, Lineup):
             players = strategies.players or len(strategies.specs)
         else:
-            players = 1 if isinstance(strategies, str) else len(strategies)
+            _check_specs(strategies)
+            players = len(strategies)
     players = check_int("players", players, 1, MAX_SEATS)
     line = strategies if isinstance(strategies, Lineup) else lineup(strategies, sheet=sheet, players=players)
     if line.sheet is not None and (line.sheet != sheet or line.players != players):
