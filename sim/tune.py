@@ -332,9 +332,9 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
         return m
 
     numba.set_num_threads(threads)
-    bar = Progress(iterations * per_iteration * n, 0, enabled=progress)
     if report:
         report(result)
+    bar = Progress(iterations * per_iteration * n, 0, enabled=progress)
     try:
         for it in range(1, iterations + 1):
             first = (it - 1) * n
@@ -406,7 +406,7 @@ def format_header(result: TuneResult) -> str:
     what = "score" if st["objective"] == "score" else "win rate"
     ranges = ", ".join(f"{r.name} {r.lo:g}..{r.hi:g}" for r in result.ranges)
     return (f"Tuning {result.start_spec} ({where}) for the mean {what}: {ranges}\n"
-            f"{st['optimizer']}: {st['iterations_planned']} iterations of {st['popsize']} candidates and their mean "
+            f"{st['optimizer']}: {st['iterations_planned']:,} iterations of {st['popsize']} candidates and their mean "
             f"at {st['trial_games']:,} games each (budget {st['budget']:,} games); in each iteration all play the "
             f"same new games of seed {st['seed']}\n\n"
             f"{'iter':>4} {'games':>9} {'spread':>6}  {'the mean: ' + what + ' (95% CI)':<27} "
