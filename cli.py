@@ -285,6 +285,67 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
             click.echo(f"Warning: {stop_message(result)}", err=True)
 
 
+# --- tune ------------------------------------------------------------------------
+
+@main.command()
+@click.argument("spec")
+@click.option("--param", "params", multiple=True, metavar="NAME=LO..HI",
+              help="A parameter of SPEC to search, within LO..HI (repeatable).")
+@click.option("--players", "-p", type=int, default=1, show_default=True, help="1 = solo, 2..6 = tables.")
+@click.option("--opponents", default=None, help="Opponents' strategy at tables [default: SPEC].")
+@click.option("--objective", type=click.Choice(["score", "win"]), default="score", show_default=True,
+              help="Mean score, or win rate (tables).")
+@click.option("--budget", type=int, default=100_000, show_default=True,
+              help="Games the whole search may play (a table counts once); the validation is extra.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Root seed of the search's games.")
+@click.option("--validate-games", type=int, default=None,
+              help="Games the best and the start spec each play on the validation seed; 0 = no validation "
+                   "[default: 20,000 solo, 5,000 at tables].")
+@click.option("--validation-seed", type=int, default=None, help="[default: --seed + 1]; must differ from --seed.")
+@click.option("--trial-games", type=int, default=None,
+              help="Games per candidate and iteration [default: from the budget, about 15 iterations per "
+                   "parameter, at least 30].")
+@click.option("--sheet", default="standard", show_default=True)
+@click.option("--max-rolls", type=int, default=200, show_default=True)
+@click.option("--threads", "-j", type=int, default=None, help="Numba threads [default: all cores].")
+@click.option("--out", "-o", default=None, help="New or empty folder for trials.parquet and tune.json.")
+@click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--quiet", "-q", is_flag=True, help="No progress line.")
+@_errors
+def tune(spec, params, players, opponents, objective, budget, seed, validate_games, validation_seed, trial_games,
+         sheet, max_rolls, threads, out, fmt, quiet):
+    """Search SPEC's parameters for the best mean score (or win rate) with CMA-ES.
+
+    All candidates of an iteration play the same games; the result, the search distribution's
+    mean, then plays SPEC on a seed the search never used (paired difference, 95% CI).
+    Ctrl-C prints the best so far.
+
+    Example: encore-sim tune heuristic:solo_joker=0 --param solo_joker=0..3 --param solo_colour=0..2
+    """
+    from sim import tune as t
+
+    def report(result):
+        if fmt == "table":
+            click.echo(t.format_iteration(result, result.history[-1]) if result.history else t.format_header(result))
+
+    try:
+        result = t.tune(spec, list(params), players=players, opponents=opponents, objective=objective,
+                        budget=budget, seed=seed, validate_games=validate_games, validation_seed=validation_seed,
+                        trial_games=trial_games, sheet=sheet, max_rolls=max_rolls, threads=threads, out=out,
+                        progress=_progress_enabled(quiet), report=report)
+    except t.TuneInterrupted as e:
+        click.echo(json.dumps(e.result.to_dict(), indent=2) if fmt == "json" else t.format_best(e.result))
+        sys.exit(130)
+    if fmt == "json":
+        click.echo(json.dumps(result.to_dict(), indent=2))
+        return
+    click.echo(t.format_best(result))
+    if result.validation is not None:
+        click.echo("\n" + t.format_validation(result))
+    if out is not None:
+        click.echo(f"\nTrials: {Path(out) / 'trials.parquet'}, result: {Path(out) / 'tune.json'}")
+
+
 # --- replay ------------------------------------------------------------------------
 
 @main.command()

@@ -88,6 +88,20 @@ def _games_needed(done: int, widest: float, until_ci: float) -> float:
     return done * (widest / until_ci) ** 2
 
 
+def candidate_results(line, seed, first, count, players, sheet, max_rolls=DEFAULT_MAX_ROLLS):
+    """(scores, winner flags) of the candidate, seat 0 of lineup `line`, in games first .. first+count-1.
+
+    Solo it plays each game alone; at a table of `players` the seats rotate, so in game g it sits
+    in seat (-g) mod players. Raises StrategyError if a strategy made an illegal move.
+    """
+    chunk = play_chunk(seed, first, count, line, players=players, sheet=sheet, max_rolls=max_rolls,
+                       rotate=players > 1)
+    check_chunk(chunk)
+    seat = (-(first + np.arange(count))) % players
+    rows = chunk.seats[np.arange(count), seat]
+    return rows[:, PS_SCORE], rows[:, PS_WINNER]
+
+
 def compare(strategies, players=1, opponents=None, games=None, seed=0, until_ci=None, max_games=None,
             chunk_size=None, sheet="standard", max_rolls=DEFAULT_MAX_ROLLS, threads=None,
             progress=False) -> Comparison:
@@ -146,12 +160,7 @@ def compare(strategies, players=1, opponents=None, games=None, seed=0, until_ci=
         count = min(count, limit - done)
         base_s = base_w = None
         for i, line in enumerate(lineups):
-            chunk = play_chunk(seed, done, count, line, players=players, sheet=sheet_obj,
-                               max_rolls=max_rolls, rotate=players > 1)
-            check_chunk(chunk)
-            seat = (-(done + np.arange(count))) % players
-            rows = chunk.seats[np.arange(count), seat]
-            s, w = rows[:, PS_SCORE], rows[:, PS_WINNER]
+            s, w = candidate_results(line, seed, done, count, players, sheet_obj, max_rolls)
             score[i].add(s)
             win[i].add(w)
             if i == 0:
