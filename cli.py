@@ -437,7 +437,7 @@ def train(sheet, players, games, seed, threads, out, quiet):
     `encore-sim train --sheet NAME --out strategies/data/learned-NAME.npz` for each
     built-in sheet. Interrupted, it writes nothing.
     """
-    from strategies.train import train_file
+    from strategies.training import train_file
     try:
         train_file(out, sheet=sheet, players=players, games=games, seed=seed, threads=threads,
                    progress=_progress_enabled(quiet))

@@ -1,6 +1,6 @@
 """Train the weights of `learned` by TD(lambda) on afterstates, from solo self-play.
 
-    encore-sim train --sheet standard --out W.npz        (the Python API: train())
+    encore-sim train --sheet standard --out W.npz        (strategies.training.train_file)
 
 Games are played by the engine's own kernels (reset, set_dice, cross,
 settle_awards, finish) on the chosen sheet. Every roll the player takes the
@@ -28,9 +28,7 @@ game g come from (seed, g) as in every other run, and nothing else is random.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numba
 import numpy as np
@@ -211,48 +209,3 @@ def evaluate(W, seed: int, first: int, count: int, top: int = 0, sheet="standard
     scores = np.zeros(count, np.int64)
     play_solo(np.asarray(W, np.float64).ravel(), kernel_tables(load_sheet(sheet)), seed, first, count, top, scores)
     return scores
-
-
-
-def train_file(out, sheet="standard", players: int = 1, games: int | None = None, seed: int = 7,
-               threads: int | None = None, progress: bool = False) -> np.ndarray:
-    """`encore-sim train`: check the arguments, train (solo, or a table of `players`: see
-    strategies.train_table), and write the weights to `out` atomically (nothing is written if
-    training is interrupted). Returns the weights."""
-    from sim.api import MAX_SEED, check_int
-    from sim.runner import Progress
-    from .learned import save_weights
-    from .train_table import DEFAULT_GAMES as TABLE_GAMES
-    from .train_table import train_table
-
-    sheet = load_sheet(sheet)
-    players = check_int("players", players, 1, MAX_SEATS)
-    games = check_int("games", (DEFAULT_GAMES if players == 1 else TABLE_GAMES[players]) if games is None else games,
-                      1, 2**40)
-    seed = check_int("seed", seed, 0, MAX_SEED)
-    max_threads = numba.config.NUMBA_NUM_THREADS
-    threads = max_threads if threads is None else check_int("threads", threads, 1, max_threads)
-    out = Path(out)
-    if out.suffix != ".npz":
-        raise ValueError(f"the weights file must end in .npz, got {out}")
-    if not out.parent.is_dir():
-        raise ValueError(f"cannot write {out}: folder {out.parent} does not exist")
-    if out.is_dir():
-        raise ValueError(f"cannot write {out}: it is a folder")
-    numba.set_num_threads(threads)
-    bar = Progress(games, 0, enabled=progress, unit="training games")
-    last = [0.0]
-
-    def show(done, figure):
-        if time.monotonic() - last[0] > 0.5 or done == games:   # a batch takes ~30 ms
-            last[0] = time.monotonic()
-            bar.update(done, f"mean score {figure:5.2f}" if players == 1 else
-                       f"wins {100 * figure:3.0f}% against built-ins")
-
-    if players == 1:
-        W = train(sheet, games, seed, progress=show)
-    else:
-        W = train_table(sheet, players, games, seed, progress=show)
-    bar.close()
-    save_weights(out, W, sheet, games, seed, players)
-    return W

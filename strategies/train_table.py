@@ -118,34 +118,19 @@ def learn_table(W, feats, gains, finals, rolls, learner, count, players, alpha, 
                 v_next = v + err * N_TACTIVE
 
 
-def _lineup_arrays(players: int, sheet, W):
-    """Decision functions, kinds and parameters for play_batch: slot 0 is learned playing the
-    weights W (a view into the parameters, so that learning updates what it plays), slots
-    1.. the OPPONENTS."""
-    from sim.api import player_kind
-    from strategies import resolve
-    specs = [resolve("learned")] + [resolve(o) for o in OPPONENTS]
-    width = N_PARAMS + W.size
-    params = np.zeros((MAX_SEATS, width))
-    params[0, :N_PARAMS] = specs[0].params
-    for i, r in enumerate(specs[1:], 1):
-        params[i, :len(r.params)] = r.params
-    fns = tuple(r.fn for r in specs) + (specs[0].fn,) * (MAX_SEATS - len(specs))
-    kinds = np.array([player_kind(f) for f in fns], np.int64)
-    return fns, kinds, params
-
-
-def train_table(sheet="standard", players: int = 4, games: int | None = None, seed: int = 7,
+def train_table(lineup, sheet="standard", players: int = 4, games: int | None = None, seed: int = 7,
                 alpha: float = 0.5, alpha_end: float = 0.03, lam: float = 0.7, progress=None) -> np.ndarray:
     """Table weights (float32 (N_STAGES, N_ROW_TABLE)) of `learned` for `players` on `sheet`
     after `games` training games of `seed`; progress(done, the learner's win rate against the
-    built-ins in the last batch)."""
+    built-ins in the last batch). `lineup` is (functions, kinds, parameters) for play_batch with
+    learned in slot 0 and the OPPONENTS after it (strategies.training.table_lineup); the weights
+    start at 0 and are learnt in place in learned's parameters, so that it plays what it learns."""
     sheet = load_sheet(sheet)
     tab = kernel_tables(sheet)
     games = DEFAULT_GAMES[players] if games is None else games
-    W0 = np.zeros(N_STAGES * N_ROW_TABLE)
-    fns, kinds, params = _lineup_arrays(players, sheet, W0)
-    W = params[0, N_PARAMS:]                 # the learner's weights, in place in its parameters
+    fns, kinds, params = lineup
+    W = params[0, N_PARAMS:]
+    W[:] = 0.0
     half = BATCH // 2
     n_log = BATCH * MAX_ROLLS
     dice = np.zeros((n_log, 6), np.int64)

@@ -15,6 +15,7 @@ from sim.tables import build_tables, kernel_tables
 from strategies import REGISTRY
 from strategies import learned as L
 from strategies import train as T
+from strategies import training as TR
 
 try:  # works both with and without a tests/__init__.py
     from .checker import check_game_log
@@ -69,7 +70,7 @@ def test_incremental_successor_value_is_exact():
             L.sheet_features(lay, lo, hi, sc2, idx)
             assert base == pytest.approx(L.sheet_value(W, o, idx), abs=1e-9)
             for k in moves:
-                v, r = L.successor_value(W, o, lay, ktab, sc, se, k)
+                v, r = L.successor_value(W, o, lay, ktab, sc, se, k, 0)
                 lo2, hi2 = lo | tab.mask[k, 0], hi | tab.mask[k, 1]
                 L.sheet_features(lay, lo2, hi2, sc2, idx)
                 assert v == pytest.approx(L.sheet_value(W, o, idx), abs=1e-9)
@@ -118,16 +119,16 @@ def test_training_is_deterministic_and_learns(tmp_path):
     """A tiny run writes weights that load, are the same for any thread count, and already
     play better than untrained weights (on dice never used in training)."""
     out = tmp_path / "w.npz"
-    T.train_file(out, sheet="blue", games=1500, seed=11, threads=1)
+    TR.train_file(out, sheet="blue", games=1500, seed=11, threads=1)
     w = L.read_weights(out, load_sheet("blue"))
     assert w.shape == (L.N_T, L.N_FEAT) and not w[0].any()
     trained = T.evaluate(w, 12, 0, 300, sheet="blue")
     untrained = T.evaluate(T.initial_weights(T.Settings().optimism), 12, 0, 300, sheet="blue")
     assert trained.mean() > untrained.mean() + 3, (trained.mean(), untrained.mean())
     out2 = tmp_path / "w2.npz"
-    T.train_file(out2, sheet="blue", games=1500, seed=11, threads=2)
+    TR.train_file(out2, sheet="blue", games=1500, seed=11, threads=2)
     assert np.array_equal(w, L.read_weights(out2))
-    T.train_file(out2, sheet="blue", games=1500, seed=12, threads=2)
+    TR.train_file(out2, sheet="blue", games=1500, seed=12, threads=2)
     assert not np.array_equal(w, L.read_weights(out2))
 
 
@@ -138,7 +139,7 @@ def test_training_interrupted_writes_nothing(tmp_path, monkeypatch):
         raise KeyboardInterrupt
     monkeypatch.setattr(T, "learn_batch", stop)
     with pytest.raises(KeyboardInterrupt):
-        T.train_file(out, games=2000, threads=1)
+        TR.train_file(out, games=2000, threads=1)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -183,7 +184,7 @@ def test_weights_file_in_manifest_replay_and_resume(tmp_path, monkeypatch):
     from sim.runner import run, stored_run_args
     (tmp_path / "w").mkdir()
     weights = tmp_path / "w" / "mine.npz"
-    T.train_file(weights, games=600, seed=3, threads=1)
+    TR.train_file(weights, games=600, seed=3, threads=1)
     monkeypatch.chdir(tmp_path / "w")
     out = tmp_path / "run"
     spec = "learned:weights=mine.npz"
@@ -197,7 +198,7 @@ def test_weights_file_in_manifest_replay_and_resume(tmp_path, monkeypatch):
     log, _, stored = from_dataset(out, 7)
     assert check_stored(log, stored) is None and log["result"][0]["score"] == expected[7]
     assert run(out, resume=True, **stored_run_args(out))["status"] == "complete"
-    T.train_file(weights, games=600, seed=4, threads=1)
+    TR.train_file(weights, games=600, seed=4, threads=1)
     with pytest.raises(ValueError, match="has changed since the run"):
         from_dataset(out, 7)
     with pytest.raises(ValueError, match="has changed since the run started"):

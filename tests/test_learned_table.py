@@ -17,6 +17,7 @@ from sim.tables import build_tables, kernel_tables
 from strategies import learned as L
 from strategies import table_features as TF
 from strategies import train as T
+from strategies import training as TR
 
 try:  # works both with and without a tests/__init__.py
     from .checker import check_game_log
@@ -204,8 +205,8 @@ def test_table_training_is_deterministic_and_learns(tmp_path):
     """A tiny run (a few batches) gives the same weights on 1 and 2 threads, and already wins
     more often against heuristic than the untrained (zero) weights, on dice it never saw."""
     a, b = tmp_path / "a.npz", tmp_path / "b.npz"
-    T.train_file(a, players=2, games=3072, seed=5, threads=1)
-    T.train_file(b, players=2, games=3072, seed=5, threads=2)
+    TR.train_file(a, players=2, games=3072, seed=5, threads=1)
+    TR.train_file(b, players=2, games=3072, seed=5, threads=2)
     wa = L.read_weights(a, players=2)
     assert np.array_equal(wa, L.read_weights(b, players=2)) and np.abs(wa).sum() > 0
     zero = tmp_path / "zero.npz"

@@ -1,0 +1,75 @@
+"""`encore-sim train`: check the arguments, train `learned`'s weights, write them (host side).
+
+The kernels and their drivers are in strategies.train (solo) and strategies.train_table (tables).
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from sim.api import MAX_SEED, check_int, player_kind
+from sim.runner import Progress
+from sim.sheets import load_sheet
+from sim.state import MAX_SEATS
+
+from .learned import N_PARAMS, N_ROW_TABLE, save_weights
+from .registry import resolve
+from .table_features import N_STAGES
+from .train import DEFAULT_GAMES, train
+from .train_table import DEFAULT_GAMES as TABLE_GAMES
+from .train_table import OPPONENTS, train_table
+
+
+def table_lineup():
+    """Decision functions, kinds and parameters for play_batch: slot 0 is learned, with room for
+    table weights after its parameters, slots 1.. the OPPONENTS of table training."""
+    specs = [resolve("learned")] + [resolve(o) for o in OPPONENTS]
+    width = N_PARAMS + N_STAGES * N_ROW_TABLE
+    params = np.zeros((MAX_SEATS, width))
+    params[0, :N_PARAMS] = specs[0].params
+    for i, r in enumerate(specs[1:], 1):
+        params[i, :len(r.params)] = r.params
+    fns = tuple(r.fn for r in specs) + (specs[0].fn,) * (MAX_SEATS - len(specs))
+    kinds = np.array([player_kind(f) for f in fns], np.int64)
+    return fns, kinds, params
+
+
+def train_file(out, sheet="standard", players: int = 1, games: int | None = None, seed: int = 7,
+               threads: int | None = None, progress: bool = False) -> np.ndarray:
+    """`encore-sim train`: check the arguments, train (solo, or a table of `players`: see
+    strategies.train_table), and write the weights to `out` atomically (nothing is written if
+    training is interrupted). Returns the weights."""
+    sheet = load_sheet(sheet)
+    players = check_int("players", players, 1, MAX_SEATS)
+    games = check_int("games", (DEFAULT_GAMES if players == 1 else TABLE_GAMES[players]) if games is None else games,
+                      1, 2**40)
+    seed = check_int("seed", seed, 0, MAX_SEED)
+    max_threads = numba.config.NUMBA_NUM_THREADS
+    threads = max_threads if threads is None else check_int("threads", threads, 1, max_threads)
+    out = Path(out)
+    if out.suffix != ".npz":
+        raise ValueError(f"the weights file must end in .npz, got {out}")
+    if not out.parent.is_dir():
+        raise ValueError(f"cannot write {out}: folder {out.parent} does not exist")
+    if out.is_dir():
+        raise ValueError(f"cannot write {out}: it is a folder")
+    numba.set_num_threads(threads)
+    bar = Progress(games, 0, enabled=progress, unit="training games")
+    last = [0.0]
+
+    def show(done, figure):
+        if time.monotonic() - last[0] > 0.5 or done == games:   # a batch takes ~30 ms
+            last[0] = time.monotonic()
+            bar.update(done, f"mean score {figure:5.2f}" if players == 1 else
+                       f"wins {100 * figure:3.0f}% against built-ins")
+
+    if players == 1:
+        W = train(sheet, games, seed, progress=show)
+    else:
+        W = train_table(table_lineup(), sheet, players, games, seed, progress=show)
+    bar.close()
+    save_weights(out, W, sheet, games, seed, players)
+    return W
