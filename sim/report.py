@@ -115,13 +115,15 @@ class _Folds:
         self.games = 0
 
     def __call__(self, batch, rolls, capped) -> None:
-        _accumulate(self.by_seat, batch, rolls, capped, True)
+        if self.players > 1:
+            _accumulate(self.by_seat, batch, rolls, capped, True)
         strategy = batch.column("strategy").dictionary_encode()
         names = strategy.dictionary.to_pylist()
         code = as_numpy(strategy.indices).astype(np.int64)
+        groups, group = np.unique(code, return_inverse=True)
         for i, col in enumerate(SUMMED):
-            u, s = _group_sums(code, as_numpy(batch.column(col)).astype(np.float64))
-            for c, v in zip(u.tolist(), s.tolist()):
+            sums = np.bincount(group.ravel(), weights=as_numpy(batch.column(col)), minlength=len(groups))
+            for c, v in zip(groups.tolist(), sums.tolist()):
                 self.sums[names[c]][i] += v
         first = as_numpy(pc.fill_null(batch.column("first_joker_roll"), 0)).astype(np.int64)
         u, n = _group_sums(code * 65_536 + first)
@@ -475,6 +477,7 @@ def fig_forest(t, players) -> _Figure:
         for yi, v in zip(y, d):
             ax.annotate(fmt.format(v), (v, yi), xytext=(0, 7), textcoords="offset points", ha="center", fontsize=8)
         ax.axvline(0, color="#c44e52", linewidth=1)
+        ax.margins(x=0.12)   # room for the labels at the ends
         ax.set_yticks(y, [_short(n, 18) for n in rows["strategy"]] if ax is np.atleast_1d(axes)[0] else [])
         ax.set_ylim(-0.7, len(rows) - 0.3)
         ax.set_xlabel(label)
@@ -553,12 +556,14 @@ def _json_safe(x):
     return x
 
 
-def _page(title: str, subtitle: str, sections: list[tuple[str, str]], figs: list[_Figure], data: dict) -> bytes:
+def _page(title: str, subtitle: str, tables: list[tuple[str, str]], figs: list[_Figure], settings: str,
+          data: dict) -> bytes:
+    """The page: tables, figures, then the settings (a reference, read last)."""
     import matplotlib
-    with matplotlib.rc_context({"svg.hashsalt": "encore-sim", "font.size": 9}):
+    with matplotlib.rc_context({"svg.hashsalt": "encore-sim"}):   # the same file for the same data
         images = [_svg_uri(f.fig) for f in figs]
     body = [f"<h1>{_e(title)}</h1>", f'<p class="sub">{_e(subtitle)}</p>']
-    for heading, content in sections:
+    for heading, content in tables:
         body.append(f"<h2>{_e(heading)}</h2>{content}")
     if figs:
         body.append('<h2>Figures</h2><div class="figures">')
@@ -566,6 +571,7 @@ def _page(title: str, subtitle: str, sections: list[tuple[str, str]], figs: list
             body.append(f'<figure id="fig-{f.slug}"><img src="{uri}" alt="{_e(f.title)}">'
                         f"<figcaption><b>{_e(f.title)}.</b> {_e(f.caption)}</figcaption></figure>")
         body.append("</div>")
+    body.append(f"<h2>Settings</h2>{settings}")
     # "</" would end the script element early
     blob = json.dumps(_json_safe(data), allow_nan=False).replace("</", "<\\/")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -628,9 +634,7 @@ def check_output(out, fmt: str = "html", figures_dir=None) -> Path | None:
 def _write(out: Path, page: bytes, figs: list[_Figure], figures_dir: Path | None) -> list[Path]:
     pngs = []
     if figures_dir is not None:
-        import matplotlib
-        with matplotlib.rc_context({"font.size": 9}):
-            images = [(figures_dir / f"{i + 1:02d}-{f.slug}.png", _png(f.fig)) for i, f in enumerate(figs)]
+        images = [(figures_dir / f"{i + 1:02d}-{f.slug}.png", _png(f.fig)) for i, f in enumerate(figs)]
         figures_dir.mkdir(parents=True, exist_ok=True)
         for path, data in images:
             atomic_write_bytes(path, data)
@@ -656,12 +660,12 @@ def report(dataset, out=None, fmt: str = "html", figures_dir=None, progress: boo
     figures_dir = check_output(out, fmt, figures_dir)
     data = collect(dataset, batch_size=batch_size, progress=progress)
     figs = dataset_figures(data)
-    sections = [("Settings", _pairs_table(_settings(data))),
-                ("Summary", f"<p>{_e(data['headline'])}</p>" + html_table(data["table"]))]
+    sections = [("Summary", html_table(data["table"]))]
     if data["band_table"] is not None:
         sections.append(("Solo rating bands (RULES section 8)",
                          html_table(data["band_table"], left=("rating",))))
-    page = _page(f"encore-sim report: {data['dataset']}", data["headline"], sections, figs, data)
+    page = _page(f"encore-sim report: {data['dataset']}", data["headline"], sections, figs,
+                 _pairs_table(_settings(data)), data)
     pngs = _write(out, page, figs, figures_dir)
     return Report(out, [f.title for f in figs], pngs)
 
@@ -683,13 +687,11 @@ def compare_report(result, out, fmt: str = "html", figures_dir=None) -> Report:
     message = stop_message(result)
     settings = [("strategies", ", ".join(names)), ("games per strategy", f"{result.games:,}"),
                 *((k.replace("_", " "), str(v)) for k, v in result.settings.items() if v is not None)]
-    sections = [("Settings", _pairs_table(settings)),
-                ("Comparison", f"<p>{_e(headline(result))}</p>"
-                 + html_table({c: list(shown[c]) for c in shown.columns})
+    sections = [("Comparison", html_table({c: list(shown[c]) for c in shown.columns})
                  + (f"<p>{_e(message)}</p>" if message else ""))]
     data = {"games": result.games, "settings": result.settings, "stop": result.stop,
             "table": result.table.to_dict(orient="records"), "display": {c: list(shown[c]) for c in shown.columns},
             "hists": dict(zip(names, result.hists))}
-    page = _page("encore-sim comparison", headline(result), sections, figs, data)
+    page = _page("encore-sim comparison", headline(result), sections, figs, _pairs_table(settings), data)
     pngs = _write(out, page, figs, figures_dir)
     return Report(out, [f.title for f in figs], pngs)
