@@ -103,8 +103,8 @@ class _Folds:
     is a plain proportion over games). Per game length: games (a game is counted at its seat 0).
     """
 
-    def __init__(self, players: int, bar: Progress):
-        self.players, self.bar = players, bar
+    def __init__(self, store, players: int, bar: Progress):
+        self.store, self.players, self.bar = store, players, bar
         self.sums = defaultdict(lambda: np.zeros(len(SUMMED)))
         self.first_joker = defaultdict(Counter)
         self.lengths = Counter()
@@ -130,6 +130,9 @@ class _Folds:
         for k, v in zip(u.tolist(), n.tolist()):
             self.first_joker[names[k // 65_536]][k % 65_536] += v
         seat = as_numpy(batch.column("seat")).astype(np.int64)
+        if seat.max() >= self.players:
+            raise DatasetError(f"{self.store}: a players row of seat {seat.max()}, in a dataset of {self.players} "
+                               "players")
         self.seat_wins += np.bincount(seat, weights=as_numpy(batch.column("winner")), minlength=self.players)
         self.seat_games += np.bincount(seat, minlength=self.players)
         opening = seat == 0
@@ -187,7 +190,7 @@ def collect(dataset, batch_size: int = BATCH_ROWS, progress: bool = False) -> di
     if not 1 <= players <= 6:
         raise DatasetError(f"{store}: the manifest names no valid number of players")
     bar = Progress(int(manifest.get("games_done") or st.get("games") or 0), enabled=progress)
-    folds = _Folds(players, bar)
+    folds = _Folds(store, players, bar)
     summary = summarise(store, batch_size=batch_size, columns=FIGURE_COLUMNS, each_batch=folds)
     bar.close()
     by_seat = _stats(folds.by_seat, True, players) if players > 1 else None
@@ -204,8 +207,8 @@ def collect(dataset, batch_size: int = BATCH_ROWS, progress: bool = False) -> di
         seats = []
         for s in range(players):
             lo, hi = wilson(folds.seat_wins[s], folds.seat_games[s])
-            seats.append({"seat": s, "games": int(folds.seat_games[s]), "win_rate": folds.seat_wins[s] / folds.seat_games[s],
-                          "win_ci_low": lo, "win_ci_high": hi})
+            seats.append({"seat": s, "games": int(folds.seat_games[s]),
+                          "win_rate": folds.seat_wins[s] / folds.seat_games[s], "win_ci_low": lo, "win_ci_high": hi})
     return {
         "dataset": str(dataset),
         "headline": headline(summary),
@@ -238,8 +241,10 @@ def _colours(names):
 
 
 def _short(name: str, width: int = 28) -> str:
-    """A strategy spec short enough for a legend (a user's file path can be long)."""
-    return name if len(name) <= width else "…" + name[-(width - 1):]
+    """A strategy spec short enough for a legend (a user's file path can be long), its '$' escaped
+    (matplotlib reads text between two as mathematics)."""
+    name = name if len(name) <= width else "…" + name[-(width - 1):]
+    return name.replace("$", r"\$")
 
 
 def _figure(size=FIGSIZE, ncols=1):
@@ -648,7 +653,9 @@ def default_output(dataset) -> Path:
     if is_url(dataset):
         raise ValueError("give the report's file (-o FILE.html) for a dataset at a URL")
     path = Path(dataset)
-    return path.parent / f"{path.resolve().name}.html"
+    if path.name in ("", ".", ".."):   # `report .` from inside the dataset: beside it all the same
+        path = path.resolve()
+    return path.parent / f"{path.name}.html"
 
 
 def report(dataset, out=None, fmt: str = "html", figures_dir=None, progress: bool = False,
@@ -679,10 +686,11 @@ def compare_report(result, out, fmt: str = "html", figures_dir=None) -> Report:
     t = result.table
     names = list(t["strategy"])
     colours = _colours(names)
-    figs = [fig_forest(t, result.players),
-            fig_scores(names, dict(zip(names, result.hists)), dict(zip(names, t["mean"])), colours)]
-    figs[1].caption = ("Share of games ending on each score, per candidate, all on the same dice; dashed lines "
-                       "mark the means.")
+    figs = [fig_forest(t, result.players)]
+    if result.hists:
+        figs.append(fig_scores(names, dict(zip(names, result.hists)), dict(zip(names, t["mean"])), colours))
+        figs[1].caption = ("Share of games ending on each score, per candidate, all on the same dice; dashed "
+                           "lines mark the means.")
     shown = display_table(result)
     message = stop_message(result)
     settings = [("strategies", ", ".join(names)), ("games per strategy", f"{result.games:,}"),

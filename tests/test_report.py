@@ -135,6 +135,13 @@ def test_figure_data_against_pandas(reports, name):
         assert data["joker_source"] == "first_joker_roll" and data["jokers_by_roll"] is None
 
 
+def test_small_batches_cut_games_apart_and_change_nothing(reports):
+    """Row batches of 7 split the chunks (and the turns) at other places: the same numbers."""
+    from sim.report import collect
+    ds, r = reports["turns"]
+    assert same(page(r.html).data, {**collect(ds, batch_size=7), "dataset": str(ds)})
+
+
 def test_figures_where_the_data_supports_them(reports):
     turns, plain, solo = (reports[n][1].figures for n in ("turns", "plain", "solo"))
     assert len(turns) >= 6 and len(plain) >= 6
