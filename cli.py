@@ -260,8 +260,8 @@ def summary(path, by, fmt, output):
               show_default=True)
 @click.option("--quiet", "-q", is_flag=True)
 @click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write an HTML report: the paired differences as a forest plot and the score "
-                   "distributions.")
+              metavar="FILE.html",
+              help="Also write an HTML report: the paired differences as a forest plot and the score distributions.")
 @_errors
 def compare(strategies, players, opponents, games, until_ci, max_games, seed, sheet, max_rolls, threads,
             chunk_size, fmt, quiet, report_file):
@@ -301,10 +301,10 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
 @main.command("report")
 @click.argument("dataset", type=str)
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="HTML file to write [default: DATASET.html beside the dataset folder].")
+              metavar="FILE.html", help="HTML file to write [default: DATASET.html beside the dataset folder].")
 @click.option("--format", "-f", "fmt", type=click.Choice(["html", "png"]), default="html", show_default=True,
               help="png: also write each figure as a PNG file into --out DIR, for slides.")
-@click.option("--out", "figures_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", "figures_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="With --format png: the folder for the PNG files (created if missing).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line.")
 @_errors
