@@ -259,9 +259,12 @@ def summary(path, by, fmt, output):
 @click.option("--format", "-f", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
               show_default=True)
 @click.option("--quiet", "-q", is_flag=True)
+@click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              metavar="FILE.html",
+              help="Also write an HTML report: the paired differences as a forest plot and the score distributions.")
 @_errors
 def compare(strategies, players, opponents, games, until_ci, max_games, seed, sheet, max_rolls, threads,
-            chunk_size, fmt, quiet):
+            chunk_size, fmt, quiet, report_file):
     """Compare strategies on common random numbers (the same dice), paired against the first.
 
     Either --games N, or --until-ci X (at most --max-games; giving --games too is an error):
@@ -273,6 +276,9 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
     """
     from sim.compare import compare as run_compare
     from sim.compare import format_table, stop_message
+    if report_file is not None:
+        from sim.report import check_output
+        check_output(report_file)
     result = run_compare(strategies, players=players, opponents=opponents, games=games, seed=seed,
                          until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
                          max_rolls=max_rolls, threads=threads, progress=_progress_enabled(quiet))
@@ -283,6 +289,36 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
                                         "stop": result.stop})
         if fmt == "csv" and result.stop is not None and not result.stop["target_reached"]:
             click.echo(f"Warning: {stop_message(result)}", err=True)
+    if report_file is not None:
+        from sim.report import compare_report
+        compare_report(result, report_file)
+        if not quiet:   # on stderr: stdout may be csv or json
+            click.echo(f"Report: {report_file}", err=True)
+
+
+# --- report ------------------------------------------------------------------------
+
+@main.command("report")
+@click.argument("dataset", type=str)
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              metavar="FILE.html", help="HTML file to write [default: DATASET.html beside the dataset folder].")
+@click.option("--format", "-f", "fmt", type=click.Choice(["html", "png"]), default="html", show_default=True,
+              help="png: also write each figure as a PNG file into --out DIR, for slides.")
+@click.option("--out", "figures_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="With --format png: the folder for the PNG files (created if missing).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line.")
+@_errors
+def report_command(dataset, output, fmt, figures_dir, quiet):
+    """Write a self-contained HTML report of a dataset: settings, summary, figures.
+
+    One file, nothing loaded from the network: it opens offline and can be mailed.
+    Aggregated chunk by chunk like `summary`, so datasets larger than memory work.
+    """
+    from sim.report import report
+    r = report(dataset, output, fmt=fmt, figures_dir=figures_dir, progress=_progress_enabled(quiet))
+    click.echo(f"Report: {r.html}  ({len(r.figures)} figures)")
+    if r.pngs:
+        click.echo(f"Figures: {len(r.pngs)} PNG files in {figures_dir}")
 
 
 # --- tune ------------------------------------------------------------------------

@@ -28,6 +28,7 @@ result. Comparison.stop says whether the target or `max_games` stopped it.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numba
@@ -75,6 +76,8 @@ class Comparison:
     #: With until_ci: {"until_ci", "max_games", "target_reached", "stopped_by" ("until_ci" or
     #: "max_games"), "widest_half_width" (None if unknown), "games_needed" (estimate if not reached)}.
     stop: dict | None = None
+    #: per candidate (rows of table): {score: games}, for the report's score distributions
+    hists: list[dict[int, int]] = field(default_factory=list)
 
 
 def _widest(dscore) -> float:
@@ -150,6 +153,7 @@ def compare(strategies, players=1, opponents=None, games=None, seed=0, until_ci=
     win = [_Sums() for _ in names]
     dscore = [_Sums() for _ in names]
     dwin = [_Sums() for _ in names]
+    hists = [Counter() for _ in names]
     limit = max_games if until_ci is not None else games
     first_check = min(FIRST_CHECK, 2 * chunk_size)
     bar = Progress(limit, 0, enabled=progress)
@@ -162,6 +166,7 @@ def compare(strategies, players=1, opponents=None, games=None, seed=0, until_ci=
         for i, line in enumerate(lineups):
             s, w = candidate_results(line, seed, done, count, players, sheet_obj, max_rolls)
             score[i].add(s)
+            hists[i].update(dict(zip(*(a.tolist() for a in np.unique(s, return_counts=True)))))
             win[i].add(w)
             if i == 0:
                 base_s, base_w = s, w
@@ -218,7 +223,8 @@ def compare(strategies, players=1, opponents=None, games=None, seed=0, until_ci=
                 "widest_half_width": widest if known else None,
                 "games_needed": None if reached or not known
                 else math.ceil(_games_needed(done, widest, until_ci))}
-    return Comparison(pd.DataFrame(rows), done, players, seed, opponents, settings, stop)
+    return Comparison(pd.DataFrame(rows), done, players, seed, opponents, settings, stop,
+                      [dict(sorted(h.items())) for h in hists])
 
 
 def stop_message(result: Comparison) -> str | None:
@@ -238,13 +244,17 @@ def stop_message(result: Comparison) -> str | None:
             f"about {stop['games_needed']:,} games would reach it.")
 
 
-def format_table(result: Comparison) -> str:
-    t = result.table
-    head = (f"{result.games:,} games of seed {result.seed} per strategy, "
+def headline(result: Comparison) -> str:
+    return (f"{result.games:,} games of seed {result.seed} per strategy, "
             + ("solo" if result.players == 1 else
                f"{result.players} players, each candidate rotated through the seats against "
                f"{result.players - 1} x {result.opponents}")
-            + f"; differences are paired against {t['strategy'][0]} (95% CI)")
+            + f"; differences are paired against {result.table['strategy'][0]} (95% CI)")
+
+
+def display_table(result: Comparison) -> pd.DataFrame:
+    """The table as format_table prints it (and the report shows it): one string per cell."""
+    t = result.table
     out = pd.DataFrame({"strategy": t["strategy"]})
     out["mean score (95% CI)"] = [f"{m:.2f} ({lo:.2f}..{hi:.2f})" for m, lo, hi in zip(t["mean"], t["ci_low"], t["ci_high"])]
     out["difference (95% CI)"] = ["baseline" if i == 0 else f"{d:+.2f} ({lo:+.2f}..{hi:+.2f})"
@@ -256,6 +266,10 @@ def format_table(result: Comparison) -> str:
             "baseline" if i == 0 else f"{d:+.1%} ({lo:+.1%}..{hi:+.1%})"
             for i, (d, lo, hi) in enumerate(zip(t["win_diff"], t["win_diff_ci_low"], t["win_diff_ci_high"]))]
         out["win significant"] = ["" if s is None else ("yes" if s else "no") for s in t["win_significant"]]
-    text = head + "\n\n" + out.to_string(index=False)
+    return out
+
+
+def format_table(result: Comparison) -> str:
+    text = headline(result) + "\n\n" + display_table(result).to_string(index=False)
     message = stop_message(result)
     return text if message is None else text + "\n\n" + message

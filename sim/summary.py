@@ -169,6 +169,8 @@ class Summary:
     band_rows: list[dict] | None  # solo: one per strategy (and seat) and rating band
     manifest: dict
     games: int | None = None      # games summarised (the finished chunks'); None: the manifest's games_done
+    #: per strategy (and seat) as in rows: {score: seat-games}, the histogram the quantiles come from
+    hists: dict[tuple, dict[int, int]] | None = None
 
     @cached_property
     def stats(self) -> pd.DataFrame:
@@ -184,8 +186,12 @@ class Summary:
 PLAYER_COLUMNS = ["game", "seat", "strategy", "score", "jokers_used", "passes", "winner"]
 
 
-def summarise(path, by_seat: bool = False, batch_size: int = BATCH_ROWS) -> Summary:
-    """Aggregate the dataset at `path` chunk by chunk, in row batches (raises DatasetError if damaged)."""
+def summarise(path, by_seat: bool = False, batch_size: int = BATCH_ROWS, columns=(), each_batch=None) -> Summary:
+    """Aggregate the dataset at `path` chunk by chunk, in row batches (raises DatasetError if damaged).
+
+    each_batch(batch, rolls, capped), if given, sees every batch summarised, with the further
+    players `columns` asked for: sim.report draws its figures in the same pass, from the same rows.
+    """
     store = open_store(path)
     manifest = read_manifest(store)
     chunks = sorted(done_chunks(store))
@@ -195,14 +201,16 @@ def summarise(path, by_seat: bool = False, batch_size: int = BATCH_ROWS) -> Summ
     accs: dict[tuple, _Acc] = defaultdict(_Acc)
     games = [0]
     for c in chunks:
-        for batch, rolls, capped in _joined_batches(store, c, players, batch_size, games):
+        for batch, rolls, capped in _joined_batches(store, c, players, batch_size, games, columns):
             _accumulate(accs, batch, rolls, capped, by_seat)
+            if each_batch is not None:
+                each_batch(batch, rolls, capped)
     stats = _stats(accs, by_seat, players)
     bands = _bands(accs, by_seat) if players == 1 else None
-    return Summary(stats, bands, manifest, games[0])
+    return Summary(stats, bands, manifest, games[0], {key: dict(sorted(a.hist.items())) for key, a in accs.items()})
 
 
-def _joined_batches(store, c: int, players: int | None, batch_size: int, games: list[int]):
+def _joined_batches(store, c: int, players: int | None, batch_size: int, games: list[int], columns=()):
     """(players batch, rolls, capped of each row's game) for chunk c, batch by batch; adds the
     chunk's games to games[0].
 
@@ -212,7 +220,8 @@ def _joined_batches(store, c: int, players: int | None, batch_size: int, games: 
     games_iter = iter_part(store, "games", c, ["game", "rolls", "capped"], batch_size)
     buf = (np.empty(0, np.int64), np.empty(0, np.int16), np.empty(0, bool))
     n_games = n_rows = 0
-    for batch in _whole_games(iter_part(store, "players", c, PLAYER_COLUMNS, batch_size), batch_size):
+    wanted = PLAYER_COLUMNS + [col for col in columns if col not in PLAYER_COLUMNS]
+    for batch in _whole_games(iter_part(store, "players", c, wanted, batch_size), batch_size):
         if batch.num_rows == 0:
             continue
         game = as_numpy(batch.column("game"))
@@ -374,8 +383,7 @@ def _text_table(columns: dict[str, list[str]], numeric=()) -> str:
     return "\n".join(" ".join(row) for row in zip(*lines))
 
 
-def format_table(summary: Summary) -> str:
-    rows = summary.rows
+def headline(summary: Summary) -> str:
     m = summary.manifest
     st = m.get("settings", {})
     solo = st.get("players") == 1
@@ -383,10 +391,15 @@ def format_table(summary: Summary) -> str:
     # The games summarised: the manifest's games_done lags when a run stopped while chunks were
     # still being written (a Dask run's workers finish the tasks they hold).
     games = summary.games if summary.games is not None else m.get("games_done", 0)
-    header = (f"{games:,} games of seed {st.get('seed')}, "
-              f"{'solo' if solo else str(st.get('players')) + ' players'}, sheet {st.get('sheet')}"
-              f"{', seats rotated' if st.get('rotate') else ''}{status}")
-    lines = [header, ""]
+    return (f"{games:,} games of seed {st.get('seed')}, "
+            f"{'solo' if solo else str(st.get('players')) + ' players'}, sheet {st.get('sheet')}"
+            f"{', seats rotated' if st.get('rotate') else ''}{status}")
+
+
+def table_columns(summary: Summary) -> dict[str, list[str]]:
+    """The statistics as format_table prints them (and the report shows them): cells by column."""
+    rows = summary.rows
+    solo = summary.manifest.get("settings", {}).get("players") == 1
     table = {"strategy": [r["strategy"] for r in rows]}
     if "seat" in rows[0]:
         table["seat"] = [r["seat"] for r in rows]
@@ -402,19 +415,29 @@ def format_table(summary: Summary) -> str:
     table["passes"] = [f"{r['passes']:.1f}" for r in rows]
     if not solo:
         table["capped"] = [f"{r['capped']:.2%}" for r in rows]
-    lines.append(_text_table(table, numeric={"seat"}))
-    if summary.band_rows is not None:
-        lines += ["", "Solo rating bands (RULES section 8):"]
-        # One row per band, one column per strategy (and seat), in order of appearance.
-        bands, groups, cells = {}, {}, {}
-        for b in summary.band_rows:
-            band = (b["score"], b["stars"], b["rating"])
-            group = " ".join(str(b[k]) for k in ("strategy", "seat") if k in b)
-            bands.setdefault(band, None)
-            groups.setdefault(group, None)
-            cells.setdefault((band, group), f"{b['share']:.1%}")
-        wide = {name: [band[i] for band in bands] for i, name in enumerate(("score", "stars", "rating"))}
-        for group in groups:
-            wide[group] = [cells[band, group] for band in bands]
-        lines.append(_text_table(wide))
+    return table
+
+
+def band_columns(summary: Summary) -> dict[str, list[str]] | None:
+    """Solo: one row per rating band, one column per strategy (and seat), in order of appearance."""
+    if summary.band_rows is None:
+        return None
+    bands, groups, cells = {}, {}, {}
+    for b in summary.band_rows:
+        band = (b["score"], b["stars"], b["rating"])
+        group = " ".join(str(b[k]) for k in ("strategy", "seat") if k in b)
+        bands.setdefault(band, None)
+        groups.setdefault(group, None)
+        cells.setdefault((band, group), f"{b['share']:.1%}")
+    wide = {name: [band[i] for band in bands] for i, name in enumerate(("score", "stars", "rating"))}
+    for group in groups:
+        wide[group] = [cells[band, group] for band in bands]
+    return wide
+
+
+def format_table(summary: Summary) -> str:
+    lines = [headline(summary), "", _text_table(table_columns(summary), numeric={"seat"})]
+    bands = band_columns(summary)
+    if bands is not None:
+        lines += ["", "Solo rating bands (RULES section 8):", _text_table(bands)]
     return "\n".join(lines)

@@ -1,0 +1,705 @@
+"""Reports: a dataset's settings, summary and figures in one self-contained HTML file.
+
+    report(dataset, out=None, fmt="html", figures_dir=None, progress=False) -> Report
+    compare_report(result, out, fmt="html", figures_dir=None) -> Report
+
+The figures are drawn with matplotlib and embedded as SVG data URIs in <img>
+tags: vector graphics, no script, nothing loaded from the network, and each
+SVG in its own document, so the ids matplotlib gives clip paths and glyphs in
+one figure cannot capture another's. fmt="png" also writes every figure as a
+PNG into figures_dir, for slides.
+
+The numbers come from sim.summary: the summary table is summarise()'s, the
+score distributions are its per-strategy histograms, and the figures'
+aggregates are folded from the very batches summarise() reads (its
+each_batch hook), chunk by chunk, so memory does not grow with the dataset.
+Only the turns table, when the run logged it, is read in a second pass.
+
+A figure appears only where the data supports it: no seat plot and no game
+length in solo (one seat; 30 rolls), the rating bands only in solo.
+The data behind the tables and figures is embedded as JSON
+(<script type="application/json" id="report-data">), for scripts and tests.
+
+Every file is written atomically, and only after the whole dataset was read:
+a damaged dataset raises DatasetError and leaves no report behind.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyarrow.compute as pc
+
+from .dataset import (
+    DatasetError,
+    as_numpy,
+    atomic_write_bytes,
+    done_chunks,
+    is_url,
+    iter_part,
+    open_store,
+    read_manifest,
+    read_part,
+)
+from .runner import Progress
+from .summary import (
+    BATCH_ROWS,
+    SOLO_BANDS,
+    _accumulate,
+    _Acc,
+    _stats,
+    band_columns,
+    band_label,
+    headline,
+    summarise,
+    table_columns,
+    wilson,
+)
+
+FORMATS = ("html", "png")
+#: players columns the figures read besides summarise's
+FIGURE_COLUMNS = ["column_points", "colour_points", "jokers_left", "star_penalty", "columns_first", "columns_later",
+                  "colours_first", "colours_later", "first_joker_roll"]
+#: summed per strategy (first_joker_roll is counted by roll instead)
+SUMMED = FIGURE_COLUMNS[:-1]
+FIGSIZE = (7.2, 4.0)
+
+
+@dataclass
+class Report:
+    html: Path
+    figures: list[str]                               # figure titles, in order
+    pngs: list[Path] = field(default_factory=list)   # with fmt="png"
+
+
+@dataclass
+class _Figure:
+    slug: str      # file name of its PNG
+    title: str
+    caption: str
+    fig: object    # matplotlib.figure.Figure
+
+
+# --- aggregation ------------------------------------------------------------------
+
+def _group_sums(keys: np.ndarray, weights=None):
+    """(distinct keys, count or sum of weights per key)."""
+    u, inv = np.unique(keys, return_inverse=True)
+    return u, np.bincount(inv.ravel(), weights=weights, minlength=len(u))
+
+
+class _Folds:
+    """The figures' aggregates, folded batch by batch (summarise's each_batch hook).
+
+    Per strategy: sums of SUMMED columns and a count of first-joker rolls (0 = never).
+    Per seat: wins and games (every game has each seat once, so the pooled seat win rate
+    is a plain proportion over games). Per game length: games (a game is counted at its seat 0).
+    """
+
+    def __init__(self, store, players: int, bar: Progress):
+        self.store, self.players, self.bar = store, players, bar
+        self.sums = defaultdict(lambda: np.zeros(len(SUMMED)))
+        self.first_joker = defaultdict(Counter)
+        self.lengths = Counter()
+        self.capped = 0
+        self.seat_wins = np.zeros(players)
+        self.seat_games = np.zeros(players)
+        self.by_seat = defaultdict(_Acc)   # summarise(by_seat=True)'s sums, in the same pass
+        self.games = 0
+
+    def __call__(self, batch, rolls, capped) -> None:
+        if self.players > 1:
+            _accumulate(self.by_seat, batch, rolls, capped, True)
+        strategy = batch.column("strategy").dictionary_encode()
+        names = strategy.dictionary.to_pylist()
+        code = as_numpy(strategy.indices).astype(np.int64)
+        groups, group = np.unique(code, return_inverse=True)
+        for i, col in enumerate(SUMMED):
+            sums = np.bincount(group.ravel(), weights=as_numpy(batch.column(col)), minlength=len(groups))
+            for c, v in zip(groups.tolist(), sums.tolist()):
+                self.sums[names[c]][i] += v
+        first = as_numpy(pc.fill_null(batch.column("first_joker_roll"), 0)).astype(np.int64)
+        u, n = _group_sums(code * 65_536 + first)
+        for k, v in zip(u.tolist(), n.tolist()):
+            self.first_joker[names[k // 65_536]][k % 65_536] += v
+        seat = as_numpy(batch.column("seat")).astype(np.int64)
+        if seat.max() >= self.players:
+            raise DatasetError(f"{self.store}: a players row of seat {seat.max()}, in a dataset of {self.players} "
+                               "players")
+        self.seat_wins += np.bincount(seat, weights=as_numpy(batch.column("winner")), minlength=self.players)
+        self.seat_games += np.bincount(seat, minlength=self.players)
+        opening = seat == 0
+        u, n = _group_sums(rolls[opening].astype(np.int64))
+        self.lengths.update(dict(zip(u.tolist(), n.tolist())))
+        self.capped += int(np.count_nonzero(capped[opening]))
+        self.games += int(np.count_nonzero(opening))
+        self.bar.update(self.games)
+
+
+def _turn_jokers(store, chunks, players: int, batch_size: int, bar: Progress) -> dict[str, Counter]:
+    """Per strategy: '!' used in each roll, summed over the turns table, chunk by chunk.
+
+    The turns table names seats, not strategies: each chunk's (game, seat) -> strategy
+    comes from its players table (a chunk's players fit in memory: a run holds them there).
+    """
+    out = defaultdict(Counter)
+    games = 0
+    for c in chunks:
+        p = read_part(store, "players", c, ["game", "seat", "strategy"])
+        strategy = p.column("strategy").combine_chunks().dictionary_encode()
+        names = strategy.dictionary.to_pylist()
+        game = as_numpy(p.column("game").combine_chunks())
+        seat = as_numpy(p.column("seat").combine_chunks()).astype(np.int64)
+        first = int(game.min())
+        lookup = np.full((int(game.max()) - first + 1) * players, -1, np.int64)
+        lookup[(game - first) * players + seat] = as_numpy(strategy.indices)
+        for batch in iter_part(store, "turns", c, ["game", "roll", "seat", "jokers"], batch_size):
+            jokers = as_numpy(batch.column("jokers"))
+            used = jokers > 0
+            if not used.any():
+                continue
+            g = as_numpy(batch.column("game"))[used]
+            s = as_numpy(batch.column("seat"))[used].astype(np.int64)
+            inside = (g >= first) & (g - first < len(lookup) // players) & (s < players)
+            code = lookup[np.where(inside, (g - first) * players + s, 0)]
+            if not inside.all() or (code < 0).any():
+                raise DatasetError(f"{store.path(f'turns/part-{c:06d}.parquet')}: rows of seats missing from "
+                                   "the players table")
+            u, n = _group_sums(code * 65_536 + as_numpy(batch.column("roll"))[used],
+                               jokers[used].astype(np.float64))
+            for k, v in zip(u.tolist(), n.tolist()):
+                out[names[k // 65_536]][k % 65_536] += v
+        games += len(game) // players
+        bar.update(games)
+    return out
+
+
+def collect(dataset, batch_size: int = BATCH_ROWS, progress: bool = False) -> dict:
+    """Everything a dataset's report shows, as plain data (what the report embeds as JSON)."""
+    store = open_store(dataset)
+    manifest = read_manifest(store)
+    st = manifest.get("settings") or {}
+    players = int(st.get("players") or 0)
+    if not 1 <= players <= 6:
+        raise DatasetError(f"{store}: the manifest names no valid number of players")
+    bar = Progress(int(manifest.get("games_done") or st.get("games") or 0), enabled=progress)
+    folds = _Folds(store, players, bar)
+    summary = summarise(store, batch_size=batch_size, columns=FIGURE_COLUMNS, each_batch=folds)
+    bar.close()
+    by_seat = _stats(folds.by_seat, True, players) if players > 1 else None
+    jokers = None
+    if st.get("log_turns"):
+        bar = Progress(summary.games, enabled=progress, unit="games' turns")
+        jokers = _turn_jokers(store, sorted(done_chunks(store)), players, batch_size, bar)
+        bar.close()
+    names = [r["strategy"] for r in summary.rows]
+    n = {r["strategy"]: r["games"] for r in summary.rows}
+    means = {name: dict(zip(SUMMED, (folds.sums[name] / n[name]).tolist())) for name in names}
+    seats = None
+    if players > 1:
+        seats = []
+        for s in range(players):
+            lo, hi = wilson(folds.seat_wins[s], folds.seat_games[s])
+            seats.append({"seat": s, "games": int(folds.seat_games[s]),
+                          "win_rate": folds.seat_wins[s] / folds.seat_games[s], "win_ci_low": lo, "win_ci_high": hi})
+    return {
+        "dataset": str(dataset),
+        "headline": headline(summary),
+        "manifest": manifest,
+        "games": summary.games,
+        "players": players,
+        "summary": summary.rows,
+        "summary_by_seat": by_seat,
+        "bands": summary.band_rows,
+        "table": table_columns(summary),
+        "band_table": band_columns(summary),
+        "hists": {key[0]: {int(k): v for k, v in h.items()} for key, h in summary.hists.items()},
+        "means": means,
+        "seats": seats,
+        "lengths": {int(k): v for k, v in sorted(folds.lengths.items())},
+        "capped": folds.capped,
+        "joker_source": "turns" if jokers is not None else "first_joker_roll",
+        "jokers_by_roll": None if jokers is None else {name: {int(k): v for k, v in sorted(jokers[name].items())}
+                                                        for name in names},
+        "first_joker": {name: {int(k): v for k, v in sorted(folds.first_joker[name].items())} for name in names},
+    }
+
+
+# --- figures ------------------------------------------------------------------------
+
+def _colours(names):
+    from matplotlib import colormaps
+    cmap = colormaps["tab10"]
+    return {name: cmap(i % 10) for i, name in enumerate(names)}
+
+
+def _short(name: str, width: int = 28) -> str:
+    """A strategy spec short enough for a legend (a user's file path can be long), its '$' escaped
+    (matplotlib reads text between two as mathematics)."""
+    name = name if len(name) <= width else "…" + name[-(width - 1):]
+    return name.replace("$", r"\$")
+
+
+def _figure(size=FIGSIZE, ncols=1):
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=size, layout="constrained")
+    axes = fig.subplots(1, ncols)
+    for ax in np.atleast_1d(axes):
+        ax.grid(True, color="#ddd", linewidth=0.6)
+        ax.set_axisbelow(True)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+    return fig, axes
+
+
+def _percent(ax, axis="y"):
+    from matplotlib.ticker import PercentFormatter
+    (ax.yaxis if axis == "y" else ax.xaxis).set_major_formatter(PercentFormatter(1.0, decimals=0))
+
+
+def _bar_lengths(y, lo, hi):
+    """Error bar lengths; rounding can put a bound a hair inside its estimate (a Wilson bound at 0 %)."""
+    y = np.asarray(y, float)
+    return [np.maximum(y - np.asarray(lo, float), 0), np.maximum(np.asarray(hi, float) - y, 0)]
+
+
+def fig_scores(names, hists, means, colours) -> _Figure:
+    fig, ax = _figure()
+    lo = min(min(hists[n]) for n in names)
+    hi = max(max(hists[n]) for n in names)
+    x = np.arange(lo, hi + 1)
+    for name in names:
+        h = hists[name]
+        total = sum(h.values())
+        y = np.array([h.get(int(v), 0) for v in x]) / total
+        c = colours[name]
+        ax.fill_between(x, y, step="mid", color=c, alpha=0.15, linewidth=0)
+        ax.step(x, y, where="mid", color=c, linewidth=1.4, label=f"{_short(name)} (mean {means[name]:.2f})")
+        ax.axvline(means[name], color=c, linestyle="--", linewidth=1)
+    ax.set_xlabel("final score")
+    ax.set_ylabel("share of games")
+    _percent(ax)
+    ax.legend(frameon=False, fontsize=8)
+    return _Figure("scores", "Score distribution", "Share of games ending on each score, per strategy; "
+                   "dashed lines mark the means (the summary's mean score).", fig)
+
+
+def fig_breakdown(names, means, scores, colours) -> _Figure:
+    fig, ax = _figure((7.2, 1.5 + 0.55 * len(names)))
+    parts = [("column_points", "columns", "#4c72b0", 1), ("colour_points", "colours", "#55a868", 1),
+             ("jokers_left", "'!' left", "#dd8452", 1), ("star_penalty", "star penalty", "#c44e52", -1)]
+    y = np.arange(len(names))[::-1]
+    left = np.zeros(len(names))
+    for key, label, colour, sign in parts:
+        v = np.array([means[n][key] for n in names])
+        if sign > 0:
+            ax.barh(y, v, left=left, color=colour, label=label, height=0.6)
+            left += v
+        else:
+            ax.barh(y, -v, color=colour, label=label, height=0.6)
+    ax.scatter([scores[n] for n in names], y, marker="D", color="black", zorder=3, s=22, label="mean score")
+    for yi, n in zip(y, names):
+        ax.annotate(f"{scores[n]:.2f}", (max(left.max(), 0), yi), xytext=(6, 0), textcoords="offset points",
+                    va="center", fontsize=8)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_yticks(y, [_short(n) for n in names])
+    ax.set_xlabel("points per game (mean)")
+    fig.legend(*ax.get_legend_handles_labels(), frameon=False, fontsize=8, ncols=5, loc="outside lower center")
+    return _Figure("breakdown", "Score breakdown", "Mean points per game from completed columns, completed "
+                   "colours and '!' left, less the star penalty (2 per star box not crossed); the diamond is "
+                   "the mean score, their sum.", fig)
+
+
+def fig_seats(players, by_seat, seats, names, colours) -> _Figure:
+    fig, ax = _figure()
+    x = np.arange(players)
+    several = len(names) > 1
+    width = 0.5 / max(1, len(names))
+    for i, name in enumerate(names):
+        rows = sorted((r for r in by_seat if r["strategy"] == name), key=lambda r: r["seat"])
+        xs = np.array([r["seat"] for r in rows]) + ((i - (len(names) - 1) / 2) * width if several else 0)
+        y = np.array([r["win_rate"] for r in rows])
+        err = _bar_lengths(y, [r["win_ci_low"] for r in rows], [r["win_ci_high"] for r in rows])
+        ax.errorbar(xs, y, yerr=err, fmt="o", color=colours[name], capsize=3, markersize=5,
+                    label=_short(name), alpha=0.8 if several else 1)
+    if several:
+        y = np.array([s["win_rate"] for s in seats])
+        err = _bar_lengths(y, [s["win_ci_low"] for s in seats], [s["win_ci_high"] for s in seats])
+        ax.errorbar(x + 0.42, y, yerr=err, fmt="s", color="black", capsize=3, markersize=5, label="all strategies")
+        ax.axhline(y.mean(), color="black", linestyle=":", linewidth=1, label="no seat effect")
+    ax.set_xticks(x + (0.21 if several else 0), [f"seat {s}" for s in x])
+    ax.set_ylabel("win rate (95% CI)")
+    ax.set_ylim(0, None)
+    _percent(ax)
+    handles, labels = ax.get_legend_handles_labels()
+    order = sorted(range(len(labels)), key=lambda i: labels[i] == "no seat effect")   # the guide line last
+    fig.legend([handles[i] for i in order], [labels[i] for i in order], frameon=False, fontsize=8, ncols=4,
+               loc="outside lower center")
+    return _Figure("seats", "Win rate by seat", "Win rate of each strategy in each seat with 95% CIs (the numbers "
+                   "of `summary --by seat`); seat 0 is the active player of roll 1. "
+                   + ("The black squares pool all strategies: each game has one player in every seat, so the "
+                      "dotted line, their mean, is what every seat would show without a seat effect."
+                      if several else ""), fig)
+
+
+def fig_lengths(lengths, capped, games) -> _Figure:
+    fig, ax = _figure()
+    x = np.array(sorted(lengths))
+    y = np.array([lengths[k] for k in x]) / games
+    ax.bar(x, y, width=0.9, color="#4c72b0")
+    mean = float((x * y).sum())
+    ax.axvline(mean, color="black", linestyle="--", linewidth=1, label=f"mean {mean:.1f} rolls")
+    ax.set_xlabel("rolls per game")
+    ax.set_ylabel("share of games")
+    _percent(ax)
+    ax.legend(frameon=False, fontsize=8)
+    return _Figure("length", "Game length", f"Share of games lasting each number of rolls; {capped / games:.2%} "
+                   "of the games were stopped by the roll cap.", fig)
+
+
+def _cumulative(by_roll: dict[int, float], rolls: int) -> np.ndarray:
+    y = np.zeros(rolls + 1)
+    for r, v in by_roll.items():
+        if 1 <= r <= rolls:
+            y[r] += v
+    return np.cumsum(y)[1:]
+
+
+def fig_jokers(data, names, colours) -> _Figure:
+    fig, ax = _figure()
+    n = {r["strategy"]: r["games"] for r in data["summary"]}
+    turns = data["joker_source"] == "turns"
+    source = data["jokers_by_roll"] if turns else data["first_joker"]
+    last = max((r for name in names for r in source[name] if r > 0), default=1)
+    if data["lengths"]:
+        # the long tail of rare long games would squash the picture
+        total, seen = sum(data["lengths"].values()), 0
+        for r in sorted(data["lengths"]):
+            seen += data["lengths"][r]
+            if seen >= 0.999 * total:
+                last = min(last, r)
+                break
+    x = np.arange(1, last + 1)
+    for name in names:
+        y = _cumulative(source[name], last) / n[name]
+        ax.plot(x, y, color=colours[name], linewidth=1.6, label=_short(name), drawstyle="steps-post")
+    ax.set_xlabel("roll")
+    ax.set_xlim(0.5, last + 0.5)
+    if turns:
+        ax.set_ylabel("'!' used so far (mean per game)")
+        ax.set_ylim(0, 8.2)
+        caption = ("Mean number of '!' (of 8) a strategy has used by the end of each roll, from the turns "
+                   "table; the last value is the summary's jokers column.")
+    else:
+        ax.set_ylabel("share that used a '!'")
+        ax.set_ylim(0, 1.02)
+        _percent(ax)
+        caption = ("Share of games in which a strategy has used its first '!' by each roll "
+                   "(first_joker_roll; run with --log-turns for every '!' by roll).")
+    ax.legend(frameon=False, fontsize=8, loc="lower right")
+    return _Figure("jokers", "Joker timing by roll", caption, fig)
+
+
+def fig_completions(names, means, colours) -> _Figure:
+    fig, axes = _figure((7.2, 1.4 + 0.45 * len(names)), ncols=2)
+    y = np.arange(len(names))[::-1]
+    later = any(means[n]["columns_later"] or means[n]["colours_later"] for n in names)
+    for ax, what in zip(axes, ("columns", "colours")):
+        first = np.array([means[n][f"{what}_first"] for n in names])
+        ax.barh(y, first, color=[colours[n] for n in names], height=0.6)
+        total = first
+        if later:
+            second = np.array([means[n][f"{what}_later"] for n in names])
+            ax.barh(y, second, left=first, color=[colours[n] for n in names], alpha=0.4, height=0.6)
+            total = first + second
+        for yi, v in zip(y, total):
+            ax.annotate(f"{v:.2f}", (v, yi), xytext=(4, 0), textcoords="offset points", va="center", fontsize=8)
+        ax.set_title(f"{what} completed per game", fontsize=10)
+        ax.set_yticks(y, [_short(n, 18) for n in names] if ax is axes[0] else [])
+        ax.set_xlim(0, max(total.max() * 1.2, 0.5))
+    if later:
+        from matplotlib.patches import Patch
+        axes[1].legend(handles=[Patch(color="#555", label="first"), Patch(color="#555", alpha=0.4,
+                                                                          label="after another player")],
+                       frameon=False, fontsize=8, loc="lower right")
+    return _Figure("completions", "Completions", "Mean columns and colours a strategy completes per game"
+                   + (", split by whether it was first to complete them (the higher value) or came after "
+                      "another player (the lower value)." if later else "."), fig)
+
+
+def fig_bands(names, bands, colours) -> _Figure:
+    fig, ax = _figure((7.2, 4.8))
+    labels = [band_label(lo, hi) + f"  ({stars})" for lo, hi, stars, _ in SOLO_BANDS]
+    y = np.arange(len(SOLO_BANDS))[::-1]
+    height = 0.8 / len(names)
+    for i, name in enumerate(names):
+        share = [b["share"] for b in bands if b["strategy"] == name]
+        ax.barh(y + (len(names) - 1) / 2 * height - i * height, share, height=height, color=colours[name],
+                label=_short(name))
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_xlabel("share of games")
+    ax.set_ylabel("score band (stars)")
+    _percent(ax, "x")
+    ax.legend(frameon=False, fontsize=8, loc="lower right")
+    return _Figure("bands", "Solo rating bands", "Share of games in each of the rulebook's rating bands "
+                   "(RULES section 8), best on top.", fig)
+
+
+def dataset_figures(data: dict) -> list[_Figure]:
+    names = [r["strategy"] for r in data["summary"]]
+    colours = _colours(names)
+    scores = {r["strategy"]: r["mean"] for r in data["summary"]}
+    figs = [fig_scores(names, data["hists"], scores, colours), fig_breakdown(names, data["means"], scores, colours)]
+    if data["players"] > 1:
+        figs.append(fig_seats(data["players"], data["summary_by_seat"], data["seats"], names, colours))
+    if len(data["lengths"]) > 1:
+        figs.append(fig_lengths(data["lengths"], data["capped"], data["games"]))
+    figs.append(fig_jokers(data, names, colours))
+    figs.append(fig_completions(names, data["means"], colours))
+    if data["bands"] is not None:
+        figs.append(fig_bands(names, data["bands"], colours))
+    return figs
+
+
+def fig_forest(t, players) -> _Figure:
+    rows = t.iloc[1:]
+    panels = [("diff", "score difference (points)", "{:+.2f}")]
+    if players > 1:
+        panels.append(("win_diff", "win-rate difference", "{:+.1%}"))
+    fig, axes = _figure((7.2, 1.5 + 0.5 * len(rows)), ncols=len(panels))
+    y = np.arange(len(rows))[::-1]
+    for ax, (key, label, fmt) in zip(np.atleast_1d(axes), panels):
+        d = rows[key].to_numpy(float)
+        lo, hi = rows[f"{key}_ci_low"].to_numpy(float), rows[f"{key}_ci_high"].to_numpy(float)
+        ax.errorbar(d, y, xerr=_bar_lengths(d, lo, hi), fmt="o", color="black", capsize=4)
+        for yi, v in zip(y, d):
+            ax.annotate(fmt.format(v), (v, yi), xytext=(0, 7), textcoords="offset points", ha="center", fontsize=8)
+        ax.axvline(0, color="#c44e52", linewidth=1)
+        ax.margins(x=0.12)   # room for the labels at the ends
+        ax.set_yticks(y, [_short(n, 18) for n in rows["strategy"]] if ax is np.atleast_1d(axes)[0] else [])
+        ax.set_ylim(-0.7, len(rows) - 0.3)
+        ax.set_xlabel(label)
+        if key == "win_diff":
+            _percent(ax, "x")
+    return _Figure("differences", "Paired differences", f"Each candidate's difference from {t['strategy'][0]} "
+                   "on the same dice, with its 95% CI; an interval that does not cross the red line at 0 is "
+                   "significant.", fig)
+
+
+# --- HTML -----------------------------------------------------------------------------
+
+CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto;
+       max-width: 1500px; padding: 0 1.5em; color: #222; }
+h1 { font-size: 1.5em; margin-bottom: 0.2em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
+.sub { color: #555; margin-top: 0; }
+table { border-collapse: collapse; font-size: 0.88em; margin: 0.5em 0; }
+th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #e3e3e3; text-align: right; white-space: nowrap; }
+th { background: #f4f4f4; } td.l, th.l { text-align: left; white-space: normal; }
+tbody th { font-weight: 600; vertical-align: top; } summary { cursor: pointer; color: #555; }
+.scroll { overflow-x: auto; }
+.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 1.5em; }
+figure { margin: 0; } figure img { width: 100%; height: auto; display: block; }
+figcaption { font-size: 0.85em; color: #444; } figcaption b { color: #222; }
+code { font-size: 0.9em; }
+"""
+
+
+def _e(x) -> str:
+    return html.escape(str(x))
+
+
+def html_table(columns: dict[str, list], left=("strategy",)) -> str:
+    heads = "".join(f'<th class="{"l" if c in left else ""}">{_e(c)}</th>' for c in columns)
+    rows = []
+    for cells in zip(*columns.values()):
+        rows.append("<tr>" + "".join(f'<td class="{"l" if c in left else ""}">{_e(v)}</td>'
+                                     for c, v in zip(columns, cells)) + "</tr>")
+    return f'<div class="scroll"><table><thead><tr>{heads}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+
+
+def _pairs_table(pairs) -> str:
+    """A two-column table of (name, value); a value given as _Html is not escaped."""
+    rows = "".join(f'<tr><th class="l">{_e(k)}</th><td class="l">{v if isinstance(v, _Html) else _e(v)}</td></tr>'
+                   for k, v in pairs)
+    return f'<div class="scroll"><table><tbody>{rows}</tbody></table></div>'
+
+
+class _Html(str):
+    """Markup made here, from escaped parts."""
+
+
+def _svg_uri(fig) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None})
+    return "data:image/svg+xml;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=150, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def _json_safe(x):
+    """NaN and infinities as null (JSON has none); numpy scalars as Python numbers."""
+    if isinstance(x, dict):
+        return {str(k): _json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_json_safe(v) for v in x]
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
+
+
+def _page(title: str, subtitle: str, tables: list[tuple[str, str]], figs: list[_Figure], settings: str,
+          data: dict) -> bytes:
+    """The page: tables, figures, then the settings (a reference, read last)."""
+    import matplotlib
+    with matplotlib.rc_context({"svg.hashsalt": "encore-sim"}):   # the same file for the same data
+        images = [_svg_uri(f.fig) for f in figs]
+    body = [f"<h1>{_e(title)}</h1>", f'<p class="sub">{_e(subtitle)}</p>']
+    for heading, content in tables:
+        body.append(f"<h2>{_e(heading)}</h2>{content}")
+    if figs:
+        body.append('<h2>Figures</h2><div class="figures">')
+        for f, uri in zip(figs, images):
+            body.append(f'<figure id="fig-{f.slug}"><img src="{uri}" alt="{_e(f.title)}">'
+                        f"<figcaption><b>{_e(f.title)}.</b> {_e(f.caption)}</figcaption></figure>")
+        body.append("</div>")
+    body.append(f"<h2>Settings</h2>{settings}")
+    # "</" would end the script element early
+    blob = json.dumps(_json_safe(data), allow_nan=False).replace("</", "<\\/")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{_e(title)}</title><style>{CSS}</style></head><body>\n"
+            + "\n".join(body)
+            + f'\n<script type="application/json" id="report-data">{blob}</script>\n</body></html>\n').encode()
+
+
+def _settings(data: dict) -> list[tuple[str, str]]:
+    m = data["manifest"]
+    st = m.get("settings") or {}
+    pairs = [("dataset", data["dataset"]), ("status", m.get("status")),
+             ("games", f"{data['games']:,} summarised of {st.get('games', 0):,}"),
+             ("players", "solo" if st.get("players") == 1 else st.get("players")),
+             ("strategies", ", ".join(st.get("strategies") or [])),
+             ("seats rotated", "yes" if st.get("rotate") else "no"), ("seed", st.get("seed")),
+             ("sheet", st.get("sheet")), ("roll cap", st.get("max_rolls")),
+             ("turns logged", "yes" if st.get("log_turns") else "no"), ("chunk size", f"{st.get('chunk_size', 0):,}")]
+    for info in m.get("strategies") or []:
+        if isinstance(info, dict):
+            value = _e(info.get("description") or "")
+            if info.get("file"):
+                value += f"<br>file {_e(info['file'])} (sha256 {_e(info.get('sha256'))})"
+            params = info.get("params") or {}
+            if params:   # dozens for the built-ins: folded (<details> needs no script)
+                value += (f"<details><summary>{len(params)} parameters</summary>"
+                          + _e(", ".join(f"{k}={v:g}" for k, v in params.items())) + "</details>")
+            pairs.append((f"strategy {info.get('spec')}", _Html(value)))
+    for key in ("command", "started", "finished", "threads", "git_revision"):
+        if m.get(key) is not None:
+            pairs.append((key.replace("_", " "), m[key]))
+    versions = m.get("versions") or {}
+    if versions:
+        pairs.append(("versions", ", ".join(f"{k} {v}" for k, v in versions.items())))
+    return [(k, v if isinstance(v, _Html) else str(v)) for k, v in pairs]
+
+
+# --- writing -------------------------------------------------------------------------
+
+def check_output(out, fmt: str = "html", figures_dir=None) -> Path | None:
+    """Refuse bad output paths before any work is done (returns figures_dir as a Path)."""
+    out = Path(out)
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    if out.is_dir():
+        raise ValueError(f"{out} is a folder: give the report's file name (e.g. {out / 'report.html'})")
+    if not out.parent.is_dir():
+        raise ValueError(f"cannot write {out}: folder {out.parent} does not exist")
+    if fmt == "png":
+        if figures_dir is None:
+            raise ValueError("--format png needs --out DIR, the folder for the PNG files")
+        figures_dir = Path(figures_dir)
+        if figures_dir.exists() and not figures_dir.is_dir():
+            raise ValueError(f"{figures_dir} is not a folder")
+    elif figures_dir is not None:
+        raise ValueError("--out DIR is the folder of --format png's figures: give --format png too")
+    return figures_dir
+
+
+def _write(out: Path, page: bytes, figs: list[_Figure], figures_dir: Path | None) -> list[Path]:
+    pngs = []
+    if figures_dir is not None:
+        images = [(figures_dir / f"{i + 1:02d}-{f.slug}.png", _png(f.fig)) for i, f in enumerate(figs)]
+        figures_dir.mkdir(parents=True, exist_ok=True)
+        for path, data in images:
+            atomic_write_bytes(path, data)
+            pngs.append(path)
+    atomic_write_bytes(out, page)
+    return pngs
+
+
+def default_output(dataset) -> Path:
+    """DATASET.html beside the dataset folder (a report inside it would be a file `run --force` refuses)."""
+    if is_url(dataset):
+        raise ValueError("give the report's file (-o FILE.html) for a dataset at a URL")
+    path = Path(dataset)
+    if path.name in ("", ".", ".."):   # `report .` from inside the dataset: beside it all the same
+        path = path.resolve()
+    return path.parent / f"{path.name}.html"
+
+
+def report(dataset, out=None, fmt: str = "html", figures_dir=None, progress: bool = False,
+           batch_size: int = BATCH_ROWS) -> Report:
+    """Write the HTML report of a dataset to `out` (default DATASET.html); fmt="png" also writes
+    each figure as a PNG into figures_dir. Raises DatasetError (a ValueError) for a damaged or
+    missing dataset, before writing anything."""
+    out = Path(out) if out is not None else default_output(dataset)
+    figures_dir = check_output(out, fmt, figures_dir)
+    data = collect(dataset, batch_size=batch_size, progress=progress)
+    figs = dataset_figures(data)
+    sections = [("Summary", html_table(data["table"]))]
+    if data["band_table"] is not None:
+        sections.append(("Solo rating bands (RULES section 8)",
+                         html_table(data["band_table"], left=("rating",))))
+    page = _page(f"encore-sim report: {data['dataset']}", data["headline"], sections, figs,
+                 _pairs_table(_settings(data)), data)
+    pngs = _write(out, page, figs, figures_dir)
+    return Report(out, [f.title for f in figs], pngs)
+
+
+def compare_report(result, out, fmt: str = "html", figures_dir=None) -> Report:
+    """Write the HTML report of a sim.compare.Comparison: its table, the paired differences
+    as a forest plot and the candidates' score distributions."""
+    from .compare import display_table, headline, stop_message
+    out = Path(out)
+    figures_dir = check_output(out, fmt, figures_dir)
+    t = result.table
+    names = list(t["strategy"])
+    colours = _colours(names)
+    figs = [fig_forest(t, result.players)]
+    if result.hists:
+        figs.append(fig_scores(names, dict(zip(names, result.hists)), dict(zip(names, t["mean"])), colours))
+        figs[1].caption = ("Share of games ending on each score, per candidate, all on the same dice; dashed "
+                           "lines mark the means.")
+    shown = display_table(result)
+    message = stop_message(result)
+    settings = [("strategies", ", ".join(names)), ("games per strategy", f"{result.games:,}"),
+                *((k.replace("_", " "), str(v)) for k, v in result.settings.items() if v is not None)]
+    sections = [("Comparison", html_table({c: list(shown[c]) for c in shown.columns})
+                 + (f"<p>{_e(message)}</p>" if message else ""))]
+    data = {"games": result.games, "settings": result.settings, "stop": result.stop,
+            "table": result.table.to_dict(orient="records"), "display": {c: list(shown[c]) for c in shown.columns},
+            "hists": dict(zip(names, result.hists))}
+    page = _page("encore-sim comparison", headline(result), sections, figs, _pairs_table(settings), data)
+    pngs = _write(out, page, figs, figures_dir)
+    return Report(out, [f.title for f in figs], pngs)
