@@ -1,11 +1,12 @@
-"""`learned`: a solo player driven by a learned afterstate value (an n-tuple table sum).
+"""`learned`: a player driven by a learned afterstate value (an n-tuple table sum).
 
-The value of the sheet after a move, with t rolls still to come and j '!' left,
-is a sum of table entries, one per feature, each table indexed by t:
+Solo, the value of the sheet after a move, with t rolls still to come and j '!'
+left, is a sum of table entries, one per feature, each table indexed by t:
 
     V(sheet, t, j) = sum over the 80 active features f of W[o + f]     (V = 0 at t = 0)
 
-Features, one row of W (N_FEAT float32 per t, t = 0..29):
+where o = row_offset(base, t) is where row t starts in the flat weights W[base:].
+Features, one row of W (N_FEAT entries per t, t = 0..29):
 
     offset      size          indexed by                                   active
     F_COLMASK   15 x 128      column c, its 7 crossed boxes as a bit mask     15
@@ -21,8 +22,8 @@ Features, one row of W (N_FEAT float32 per t, t = 0..29):
 Column masks see stars and single boxes, column distances see reach (columns A
 and O pay 5 but start 7 columns away from H), block masks see which dice a
 colour still needs. Block features follow the block order of the sheet's
-tables, so the weights (trained on the standard sheet) mean most there; on
-other sheets the player still plays legal moves.
+tables, so weights are trained per sheet (encore-sim train; the shipped ones
+in strategies/data/, one file per built-in sheet).
 
 A move is chosen by one-ply search over the distinct placements the dice
 allow (and passing): reward now + V(afterstate), where the reward is the
@@ -36,8 +37,14 @@ With `top` >= 1 the `top` best placements are also looked at one roll deeper:
 the next roll's value is averaged exactly over its 1296 dice faces (best reply
 per colour and number, jokers charged, passing allowed).
 
-At a table (2-6 players) this solo-trained value knows nothing of races and the
-game's early end, so the decision is delegated to `heuristic` with its defaults.
+At a table (2-6 players) the value is of another kind: the points still to
+come minus the best opponent's final score, from the sheet's features and what
+the player sees of the table (strategies.table_features), in rows of
+N_ROW_TABLE per stage of the game; strategies.train_table learns it.
+
+The weights are not compiled in: they follow the strategy's parameters in
+`params` (Strategy.data: weights_data picks them for the run's sheet and number
+of players, or reads the file of learned:weights=FILE).
 """
 import functools
 import hashlib
