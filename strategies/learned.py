@@ -43,8 +43,9 @@ the player sees of the table (strategies.table_features), in rows of
 N_ROW_TABLE per stage of the game; strategies.train_table learns it.
 
 The weights are not compiled in: they follow the strategy's parameters in
-`params` (Strategy.data: weights_data picks them for the run's sheet and number
-of players, or reads the file of learned:weights=FILE).
+`params`, float32 packed two to a float64 word (Strategy.data: weights_data picks
+them for the run's sheet and number of players, or reads the file of
+learned:weights=FILE).
 """
 import functools
 import hashlib
@@ -622,18 +623,29 @@ def _weights_vector(sheet, file, digest, players):
             W = read_weights(p, sheet, players)
     else:
         W = read_weights(file, sheet, players)
-    return W.astype(np.float64).ravel()
+    return W.ravel()
 
 
-def weights_data(sheet, file=None, players: int = 1) -> np.ndarray:
-    """The weights `learned` plays with on `sheet` (solo, or at a table of `players`), as the flat
-    float64 vector the strategy reads after its parameters: those of `file`
-    (learned:weights=FILE), else the shipped ones of the sheet's layout. Read-only (cached per
-    file content)."""
+def weights_array(sheet, file=None, players: int = 1) -> np.ndarray:
+    """The weights `learned` plays with on `sheet` (solo, or at a table of `players`), flat
+    float32: those of `file` (learned:weights=FILE), else the shipped ones of the sheet's layout.
+    Read-only (cached per file content)."""
     digest = hashlib.sha256(Path(file).read_bytes()).hexdigest() if file is not None else None
     v = _weights_vector(sheet, None if file is None else str(file), digest, players)
     v.flags.writeable = False
     return v
+
+
+def pack(W) -> np.ndarray:
+    """Flat float32 weights as the float64 words that carry them after the strategy's parameters
+    (two per word; the strategy views them as float32 again). float32 rather than float64 halves
+    the memory a decision reads from: the tables are far larger than a core's cache."""
+    return np.frombuffer(np.ascontiguousarray(W, np.float32).tobytes(), np.float64)
+
+
+def weights_data(sheet, file=None, players: int = 1) -> np.ndarray:
+    """Strategy.data of `learned`: weights_array, packed for the parameters row."""
+    return pack(weights_array(sheet, file, players))
 
 
 PARAMS = {"top": 0.0}
@@ -644,9 +656,10 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
     """Learned afterstate value: solo, or at a table with what it sees of the other sheets."""
     if n == 0:
         return PASS
+    W = params[N_PARAMS:].view(np.float32)     # the packed weights (see pack)
     if st[ST_PLAYERS] != 1:
-        return decide_table(params, N_PARAMS, st, ps, bb, cands, n, tab)
-    return decide_solo(params, N_PARAMS, st, ps, bb, cands, n, tab, int(params[0]))
+        return decide_table(W, 0, st, ps, bb, cands, n, tab)
+    return decide_solo(W, 0, st, ps, bb, cands, n, tab, int(params[0]))
 
 
 learned = strategy(_choose, name="learned", params=PARAMS, data=weights_data, file_param="weights",

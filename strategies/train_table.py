@@ -28,7 +28,7 @@ from sim.state import BB_SIZE, MAX_SEATS, PS_JOKERS, PS_SIZE, PS_WINNER, ST_ROLL
 from sim.tables import kernel_tables
 
 from .learned import (
-    F_JOKER, LAY_SIZE, N_ACTIVE, N_FEAT, N_PARAMS, N_ROW_TABLE, N_SHEET, SC_COUNT, SC_SIZE, sheet_features,
+    F_JOKER, LAY_SIZE, N_ACTIVE, N_FEAT, N_PARAMS, N_ROW_TABLE, N_SHEET, SC_COUNT, SC_SIZE, pack, sheet_features,
     sheet_layout,
 )
 from .table_features import N_STAGES, T_ACTIVE, TC_SIZE, points_now, stage, table_context, table_features
@@ -124,13 +124,12 @@ def train_table(lineup, sheet="standard", players: int = 4, games: int | None = 
     after `games` training games of `seed`; progress(done, the learner's win rate against the
     built-ins in the last batch). `lineup` is (functions, kinds, parameters) for play_batch with
     learned in slot 0 and the OPPONENTS after it (strategies.training.table_lineup); the weights
-    start at 0 and are learnt in place in learned's parameters, so that it plays what it learns."""
+    start at 0, and each batch is played with those learnt so far."""
     sheet = load_sheet(sheet)
     tab = kernel_tables(sheet)
     games = DEFAULT_GAMES[players] if games is None else games
     fns, kinds, params = lineup
-    W = params[0, N_PARAMS:]
-    W[:] = 0.0
+    W = np.zeros(N_STAGES * N_ROW_TABLE)
     half = BATCH // 2
     n_log = BATCH * MAX_ROLLS
     dice = np.zeros((n_log, 6), np.int64)
@@ -152,6 +151,7 @@ def train_table(lineup, sheet="standard", players: int = 4, games: int | None = 
         # one of the OPPONENTS in every other seat.
         n_self = min(half, n)
         opp = 1 + batch % len(OPPONENTS)
+        params[0, N_PARAMS:] = pack(W)     # the learner plays the weights learnt so far
         learner[:] = False
         wins = 0
         for part, (first, count) in enumerate(((done, n_self), (done + n_self, n - n_self))):
