@@ -86,7 +86,10 @@ def _sift_down(heap, n, keys, i):
 def _top(keys, cand, n_cand, beam, heap):
     """The (at most) `beam` best of children cand[:n_cand] by key, best first, into heap; their count.
 
-    A min-heap of the best so far: a child enters only if it beats the worst kept one."""
+    A min-heap of the best so far: a child enters only if it beats the worst kept one. Hand-written
+    rather than heapq or a sort: it works in place on preallocated arrays, with no list or tuple
+    per child (a roll of a wide beam has tens of thousands), and most children are rejected by
+    one comparison with the worst kept."""
     n = 0
     for q in range(n_cand):
         c = cand[q]
@@ -121,7 +124,9 @@ def _grown(a, rows):
 def _unique(cur_bb, cur_ps, mask, ci, n, slot, stamp, gen, cand):
     """Children 0..n-1 (rows of ci: parent, placement, '!') less repeats of a state (same crossed
     boxes, same '!' left) met earlier in the list, into cand; their count. An open-addressing
-    table: slot[h] the child, in use this roll if stamp[h] == gen."""
+    table: slot[h] the child, in use this roll if stamp[h] == gen. Hand-written rather than a
+    numba.typed.Dict: no key tuple to box per child, and the table is cleared by the stamp, not
+    rebuilt, every roll."""
     size = slot.shape[0]
     while size >= 4 * n and size > 64:        # a table about 2-4 times the children: cache friendly
         size //= 2

@@ -19,9 +19,9 @@ import numpy as np
 
 from sim.api import MAX_SEED, check_int, play_chunk
 from sim.runner import Progress
-from sim.sheets import load_sheet
+from sim.sheets import COLOURS, COLUMNS, load_sheet
 from sim.state import PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS, PS_SCORE, PS_STAR_PENALTY
-from sim.tables import kernel_tables
+from sim.tables import build_tables, kernel_tables
 
 from .clairvoyant import DEFAULT_BEAM, GUIDES, MAX_BEAM, search_games
 from .learned import weights_data
@@ -47,6 +47,7 @@ class Headroom:
     learned_ends: np.ndarray
     seconds: float
     threads: int
+    column_points: tuple = ()   # what completing each column A..O scores
 
     @property
     def games(self) -> int:
@@ -102,12 +103,28 @@ class Headroom:
         for name, x, y in self.breakdown():
             out.append(f"  {name:<20} {x:7.2f} {y:8.2f} {x - y:7.2f}")
         out.append("")
+        out.append("  how often each column / colour is completed (% of games):")
+        cols_b, cols_l = _rates(self.bound_ends[:, PS_COLS], 15), _rates(self.learned_ends[:, PS_COLS], 15)
+        out.append(f"  {'column':<9}" + "".join(f"{c:>4}" for c in COLUMNS))
+        out.append(f"  {'points':<9}" + "".join(f"{v:>4}" for v in self.column_points))
+        out.append(f"  {'bound':<9}" + "".join(f"{x:>4.0f}" for x in cols_b))
+        out.append(f"  {'learned':<9}" + "".join(f"{x:>4.0f}" for x in cols_l))
+        col_b, col_l = _rates(self.bound_ends[:, PS_COLOURS], 5), _rates(self.learned_ends[:, PS_COLOURS], 5)
+        out.append(f"  {'colour':<9}" + "".join(f"{c:>7}" for c in COLOURS))
+        out.append(f"  {'bound':<9}" + "".join(f"{x:>7.0f}" for x in col_b))
+        out.append(f"  {'learned':<9}" + "".join(f"{x:>7.0f}" for x in col_l))
+        out.append("")
         best = self.guide_scores.max(axis=1, keepdims=True)
         for g, guide in enumerate(self.guides):
             out.append(f"  guide {_guide_name(guide):<18} mean {self.guide_scores[:, g].mean():6.2f}, "
                        f"finds the bound in {100 * (self.guide_scores[:, g] == best[:, 0]).mean():.0f}% of games")
         out.append(f"  {self.seconds:.0f} s on {self.threads} thread(s), {n / self.seconds:.1f} games/s")
         return "\n".join(out)
+
+
+def _rates(masks, n) -> np.ndarray:
+    """Percentage of games with bit i set, i = 0..n-1."""
+    return np.array([100.0 * ((masks >> i) & 1).mean() for i in range(n)])
 
 
 def _guide_name(guide) -> str:
@@ -146,4 +163,5 @@ def measure(games: int = 1000, seed: int = 1, sheet="standard", beam: int = DEFA
     seconds = time.monotonic() - t0
     ends, lines, guide_scores = (np.concatenate(a) for a in zip(*parts))
     return Headroom(seed, sheet_obj.name, beam, tuple(guides), None if weights is None else str(weights), ends,
-                    lines, guide_scores, learned, seconds, threads)
+                    lines, guide_scores, learned, seconds, threads,
+                    tuple(int(v) for v in build_tables(sheet_obj).col_first))
