@@ -485,6 +485,33 @@ def train(sheet, players, games, seed, threads, out, quiet):
                    f"sheet {sheet}. Play them with --strategy learned:weights={shlex.quote(out)}")
 
 
+# --- bound ------------------------------------------------------------------------
+
+@main.command()
+@click.option("--games", "-n", type=int, default=1000, show_default=True, help="Solo games (0..games-1).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Root seed of the dice.")
+@click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
+@click.option("--beam", "-b", type=int, default=None,
+              help="States kept after each roll [default: 512, ~2.5 minutes per 1,000 games on 2 cores].")
+@click.option("--weights", default=None, help="learned's weights file [default: the shipped ones of the sheet].")
+@click.option("--threads", "-j", type=int, default=None,
+              help="Numba threads [default: all cores]; the results do not depend on it.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line.")
+@_errors
+def bound(games, seed, sheet, beam, weights, threads, quiet):
+    """The clairvoyant bound of the solo game, and `learned` as a percentage of it.
+
+    For each game, a beam search with all 30 rolls known finds the best score it can
+    (strategies.clairvoyant); `learned` plays the same dice. Prints both means, the
+    percentage and their score breakdowns.
+    """
+    from strategies.clairvoyant import DEFAULT_BEAM
+    from strategies.headroom import measure
+    h = measure(games, seed, sheet, DEFAULT_BEAM if beam is None else beam, weights, threads,
+                progress=_progress_enabled(quiet))
+    click.echo(h.report())
+
+
 # --- strategies ---------------------------------------------------------------------
 
 @main.command("strategies")

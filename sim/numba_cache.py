@@ -28,7 +28,7 @@ HOST_ONLY = frozenset({
     "sim/__init__.py", "sim/api.py", "sim/bench.py", "sim/compare.py", "sim/dataset.py",
     "sim/distributed.py", "sim/numba_cache.py", "sim/replay.py", "sim/report.py", "sim/runner.py", "sim/schema.py",
     "sim/summary.py", "sim/tune.py", "strategies/__init__.py", "strategies/builtin.py", "strategies/registry.py",
-    "strategies/training.py",
+    "strategies/headroom.py", "strategies/training.py",
 })
 
 
