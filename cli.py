@@ -458,8 +458,8 @@ def moves(sheet, crossed, colour, number):
 @click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
 @click.option("--players", "-p", type=int, default=1, show_default=True, help="1 = the solo game.")
 @click.option("--games", "-n", type=int, default=None,
-              help="Training games [default: solo 10,000,000; tables 600,000 (2 players) .. 200,000 (6): "
-                   "each about 10 minutes on one core].")
+              help="Training games [default: solo 5,000,000; tables 300,000 (2 players) .. 100,000 (6): "
+                   "each about 5-10 minutes on one core].")
 @click.option("--seed", type=int, default=7, show_default=True, help="Root seed of the training dice.")
 @click.option("--threads", "-j", type=int, default=None,
               help="Numba threads [default: all cores]; the weights do not depend on it.")

@@ -41,7 +41,8 @@ BATCH = 256
 MAX_ROLLS = 120
 #: The built-ins the learner meets, batch after batch.
 OPPONENTS = ("heuristic", "lookahead")
-DEFAULT_GAMES = {2: 600_000, 3: 400_000, 4: 300_000, 5: 240_000, 6: 200_000}
+#: encore-sim train --players N's default budget: about 5-10 minutes on one core.
+DEFAULT_GAMES = {2: 300_000, 3: 200_000, 4: 150_000, 5: 120_000, 6: 100_000}
 
 
 @njit(cache=True, parallel=True)
