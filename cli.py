@@ -471,7 +471,9 @@ def train(sheet, players, games, seed, threads, out, quiet):
 
     Play them with --strategy learned:weights=FILE. The shipped weights are made by
     `encore-sim train --sheet NAME --out strategies/data/learned-NAME.npz` for each
-    built-in sheet. Interrupted, it writes nothing.
+    built-in sheet, and `encore-sim train --players N --out
+    strategies/data/learned-standard-Np.npz` for tables of 2-6. Interrupted, it writes
+    nothing.
     """
     from strategies.training import train_file
     try:
