@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit, prange
 
 from sim.batch import play_batch
-from sim.engine import GR_ROLLS, LOG_COST, LOG_SEAT, LOG_SIZE, LOG_SUB, cross, reset, settle_awards
+from sim.engine import GR_ROLLS, GR_SIZE, LOG_COST, LOG_SEAT, LOG_SIZE, LOG_SUB, cross, reset, settle_awards
 from sim.sheets import load_sheet
 from sim.state import BB_SIZE, MAX_SEATS, PS_JOKERS, PS_SIZE, PS_WINNER, ST_ROLL, ST_SIZE
 from sim.tables import kernel_tables
@@ -137,7 +137,7 @@ def train_table(lineup, sheet="standard", players: int = 4, games: int | None = 
     log = np.zeros((n_log * players, LOG_SIZE), np.int64)
     dice_start = np.arange(BATCH + 1, dtype=np.int64) * MAX_ROLLS
     log_start = dice_start * players
-    res = np.zeros((BATCH, 9), np.int64)
+    res = np.zeros((BATCH, GR_SIZE), np.int64)
     seats = np.zeros((BATCH, players, PS_SIZE), np.int64)
     learner = np.zeros((BATCH, players), np.bool_)
     feats = np.zeros((BATCH, MAX_ROLLS + 1, players, N_TACTIVE), np.int64)
