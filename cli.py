@@ -55,15 +55,19 @@ def _errors(fn):
     """Turn the API's errors into one-line messages with exit code 2."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from sim import StrategyError
-        from strategies.registry import StrategyCompileError
         try:
             return fn(*args, **kwargs)
         except BrokenPipeError:  # e.g. `encore-sim replay ... | head`
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(1)
-        except (ValueError, StrategyError, OSError) as e:
-            _fail(str(e) or type(e).__name__, details=isinstance(e, StrategyCompileError))
+        except Exception as e:
+            # Not imported up front: importing sim.api loads (or compiles) the kernels, which the
+            # command announces first (_announce_compiling); unimported, they raised nothing.
+            api, registry = sys.modules.get("sim.api"), sys.modules.get("strategies.registry")
+            if not isinstance(e, (ValueError, OSError) + ((api.StrategyError,) if api else ())):
+                raise
+            _fail(str(e) or type(e).__name__, details=registry is not None and
+                  isinstance(e, registry.StrategyCompileError))
     return wrapper
 
 
@@ -71,16 +75,17 @@ def _progress_enabled(quiet: bool) -> bool:
     return not quiet and sys.stderr.isatty()
 
 
-def _announce_compiling(enabled: bool) -> None:
+def _announce_compiling(enabled: bool):
     """On a terminal, say so before the project's kernels compile: with an empty cache a
     command is silent for up to a minute otherwise.
 
     Must run before anything imports sim.api: importing it loads, or compiles, the batch
     kernel. Nothing is printed when everything is cached, nor for a user's strategy file
-    (it compiles in every process, in about a second).
+    (it compiles in every process, in about a second). Returns the numba event listener
+    (None if not enabled).
     """
     if not enabled:
-        return
+        return None
     from numba.core import event
 
     from sim.numba_cache import CACHE_DIR
@@ -103,7 +108,9 @@ def _announce_compiling(enabled: bool) -> None:
             pass
 
     cold = not any(Path(CACHE_DIR).rglob("*.nbi"))
-    event.register("numba:compile", Notice())
+    listener = Notice()
+    event.register("numba:compile", listener)
+    return listener
 
 
 COLD_NOTICE = "Compiling the simulator (first run of this version only, up to a minute)..."
@@ -289,7 +296,7 @@ def _write_atomically(path: Path, data: bytes) -> None:
               help="A row per strategy, or per strategy and seat [default: per seat when one strategy "
                    "holds every seat of a table, as `run` prints it; else per strategy].")
 @click.option("--format", "-f", "fmt", type=click.Choice(["table", "csv", "json", "parquet"]), default="table",
-              show_default=True)
+              show_default=True, help="table: for reading; csv, json, parquet: every column, for programs.")
 @click.option("--out", "-o", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to FILE instead of stdout.")
 @click.option("--output", "output_old", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -340,7 +347,7 @@ def summary(path, by, fmt, output, output_old):
               help="Most games per batch [default: 20,000 solo, 5,000 at tables]; --until-ci checks "
                    "after every batch.")
 @click.option("--format", "-f", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
-              show_default=True)
+              show_default=True, help="table: for reading; csv, json: every column, for programs.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line or compiling notice.")
 @click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               metavar="FILE.html",
@@ -435,7 +442,8 @@ def report_command(dataset, output, figures_dir, fmt, quiet):
               help="Roll cap for tables: a game still running then ends, flagged as capped.")
 @click.option("--threads", "-j", type=int, default=None, help="Numba threads [default: all cores].")
 @click.option("--out", "-o", default=None, help="New or empty folder for trials.parquet and tune.json.")
-@click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="table: a line per iteration as it goes; json: one object at the end.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line or compiling notice.")
 @_errors
 def tune(spec, params, players, opponents, objective, budget, seed, validate_games, validation_seed, trial_games,
@@ -535,7 +543,7 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
 # --- moves ------------------------------------------------------------------------
 
 @main.command()
-@click.option("--sheet", default="standard", show_default=True)
+@click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
 @click.option("--crossed", default="", help="Boxes already crossed, comma separated, e.g. H1,H2,G2.")
 @click.option("--colour", required=True, help="green, yellow, blue, red or orange.")
 @click.option("--number", type=int, required=True, help="1..5.")
