@@ -149,8 +149,8 @@ def render(log: dict, sheet=None, every_roll: bool = False) -> str:
     out = [f"Game {log['game']} of seed {log['seed']}: "
            + ("solo" if players == 1 else f"{players} players") + f", sheet {log['sheet']}",
            "Seats: " + ", ".join(f"{s}={n}" for s, n in enumerate(names)),
-           "Each roll: colour dice | number dice, then each seat's move: colour number -> boxes crossed "
-           "(the dice it took, ! spent on joker dice; ! left).", ""]
+           "Rolls: colour dice | number dice; moves: colour number -> boxes crossed (dice taken, ! spent; ! left)",
+           ""]
 
     def sheets(title):
         for s in range(players):
