@@ -503,8 +503,9 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
     """Replay one game exactly, roll by roll: game N of a dataset (PATH --game N), or game N
     of what `run` would play with the same --seed and --strategy options.
 
-    Example: encore-sim replay --seed 7 --game 4 -s greedy -s random -s heuristic
-    is game 4 of encore-sim run --seed 7 -s greedy -s random -s heuristic.
+    \b
+    Example: game 4 of   encore-sim run --seed 7 -s greedy -s random -s heuristic
+    is                   encore-sim replay --seed 7 --game 4 -s greedy -s random -s heuristic
     """
     _announce_compiling(sys.stderr.isatty())
     from sim import play_game
