@@ -90,6 +90,6 @@ def test_layout_names_every_module():
 def test_nothing_refers_to_a_path_outside_the_repository():
     files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
     outside = re.compile(r"\.\./shared|/work/")
-    found = [f for f in files if f.endswith((".py", ".md", ".toml", "Makefile"))
+    found = [f for f in files if f.endswith((".py", ".md", ".toml", "Makefile")) and f != "tests/test_docs.py"
              and outside.search((ROOT / f).read_text(errors="replace"))]
     assert found == []
