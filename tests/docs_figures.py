@@ -92,7 +92,7 @@ def make_run_time() -> str:
     """make run's 100,000 games on 2 cores, from the one-core rate of its table."""
     one_core = rate("4 players, learned, lookahead, heuristic, greedy (make run), 1 thread")
     return (f"`make bench --all` plays {one_core:,.0f} of its games a second on one core: "
-            f"{_about(100_000 / one_core)} of play on one core, about half that on two")
+            f"{_about(100_000 / one_core)} of play on one core, down to half that on two idle ones")
 
 
 @register("bench-plugin")
