@@ -58,11 +58,11 @@ import numpy as np
 from numba import njit
 
 from sim.bits import ONE, ZERO, ctz, popcount
-from sim.engine import SOLO_ROLLS
+from sim.engine import FIRST_OPEN_ROLLS, SOLO_ROLLS
 from sim.sheets import BUILTIN_SHEETS, load_sheet
 from sim.state import (
-    BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, PASS,
-    PS_JOKERS, ST_AVAIL, ST_PLAYERS, ST_ROLL, ST_SEAT,
+    BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, PASS,
+    PS_JOKERS, ST_AVAIL, ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT,
 )
 from sim.tables import COLOUR_FIRST, COLOUR_LATER, MAX_SUBSETS, NW
 
@@ -124,6 +124,10 @@ ROWS = MAX_SUBSETS + 1
 N_GROUPS = 25           # (colour, number) pairs
 N_JV = 9                # '!' kept, 0..8
 
+#: Dice denial at a table (decide_table): points per box the dice left let an opponent cross,
+#: and how many of the best choices it weighs.
+DENY = 0.5
+DENY_TOP = 4
 #: Version of the weights file layout (save_weights / read_weights).
 FORMAT = 1
 
@@ -529,8 +533,41 @@ def decide_solo(W, base, st, ps, bb, cands, n, tab, top):
 
 
 @njit(cache=True)
-def decide_table(W, base, st, ps, bb, cands, n, tab):
-    """The decision at a table with table weights W[base:]: one-ply argmax of reward + value."""
+def dice_left_worth(st, bb, tab, seat, avail):
+    """What the dice `avail` are worth to the other seats: the mean over them of the most boxes
+    one placement can cross with those dice, without '!' (each spent '!' costs a point)."""
+    cols, nums, _, _ = dice_faces(st, avail)
+    total = 0
+    for s in range(st[ST_PLAYERS]):
+        if s == seat:
+            continue
+        best = 0
+        for num in range(5, 0, -1):
+            if not (nums >> num) & 1:
+                continue
+            for c in range(5):
+                if not (cols >> c) & 1:
+                    continue
+                g = 5 * c + num - 1
+                w = borrow(tab, "gword")[g]
+                if ((bb[s, BB_ALIVE + w] & bb[s, BB_TOUCH + w] & borrow(tab, "gmask")[g, 0])
+                        | (bb[s, BB_ALIVE + w + 1] & bb[s, BB_TOUCH + w + 1] & borrow(tab, "gmask")[g, 1])) != ZERO:
+                    best = num
+                    break
+            if best > 0:
+                break
+        total += best
+    return total / (st[ST_PLAYERS] - 1)
+
+
+@njit(cache=True)
+def decide_table(W, base, st, ps, bb, cands, n, tab, deny):
+    """The decision at a table with table weights W[base:]: one-ply argmax of reward + value.
+
+    Dice denial: an active player after roll 3 leaves the other seats the four dice it does not
+    take; each of its DENY_TOP best choices (by value) then loses `deny` points per box the dice
+    it leaves let the others cross (dice_left_worth), and among the dice pairs that make the same
+    placement it takes the pair leaving the least."""
     lay, sc, se, subs, costs, rewards, qs = decision_scratch(tab)
     tc = stack_i64(TC_SIZE)
     te = stack_f64(TE_SIZE)
@@ -539,7 +576,33 @@ def decide_table(W, base, st, ps, bb, cands, n, tab):
     for i in range(1, m):
         if qs[i] > qs[best]:
             best = i
-    return candidate_of(cands, n, subs[best], costs[best])
+    if deny <= 0.0 or st[ST_IS_ACTIVE] == 0 or st[ST_ROLL] <= FIRST_OPEN_ROLLS:
+        return candidate_of(cands, n, subs[best], costs[best])
+    seat = st[ST_SEAT]
+    all_dice = st[ST_AVAIL]
+    pick = PASS
+    pick_q = NEG
+    for _ in range(min(DENY_TOP, m)):
+        top = 0
+        for i in range(1, m):
+            if qs[i] > qs[top]:
+                top = i
+        if qs[top] <= NEG:
+            break
+        if subs[top] < 0:           # passing leaves the others all six dice
+            q = qs[top] - deny * dice_left_worth(st, bb, tab, seat, all_dice)
+            if q > pick_q:
+                pick_q, pick = q, PASS
+        else:
+            for k in range(n):
+                if cands[k, CAND_SUB] != subs[top] or cands[k, CAND_COST] != costs[top]:
+                    continue
+                left = all_dice & ~(1 << cands[k, CAND_CDIE]) & ~(1 << (3 + cands[k, CAND_NDIE]))
+                q = qs[top] - deny * dice_left_worth(st, bb, tab, seat, left)
+                if q > pick_q:
+                    pick_q, pick = q, k
+        qs[top] = NEG
+    return pick
 
 
 def weights_shape(players: int) -> tuple[int, int]:
@@ -648,7 +711,7 @@ def weights_data(sheet, file=None, players: int = 1) -> np.ndarray:
     return pack(weights_array(sheet, file, players))
 
 
-PARAMS = {"top": 0.0}
+PARAMS = {"top": 0.0, "deny": DENY}
 N_PARAMS = len(PARAMS)
 
 
@@ -658,7 +721,7 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
         return PASS
     W = params[N_PARAMS:].view(np.float32)     # the packed weights (see pack)
     if st[ST_PLAYERS] != 1:
-        return decide_table(W, 0, st, ps, bb, cands, n, tab)
+        return decide_table(W, 0, st, ps, bb, cands, n, tab, params[1])
     return decide_solo(W, 0, st, ps, bb, cands, n, tab, int(params[0]))
 
 

@@ -26,7 +26,7 @@ from .train_table import OPPONENTS, train_table
 def table_lineup():
     """Decision functions, kinds and parameters for play_batch: slot 0 is learned, with room for
     table weights after its parameters, slots 1.. the OPPONENTS of table training."""
-    specs = [resolve("learned")] + [resolve(o) for o in OPPONENTS]
+    specs = [resolve("learned:deny=0")] + [resolve(o) for o in OPPONENTS]   # trained without denial
     width = N_PARAMS + N_STAGES * N_ROW_TABLE // 2      # float32 weights, packed (learned.pack)
     params = np.zeros((MAX_SEATS, width))
     params[0, :N_PARAMS] = specs[0].params

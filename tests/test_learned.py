@@ -29,7 +29,7 @@ SHEETS = ["standard", "red", "blue", "green", "orange", "yellow"]
 def test_registered_with_a_description():
     s = REGISTRY["learned"]
     assert s.description
-    assert list(s.params) == ["top"] and s.file_param == "weights"
+    assert list(s.params) == ["top", "deny"] and s.file_param == "weights"
 
 
 @pytest.mark.parametrize("sheet", SHEETS)
