@@ -582,12 +582,15 @@ def decide_table(W, base, st, ps, bb, cands, n, tab, deny):
     all_dice = st[ST_AVAIL]
     pick = PASS
     pick_q = NEG
+    # Dice let a placement cross at most 5 boxes: a choice more than 5 * deny below the best
+    # cannot overtake it, so it is not scanned.
+    floor = qs[best] - 5.0 * deny
     for _ in range(min(DENY_TOP, m)):
         top = 0
         for i in range(1, m):
             if qs[i] > qs[top]:
                 top = i
-        if qs[top] <= NEG:
+        if qs[top] <= NEG or qs[top] < floor:
             break
         if subs[top] < 0:           # passing leaves the others all six dice
             q = qs[top] - deny * dice_left_worth(st, bb, tab, seat, all_dice)
