@@ -31,6 +31,10 @@ def _fail(message: str, code: int = EXIT_USAGE, details: bool = False):
     sys.exit(code)
 
 
+# Click 8.2 raises this for a bare `encore-sim`; 8.1 prints the help itself and returns 0.
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
 class _Group(click.Group):
     """A group whose usage errors are one line too (no usage block)."""
 
@@ -39,7 +43,7 @@ class _Group(click.Group):
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        except click.exceptions.NoArgsIsHelpError as e:
+        except _NO_ARGS_IS_HELP as e:
             click.echo(e.ctx.get_help() if e.ctx else str(e))
             sys.exit(0)
         except click.ClickException as e:

@@ -110,6 +110,8 @@ def _strategy_info(resolved) -> dict:
     return info
 
 
+# Not tqdm or rich: they would add a dependency for these 20 lines, and neither prints this
+# line (thousands separators, games/s) without a custom format; callers enable it on a terminal only.
 class Progress:
     """A one-line progress display on a stream (normally a terminal's stderr)."""
 

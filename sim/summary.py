@@ -80,27 +80,13 @@ def band_label(lo, hi) -> str:
 
 
 def t_quantile(df: float, p: float = 0.975) -> float:
-    """Student-t quantile: exact for 1 and 2 degrees of freedom, a Cornish-Fisher expansion
-    from 3 (within 0.2 %), the normal quantile for large df."""
-    z = Z95 if p == 0.975 else _norm_ppf(p)
-    if df is None or not math.isfinite(df) or df > 1e6:
-        return z
-    if df < 1:
-        return float("nan")
-    if df == 1:
-        return math.tan(math.pi * (p - 0.5))
-    if df == 2:
-        return (2 * p - 1) * math.sqrt(2 / (4 * p * (1 - p)))
-    g1 = (z**3 + z) / 4
-    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
-    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
-    g4 = (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160
-    return z + g1 / df + g2 / df**2 + g3 / df**3 + g4 / df**4
-
-
-def _norm_ppf(p: float) -> float:
-    from statistics import NormalDist
-    return NormalDist().inv_cdf(p)
+    """Student-t quantile with df degrees of freedom (nan below 1; None or inf: the normal one)."""
+    # scipy.special.stdtrit is what scipy.stats.t.ppf computes; importing scipy.stats would
+    # add ~0.5 s and ~70 MB to every command that prints a summary (scipy.special: 0.1 s, 20 MB).
+    from scipy.special import stdtrit
+    if df is None:
+        df = math.inf
+    return float("nan") if df < 1 else float(stdtrit(df, p))
 
 
 def mean_ci(n: int, total: float, total_sq: float) -> tuple[float, float, float]:
@@ -266,7 +252,8 @@ def _whole_games(batches, batch_size: int):
     carry = None
     for batch in batches:
         if carry is not None:
-            batch = pa.concat_batches([carry, batch])
+            # Table.combine_chunks rather than pa.concat_batches, which needs pyarrow 19.
+            batch = pa.Table.from_batches([carry, batch]).combine_chunks().to_batches()[0]
         while batch.num_rows > batch_size:
             game = as_numpy(batch.column("game"))
             cut = int(np.searchsorted(game, game[batch_size]))             # the games that fit
@@ -385,6 +372,8 @@ def _text_table(columns: dict[str, list[str]], numeric=()) -> str:
     """Columns of cells laid out as pandas' DataFrame.to_string(index=False) prints them:
     right-aligned, one space apart; the header and cells of a numeric column (of
     non-negative numbers) get one more space in front, pandas' room for a sign."""
+    # Not tabulate or rich: `run` prints this without importing pandas (~65 MB of peak RSS), and
+    # neither library lays out pandas' look (sign room, one space apart) without as much setup.
     lines = []
     for name, cells in columns.items():
         pad = " " if name in numeric else ""

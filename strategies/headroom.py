@@ -20,13 +20,12 @@ import numpy as np
 from sim.api import MAX_SEED, check_int, play_chunk
 from sim.runner import Progress
 from sim.sheets import COLOURS, COLUMNS, load_sheet
+from sim.summary import Z95
 from sim.state import PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS, PS_SCORE, PS_STAR_PENALTY
 from sim.tables import build_tables, kernel_tables
 
 from .clairvoyant import DEFAULT_BEAM, GUIDES, MAX_BEAM, search_games
 from .learned import weights_array
-
-Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)

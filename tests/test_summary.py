@@ -247,9 +247,12 @@ def test_damaged_columns(table_ds, tmp_path, table, change, message):
 def test_wilson_and_t():
     lo, hi = wilson(50, 100)
     assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
-    # 97.5 % points of Student's t (any table): exact at 1 and 2 degrees of freedom, close from 3 on
-    for df, t in ((1, 12.7062), (2, 4.3027), (3, 3.1824), (4, 2.7764), (10, 2.2281), (30, 2.0423)):
-        assert t_quantile(df) == pytest.approx(t, rel=1e-4 if df <= 2 else 2e-3)
+    # 97.5 % points of Student's t (any table, to its 4 decimals), and the normal one in the limit
+    for df, t in ((1, 12.7062), (2, 4.3027), (3, 3.1824), (4, 2.7764), (10, 2.2281), (30, 2.0423),
+                  (None, 1.9600), (math.inf, 1.9600)):
+        assert t_quantile(df) == pytest.approx(t, abs=5e-5)
+    assert t_quantile(120, 0.995) == pytest.approx(2.6174, abs=5e-5)
+    assert math.isnan(t_quantile(0.5))
 
 
 def test_compare_win_intervals_stay_within_0_and_1():
