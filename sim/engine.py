@@ -15,11 +15,12 @@ Rules references ("RULES section N") are to section N of docs/rules.md.
 import numpy as np
 from numba import njit
 
-from .bits import ONE, ZERO, ctz, popcount
+from .bits import ZERO, ctz, popcount
+from .moves import die_pair, legal_word, next_group, next_row
 from .players import PLAYER_GREEDY, PLAYER_RANDOM, greedy_pick, offered_dice, random_choice
 from .rng import die, game_key, seat_stream
 from .state import (
-    BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, COLOUR_JOKER,
+    BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB,
     MAX_SEATS, NUMBER_JOKER, PASS, PS_BOXES, PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS,
     PS_COLOURS_FIRST, PS_COLS, PS_COLS_FIRST, PS_FIRST_JOKER_ROLL, PS_JOKERS, PS_PASSES, PS_RANK,
     PS_SCORE, PS_STAR_PENALTY, PS_WINNER, ST_ACTIVE, ST_ACTIVE_CDIE, ST_ACTIVE_NDIE, ST_ACTIVE_SUB,
@@ -77,6 +78,37 @@ def full_columns(lo, hi):
 
 
 @njit(cache=True, inline="always")
+def awards(lo, hi, cols_done, colours_done, cols_taken, colours_taken, col_first, col_later, colour_mask):
+    """What a sheet with boxes (lo, hi) crossed completes beyond cols_done and colours_done
+    (bitmasks), and what that scores (RULES section 6): a column or colour that nobody completed
+    in an earlier roll (cols_taken, colours_taken) scores its first value, else its later one.
+
+    Returns the bitmasks (new columns, new colours, the new columns scored first, the new
+    colours scored first) and the points (of the columns, of the colours). The engine settles
+    every roll with it; heuristic scores an end of game, sim.replay describes the awards.
+    """
+    new_cols = full_columns(lo, hi) & ~cols_done
+    first_cols = new_cols & ~cols_taken
+    col_points = 0
+    m = new_cols
+    while m:
+        c = ctz(np.uint64(m))
+        m &= m - 1
+        col_points += col_first[c] if (first_cols >> c) & 1 else col_later[c]
+    new_colours = 0
+    for k in range(N_COLOURS):
+        cm0, cm1 = colour_mask[k, 0], colour_mask[k, 1]
+        if not (colours_done >> k) & 1 and (lo & cm0) == cm0 and (hi & cm1) == cm1:
+            new_colours |= 1 << k
+    first_colours = new_colours & ~colours_taken
+    colour_points = 0
+    for k in range(N_COLOURS):
+        if (new_colours >> k) & 1:
+            colour_points += COLOUR_FIRST if (first_colours >> k) & 1 else COLOUR_LATER
+    return new_cols, new_colours, first_cols, first_colours, col_points, colour_points
+
+
+@njit(cache=True, inline="always")
 def reset(st, ps, bb, tab, players, max_rolls):
     st[:] = 0
     st[ST_PLAYERS] = players
@@ -117,35 +149,20 @@ def legal_choices(st, ps, bb, tab, cands):
     """
     seat = st[ST_SEAT]
     offered = offered_dice(st, st[ST_AVAIL])
-    jokers = ps[seat, PS_JOKERS]
     n = 0
-    for cd in range(3):
-        if not (offered >> cd) & 1:
-            continue
-        cface = st[ST_DICE + cd]
-        for nd in range(3):
-            if not (offered >> (3 + nd)) & 1:
-                continue
-            nface = st[ST_DICE + 3 + nd]
-            cost = (cface == COLOUR_JOKER) + (nface == NUMBER_JOKER)
-            if cost > jokers:
-                continue
-            c_lo, c_hi = (0, N_COLOURS) if cface == COLOUR_JOKER else (cface, cface + 1)
-            n_lo, n_hi = (1, 6) if nface == NUMBER_JOKER else (nface, nface + 1)
-            for c in range(c_lo, c_hi):
-                for num in range(n_lo, n_hi):
-                    g = 5 * c + num - 1
-                    w0 = tab.gword[g]
-                    for half in range(2):
-                        w = w0 + half
-                        word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & tab.gmask[g, half]
-                        while word != ZERO:
-                            cands[n, CAND_CDIE] = cd
-                            cands[n, CAND_NDIE] = nd
-                            cands[n, CAND_SUB] = 64 * w + ctz(word)
-                            cands[n, CAND_COST] = cost
-                            n += 1
-                            word &= word - ONE
+    for p in range(9):
+        cd, nd, cost, groups = die_pair(st, offered, ps[seat, PS_JOKERS], p)
+        while groups:
+            g, groups = next_group(groups)
+            for half in range(2):
+                w, word = legal_word(bb, seat, tab.gword, tab.gmask, g, half)
+                while word != ZERO:
+                    sub, word = next_row(w, word)
+                    cands[n, CAND_CDIE] = cd
+                    cands[n, CAND_NDIE] = nd
+                    cands[n, CAND_SUB] = sub
+                    cands[n, CAND_COST] = cost
+                    n += 1
     return n
 
 
@@ -174,35 +191,24 @@ def settle_awards(st, ps, bb, tab):
     """
     players = st[ST_PLAYERS]
     solo = players == 1
+    # In solo nothing is ever taken: every completion scores its first value.
+    cols_taken = 0 if solo else st[ST_COLS_TAKEN]
+    colours_taken = 0 if solo else st[ST_COLOURS_TAKEN]
     new_cols_all = 0
     new_colours_all = 0
     ended = False
     for s in range(players):
-        lo, hi = bb[s, BB_CROSSED], bb[s, BB_CROSSED + 1]
-        new_cols = full_columns(lo, hi) & ~ps[s, PS_COLS]
-        m = new_cols
-        while m:
-            c = ctz(np.uint64(m))
-            m &= m - 1
-            if solo or not (st[ST_COLS_TAKEN] >> c) & 1:
-                ps[s, PS_COL_POINTS] += tab.col_first[c]
-                ps[s, PS_COLS_FIRST] += 1
-            else:
-                ps[s, PS_COL_POINTS] += tab.col_later[c]
+        new_cols, new_colours, first_cols, first_colours, col_points, colour_points = awards(
+            bb[s, BB_CROSSED], bb[s, BB_CROSSED + 1], ps[s, PS_COLS], ps[s, PS_COLOURS], cols_taken, colours_taken,
+            tab.col_first, tab.col_later, tab.colour_mask)
+        ps[s, PS_COL_POINTS] += col_points
+        ps[s, PS_COLS_FIRST] += popcount(np.uint64(first_cols))
         ps[s, PS_COLS] |= new_cols
+        ps[s, PS_COLOUR_POINTS] += colour_points
+        ps[s, PS_COLOURS_FIRST] += popcount(np.uint64(first_colours))
+        ps[s, PS_COLOURS] |= new_colours
         new_cols_all |= new_cols
-        for c in range(N_COLOURS):
-            if (ps[s, PS_COLOURS] >> c) & 1:
-                continue
-            cm0, cm1 = tab.colour_mask[c, 0], tab.colour_mask[c, 1]
-            if (lo & cm0) == cm0 and (hi & cm1) == cm1:
-                ps[s, PS_COLOURS] |= 1 << c
-                new_colours_all |= 1 << c
-                if solo or not (st[ST_COLOURS_TAKEN] >> c) & 1:
-                    ps[s, PS_COLOUR_POINTS] += COLOUR_FIRST
-                    ps[s, PS_COLOURS_FIRST] += 1
-                else:
-                    ps[s, PS_COLOUR_POINTS] += COLOUR_LATER
+        new_colours_all |= new_colours
         if popcount(np.uint64(ps[s, PS_COLOURS])) >= 2:
             ended = True
     if not solo:

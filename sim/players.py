@@ -15,12 +15,9 @@ import numpy as np
 from numba import njit
 
 from .bits import ctz, popcount
+from .moves import die_pair, legal_word, next_group
 from .rng import below
-from .state import (
-    BB_ALIVE, BB_TOUCH, CAND_COST, CAND_SUB, COLOUR_JOKER, NUMBER_JOKER, PASS, PS_JOKERS, ST_AVAIL,
-    ST_DICE, ST_SEAT,
-)
-from .tables import N_COLOURS
+from .state import CAND_COST, CAND_SUB, PASS, PS_JOKERS, ST_AVAIL, ST_DICE, ST_SEAT
 
 #: How the game loop runs a seat's strategy (sim.engine.decide).
 PLAYER_CALL = 0      # any decision function, called through its first-class function value
@@ -87,35 +84,20 @@ def greedy_pick(st, ps, bb, tab):
     best_k = PASS
     best_key = -1
     best_cd = best_nd = best_g = best_cost = -1
-    for cd in range(3):
-        if not (offered >> cd) & 1:
-            continue
-        cface = st[ST_DICE + cd]
-        for nd in range(3):
-            if not (offered >> (3 + nd)) & 1:
-                continue
-            nface = st[ST_DICE + 3 + nd]
-            cost = np.int64(cface == COLOUR_JOKER) + np.int64(nface == NUMBER_JOKER)
-            if cost > jokers:
-                continue
-            c_lo, c_hi = (0, N_COLOURS) if cface == COLOUR_JOKER else (cface, cface + 1)
-            n_lo, n_hi = (1, 6) if nface == NUMBER_JOKER else (nface, nface + 1)
-            for c in range(c_lo, c_hi):
-                for num in range(n_lo, n_hi):
-                    g = 5 * c + num - 1
-                    w = tab.gword[g]
-                    count = popcount(bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & tab.gmask[g, 0]) + \
-                        popcount(bb[seat, BB_ALIVE + w + 1] & bb[seat, BB_TOUCH + w + 1] & tab.gmask[g, 1])
-                    key = 4 * num - cost
-                    if count > 0 and key > best_key:
-                        best_k, best_key = n, key
-                        best_cd, best_nd, best_g, best_cost = cd, nd, g, cost
-                    n += count
+    for p in range(9):
+        cd, nd, cost, groups = die_pair(st, offered, jokers, p)
+        while groups:
+            g, groups = next_group(groups)
+            count = (popcount(legal_word(bb, seat, tab.gword, tab.gmask, g, 0)[1])
+                     + popcount(legal_word(bb, seat, tab.gword, tab.gmask, g, 1)[1]))
+            key = 4 * (g % 5 + 1) - cost          # 4 * boxes - jokers
+            if count > 0 and key > best_key:
+                best_k, best_key = n, key
+                best_cd, best_nd, best_g, best_cost = cd, nd, g, cost
+            n += count
     if best_k == PASS:
         return n, PASS, -1, -1, -1, 0
-    w = tab.gword[best_g]
-    word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & tab.gmask[best_g, 0]
+    w, word = legal_word(bb, seat, tab.gword, tab.gmask, best_g, 0)
     if word == np.uint64(0):
-        w += 1
-        word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & tab.gmask[best_g, 1]
+        w, word = legal_word(bb, seat, tab.gword, tab.gmask, best_g, 1)
     return n, best_k, best_cd, best_nd, 64 * w + ctz(word), best_cost

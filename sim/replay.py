@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import numpy as np
 import pyarrow.compute as pc
 
 from .api import DEFAULT_MAX_ROLLS, check_int, lineup, play_game
@@ -27,7 +28,8 @@ from .sheets import (
     parse_cell,
     parse_sheet,
 )
-from .tables import COLOUR_FIRST, COLOUR_LATER, COLUMN_FIRST, COLUMN_LATER
+from .engine import awards
+from .tables import COLOUR_FIRST, COLOUR_LATER, COLUMN_FIRST, COLUMN_LATER, bit_of, build_tables, to_words
 
 LETTERS = "gybro"
 #: What draw_sheet's marks mean (docs/rules.md names the parts of the game).
@@ -141,11 +143,10 @@ def render(log: dict, sheet=None, every_roll: bool = False) -> str:
     names = log["strategies"] if len(log["strategies"]) == players else log["strategies"] * players
     crossed = [set() for _ in range(players)]
     jokers = [8] * players
-    cols_taken, colours_taken = set(), set()
-    cols_done = [set() for _ in range(players)]
-    colours_done = [set() for _ in range(players)]
-    colour_cells = {c: {(col, row) for row in range(N_ROWS) for col in range(N_COLS) if sheet.colour[row, col] == c}
-                    for c in range(len(COLOURS))}
+    # Bitmasks as the engine keeps them; in solo nothing is ever taken (every completion scores first).
+    cols_taken = colours_taken = 0
+    cols_done, colours_done = [0] * players, [0] * players
+    colour_mask = build_tables(sheet).colour_mask
     out = [f"Game {log['game']} of seed {log['seed']}: "
            + ("solo" if players == 1 else f"{players} players") + f", sheet {log['sheet']}",
            "Seats: " + ", ".join(f"{s}={n}" for s, n in enumerate(names)),
@@ -168,26 +169,31 @@ def render(log: dict, sheet=None, every_roll: bool = False) -> str:
                 crossed[s].add(parse_cell(name))
             jokers[s] -= m["jokers"]
             out.append(_move(m, names[s], jokers[s]))
-        new_cols, new_colours = set(), set()
+        new_cols_all = new_colours_all = 0
         for s in range(players):
+            lo, hi = to_words(bit_of(col, row) for col, row in crossed[s])
+            new_cols, new_colours, first_cols, first_colours, _, _ = awards(
+                np.uint64(lo), np.uint64(hi), cols_done[s], colours_done[s], cols_taken, colours_taken,
+                COLUMN_FIRST, COLUMN_LATER, colour_mask)
             for col in range(N_COLS):
-                if col not in cols_done[s] and all((col, row) in crossed[s] for row in range(N_ROWS)):
-                    cols_done[s].add(col)
-                    first = players == 1 or col not in cols_taken
+                if (new_cols >> col) & 1:
+                    first = (first_cols >> col) & 1
                     pts = COLUMN_FIRST[col] if first else COLUMN_LATER[col]
                     out.append(f"    * seat {s} completes column {COLUMNS[col]} "
                                f"({'first' if first else 'later'}: {pts} point{'s' if pts != 1 else ''})")
-                    new_cols.add(col)
-            for c, cells in colour_cells.items():
-                if c not in colours_done[s] and cells <= crossed[s]:
-                    colours_done[s].add(c)
-                    first = players == 1 or c not in colours_taken
+            for c in range(len(COLOURS)):
+                if (new_colours >> c) & 1:
+                    first = (first_colours >> c) & 1
                     pts = COLOUR_FIRST if first else COLOUR_LATER
                     out.append(f"    * seat {s} completes {COLOURS[c]} "
                                f"({'first' if first else 'later'}: {pts} points)")
-                    new_colours.add(c)
-        cols_taken |= new_cols
-        colours_taken |= new_colours
+            cols_done[s] |= new_cols
+            colours_done[s] |= new_colours
+            new_cols_all |= new_cols
+            new_colours_all |= new_colours
+        if players > 1:
+            cols_taken |= new_cols_all
+            colours_taken |= new_colours_all
         if every_roll:
             out.append("")
             sheets("after roll " + str(r["roll"]) + ":")
@@ -206,6 +212,7 @@ def render(log: dict, sheet=None, every_roll: bool = False) -> str:
 
 def _score_table(result: list[dict], names: list[str]) -> list[str]:
     """The final scores, one line per seat, each column as wide as its widest cell."""
+    # Hand-written: nine columns of a few seats; a table library would be a dependency for 4 lines.
     columns = [("seat", ">", "seat"), ("strategy", "<", None), ("score", ">", "score"),
                ("columns", ">", "column_points"), ("colours", ">", "colour_points"), ("! left", ">", "jokers_left"),
                ("star penalty", ">", "star_penalty"), ("boxes", ">", "boxes"), ("winner", "<", "winner")]

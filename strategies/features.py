@@ -4,15 +4,14 @@ Everything works on the bitboard layout of sim.tables (two uint64 words, one
 byte per column, bit 8*col + row) and never modifies the state arrays.
 """
 import numpy as np
-from llvmlite import ir
-from numba import errors, njit, types
-from numba.core import cgutils
-from numba.experimental.structref import _Utils
-from numba.extending import intrinsic
-from numba.np.arrayobj import populate_array
+from numba import njit, types
 
 from sim.bits import popcount
-from sim.state import COLOUR_JOKER, NUMBER_JOKER, ST_DICE
+from sim.moves import mobility
+# Re-exported for learned and table_features, which import them from here.
+from sim.moves import NO_FACE, dice_faces, face_cost  # noqa: F401
+from sim.nbinternals import borrow, stack_f64, stack_i64, stack_u64, uncounted  # noqa: F401
+from sim.state import BB_ALIVE, BB_TOUCH, CAND_COST, CAND_SUB, PASS
 
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
@@ -27,91 +26,24 @@ N_COLS = 15
 H_COL = 7
 
 
-def _stack_array(dtype):
-    """An intrinsic f(n) -> uninitialised C array of n `dtype` items in the calling function's
-    stack frame (n a compile-time constant, e.g. a module-level int)."""
-    @intrinsic
-    def stack_array(typingctx, n):
-        if not isinstance(n, types.IntegerLiteral):
-            raise errors.RequireLiteralValue("the size of a stack array must be a constant")
-        size = n.literal_value
-        arrty = types.Array(dtype, 1, "C")
-
-        def codegen(context, builder, sig, args):
-            lty = context.get_data_type(dtype)
-            intp = context.get_value_type(types.intp)
-            with builder.goto_entry_block():          # a static alloca: reserved once per frame
-                data = builder.alloca(lty, size=ir.Constant(intp, size))
-            ary = context.make_array(arrty)(context, builder)
-            itemsize = ir.Constant(intp, context.get_abi_sizeof(lty))
-            populate_array(ary, data=data, shape=[ir.Constant(intp, size)], strides=[itemsize],
-                           itemsize=itemsize, meminfo=None)
-            return ary._getvalue()
-        return arrty(n), codegen
-    return stack_array
+@njit(cache=True)
+def candidate_of(cands, n, sub, cost):
+    """Row of cands offering placement `sub` at `cost` jokers (PASS for sub -1): how a strategy
+    that chose among distinct placements names its choice."""
+    if sub < 0:
+        return PASS
+    for i in range(n):
+        if cands[i, CAND_SUB] == sub and cands[i, CAND_COST] == cost:
+            return i
+    return PASS  # unreachable: the engine offers every placement at its fewest jokers
 
 
-# Scratch arrays of a decision on the stack instead of the heap. Besides the allocation
-# (~100 ns), a heap array costs an atomic reference count wherever Numba copies it, e.g.
-# each time a function taking it is inlined (heuristic.delta: ~850 times a solo game);
-# a stack array has no meminfo, so the compiler drops those counts altogether.
-# The array lives as long as the frame of the function the call is compiled into:
-# call these only in the function that uses the array, or in an inline="always" helper
-# of it, never in one that returns the array to a caller it is not inlined into.
-stack_f64 = _stack_array(types.float64)
-stack_u64 = _stack_array(types.uint64)
-stack_i64 = _stack_array(types.int64)
-
-
-@intrinsic
-def uncounted(typingctx, ary):
-    """A view of array `ary` without reference counting (no meminfo), valid while `ary` is.
-
-    A strategy's argument arrays live for the whole decision; handed as such views to
-    inlined functions they cost nothing, where each inlined call otherwise counts a
-    reference on each array argument (an atomic add, and a subtract when the call ends).
-    """
-    if not isinstance(ary, types.Array):
-        raise errors.TypingError("uncounted takes an array")
-
-    def codegen(context, builder, sig, args):
-        view = context.make_array(ary)(context, builder, value=args[0])
-        view.meminfo = cgutils.get_null_value(view.meminfo.type)
-        return view._getvalue()
-    return ary(ary), codegen
-
-
-@intrinsic
-def borrow(typingctx, struct, name):
-    """borrow(tab, "mask") is tab.mask without its reference count.
-
-    Reading an array field of a StructRef (the Tables) counts a reference on the array
-    (an atomic add, and a subtract when it dies): ~10 ns, paid per access. The borrowed
-    view has no meminfo, so nothing is counted; it is valid while `struct` is alive and
-    the field not reassigned, i.e. for the whole decision that received the tables.
-    """
-    if not isinstance(name, types.StringLiteral):
-        raise errors.TypingError("borrow(struct, \"field\") takes a constant field name")
-    field = name.literal_value
-    if isinstance(struct, types.BaseNamedTuple):
-        # The plain Tables namedtuple (tests call helpers with it): an ordinary counted field.
-        index = struct.fields.index(field)
-
-        def codegen_tuple(context, builder, sig, args):
-            val = builder.extract_value(args[0], index)
-            context.nrt.incref(builder, sig.return_type, val)
-            return val
-        return struct.types[index](struct, name), codegen_tuple
-    fty = struct.field_dict.get(field) if isinstance(struct, types.StructRef) else None
-    if not isinstance(fty, types.Array):
-        raise errors.TypingError(f"{struct} has no array field {field!r}")
-
-    def codegen(context, builder, sig, args):
-        data = _Utils(context, builder, sig.args[0]).get_data_struct(args[0])
-        ary = context.make_array(fty)(context, builder, value=getattr(data, field))
-        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
-        return ary._getvalue()
-    return fty(struct, name), codegen
+@njit(cache=True, inline="always")
+def placement_fields(tab):
+    """The tables' rows per placement, borrowed (sim.nbinternals.borrow: no reference counts):
+    (mask, kill, act, colour, size, stars, act_count)."""
+    return (borrow(tab, "mask"), borrow(tab, "kill"), borrow(tab, "act"), borrow(tab, "colour"),
+            borrow(tab, "size"), borrow(tab, "stars"), borrow(tab, "act_count"))
 
 
 @njit(types.uint64(types.uint64), cache=True, inline="always")
@@ -176,24 +108,10 @@ def isolated_boxes(lo, hi, colour_mask, board_mask):
     return total
 
 
-@njit(cache=True, inline="always")
-def legal_count_after(bb, row, kill, act, sub):
-    """Legal placements (any colour and number) open to seat `row` after it plays subset `sub`."""
-    total = 0
-    nw = kill.shape[1]
-    for w in range(nw):
-        total += popcount(bb[row, 2 + w] & ~kill[sub, w] & (bb[row, 2 + nw + w] | act[sub, w]))
-    return total
-
-
 @njit(types.int64(types.uint64[:, :], types.int64), cache=True)
 def legal_count(bb, row):
     """Legal placements (any colour and number) open to seat `row` now."""
-    total = 0
-    nw = (bb.shape[1] - 2) // 2
-    for w in range(nw):
-        total += popcount(bb[row, 2 + w] & bb[row, 2 + nw + w])
-    return total
+    return mobility(bb[row], BB_ALIVE, BB_TOUCH)
 
 
 @njit(types.int64(types.int64), cache=True, inline="always")
@@ -207,42 +125,6 @@ def column_span(colmask):
     while not (m >> hi) & 1:
         hi -= 1
     return lo * 16 + hi
-
-
-#: face_cost of a colour or number no die shows: more jokers than a sheet starts with.
-NO_FACE = 9
-
-
-@njit(cache=True, inline="always")
-def face_cost(faces, joker, i):
-    """Jokers a placement spends on face i of one kind of die, from dice_faces' mask and
-    joker flag of that kind: 0 if a die shows i, 1 if only the joker does, else NO_FACE."""
-    return 0 if (faces >> i) & 1 else (1 if joker else NO_FACE)
-
-
-@njit(cache=True, inline="always")
-def dice_faces(st, avail):
-    """What the dice in `avail` show: bitmasks of the real colours (bit c) and numbers (bit n),
-    and whether a colour joker and a number joker show. A placement of colour c and number n
-    then costs face_cost(cols, cj, c) + face_cost(nums, nj, n) jokers."""
-    cols = 0
-    nums = 0
-    cj = False
-    nj = False
-    for d in range(3):
-        if (avail >> d) & 1:
-            f = st[ST_DICE + d]
-            if f == COLOUR_JOKER:
-                cj = True
-            elif f >= 0:
-                cols |= 1 << f
-        if (avail >> (3 + d)) & 1:
-            f = st[ST_DICE + 3 + d]
-            if f == NUMBER_JOKER:
-                nj = True
-            elif f > 0:
-                nums |= 1 << f
-    return cols, nums, cj, nj
 
 
 @njit(cache=True, inline="always")
@@ -260,3 +142,57 @@ def crossed_span(a, b):
             right = 8 + c
             break
     return left, right
+
+
+#: Faces of two colour dice and two number dice (the solo roll; the four dice a passive player has).
+N_FACES = 6 ** 4
+#: expected_best_reply's scratch: 6 x 6 values of a (colour face, number face), a row of 6.
+EXPECT_SIZE = 42
+_NEG = -1.0e18
+
+
+@njit(cache=True)
+def expected_best_reply(best, stay, keep0, keep1, keep2, val):
+    """Mean over the 1296 faces of 2 colour + 2 number dice of the best reply they allow.
+
+    best[5c + n - 1]: the value of the best reply of colour c and number n, spending no '!'
+    (-1e18 if there is none); stay: the value of passing, which is always allowed. keep0, keep1,
+    keep2: what a reply spending 0, 1 or 2 '!' adds to that value (-1e18 where the seat has fewer
+    '!' left). A colour joker stands for any colour, a number joker for any number, each for a
+    '!'. val: EXPECT_SIZE floats of scratch, val[6 * colour face + number face] (colour face 5,
+    number face 0: the jokers) then a row. Exact: every face pair is counted with its weight.
+    """
+    top_all = _NEG
+    for c in range(5):
+        top_c = _NEG
+        for n in range(1, 6):
+            b = best[5 * c + n - 1]
+            val[6 * c + n] = max(b + keep0, stay)
+            if b > top_c:
+                top_c = b
+        val[6 * c] = max(top_c + keep1, stay)
+        if top_c > top_all:
+            top_all = top_c
+    for n in range(1, 6):
+        top_n = _NEG
+        for c in range(5):
+            b = best[5 * c + n - 1]
+            if b > top_n:
+                top_n = b
+        val[30 + n] = max(top_n + keep1, stay)
+    val[30] = max(top_all + keep2, stay)
+    total = 0.0
+    row = 36
+    for c1 in range(6):
+        for c2 in range(c1, 6):
+            wc = 1.0 if c1 == c2 else 2.0
+            for n in range(6):
+                val[row + n] = max(val[6 * c1 + n], val[6 * c2 + n])
+            sub = 0.0
+            for n1 in range(6):
+                r1 = val[row + n1]
+                sub += r1                      # n1 == n2
+                for n2 in range(n1 + 1, 6):
+                    sub += 2.0 * max(r1, val[row + n2])
+            total += wc * sub
+    return total / N_FACES

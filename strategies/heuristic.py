@@ -46,13 +46,13 @@ float rounding; tests/test_heuristic_incremental.py checks it on thousands of po
      we could take away: 10 values from one walk of each opponent's legal placements.
 
 What a decision costs besides the evaluation itself (docs/performance.md): the scratch
-(ctx, um, the candidate values) lives on the stack (features.stack_f64), and the
+(ctx, um, the candidate values) lives on the stack (sim.nbinternals.stack_f64), and the
 placement loops (best_placement, score_candidates) are inlined into _choose. Numba counts
 a reference (an atomic add and subtract) on every array handed to an inlined function,
 i.e. on ctx and um for each placement scored; a stack array has no meminfo, and once the
 loop sits in the function that owns the stack arrays the compiler sees that and drops the
-counts. The tables' arrays are read through features.borrow, and _choose hands its own
-arguments on as features.uncounted views, for the same reason.
+counts. The tables' arrays are read through sim.nbinternals.borrow, and _choose hands its own
+arguments on as sim.nbinternals.uncounted views, for the same reason.
 """
 import math
 
@@ -60,18 +60,17 @@ import numpy as np
 from numba import njit, types
 
 from sim.bits import ZERO, ONE, ctz, popcount
-from sim.engine import full_columns
+from sim.engine import awards
+from sim.moves import dice_faces, die_pair, group_cost, legal_word, mobility, mobility_after, next_group, next_row
+from sim.nbinternals import borrow, stack_f64, stack_u64, uncounted
 from sim.state import (
-    BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, COLOUR_JOKER, MAX_CANDS,
-    NUMBER_JOKER, PASS, PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS,
-    ST_AVAIL, ST_COLOURS_TAKEN, ST_COLS_TAKEN, ST_DICE, ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT,
+    BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, MAX_CANDS, PASS, PS_COL_POINTS,
+    PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS, ST_AVAIL, ST_COLOURS_TAKEN, ST_COLS_TAKEN,
+    ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT,
 )
 from sim.tables import MAX_SUBSETS, NW
 
-from .features import (
-    borrow, byte_counts, crossed_span, dice_faces, face_cost, legal_count, legal_count_after, neighbours, stack_f64,
-    stack_u64, stacked_pairs, uncounted,
-)
+from .features import byte_counts, candidate_of, crossed_span, neighbours, placement_fields, stacked_pairs
 from .interface import strategy
 
 SOLO_ROLLS = 30
@@ -172,15 +171,9 @@ _BYTE = np.uint64(0xFF)
 _B7 = np.uint64(7)
 _HIGH = np.uint64(0x8080808080808080)
 NEG = -1.0e18
+N_GROUPS = 25       # (colour, number) groups
 #: Room for the values of every choice of any decision and of passing (score_candidates).
 VALUES_SIZE = MAX_CANDS + 1
-
-
-@njit(cache=True, inline="always")
-def scratch():
-    """(ctx, um) for one decision, on the stack of the function this is inlined into
-    (features.stack_f64: no allocation, and no reference counts in the placement loop)."""
-    return stack_f64(CTX_SIZE), stack_u64(UM_SIZE)
 
 
 @njit(cache=True)
@@ -541,22 +534,11 @@ def completes(ctx, ck, size):
 @njit(cache=True)
 def score_after(st, ps, bb, tab, seat, lo, hi, jokers):
     """Seat's score if the game ended with boxes (lo, hi) crossed and `jokers` left."""
-    pts = ps[seat, PS_COL_POINTS] + ps[seat, PS_COLOUR_POINTS] + jokers
-    new_cols = full_columns(lo, hi) & ~ps[seat, PS_COLS]
-    col_first = borrow(tab, "col_first")
-    col_later = borrow(tab, "col_later")
-    colour_mask = borrow(tab, "colour_mask")
     star_mask = borrow(tab, "star_mask")
-    while new_cols:
-        c = ctz(np.uint64(new_cols))
-        new_cols &= new_cols - 1
-        pts += col_later[c] if (st[ST_COLS_TAKEN] >> c) & 1 else col_first[c]
-    for k in range(5):
-        if (ps[seat, PS_COLOURS] >> k) & 1:
-            continue
-        m0, m1 = colour_mask[k, 0], colour_mask[k, 1]
-        if (lo & m0) == m0 and (hi & m1) == m1:
-            pts += 3 if (st[ST_COLOURS_TAKEN] >> k) & 1 else 5
+    _, _, _, _, col_points, colour_points = awards(
+        lo, hi, ps[seat, PS_COLS], ps[seat, PS_COLOURS], st[ST_COLS_TAKEN], st[ST_COLOURS_TAKEN],
+        borrow(tab, "col_first"), borrow(tab, "col_later"), borrow(tab, "colour_mask"))
+    pts = ps[seat, PS_COL_POINTS] + ps[seat, PS_COLOUR_POINTS] + jokers + col_points + colour_points
     pts -= 2 * (popcount(star_mask[0] & ~lo) + popcount(star_mask[1] & ~hi))
     return pts
 
@@ -578,21 +560,6 @@ def end_bonus(st, ps, bb, tab, params, lo2, hi2, jokers):
 
 # --- dice denial -----------------------------------------------------------------
 
-@njit(cache=True, inline="always")
-def faces(st, avail):
-    """Bitmasks of the colours (bit c) and numbers (bit n) the dice in `avail` can stand for."""
-    cols = 0
-    nums = 0
-    for d in range(3):
-        if (avail >> d) & 1:
-            f = st[ST_DICE + d]
-            cols |= 31 if f == COLOUR_JOKER else 1 << f
-        if (avail >> (3 + d)) & 1:
-            f = st[ST_DICE + 3 + d]
-            nums |= 62 if f == NUMBER_JOKER else 1 << f
-    return cols, nums
-
-
 @njit(cache=True)
 def group_values(bb, seat, gword, gmask, stars, cols, nums, ctx):
     """ctx[C_GBEST + 5c + n - 1] = best (boxes + 2 * stars) seat can cross with colour c and
@@ -604,14 +571,11 @@ def group_values(bb, seat, gword, gmask, stars, cols, nums, ctx):
             if not (nums >> num) & 1:
                 continue
             g = 5 * c + num - 1
-            w0 = gword[g]
             best = 0
             for half in range(2):
-                w = w0 + half
-                word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & gmask[g, half]
+                w, word = legal_word(bb, seat, gword, gmask, g, half)
                 while word != ZERO:
-                    k = 64 * w + ctz(word)
-                    word &= word - ONE
+                    k, word = next_row(w, word)
                     if stars[k] * 2 + num > best:
                         best = stars[k] * 2 + num
             ctx[C_GBEST + g] = best
@@ -625,7 +589,9 @@ def denial_values(st, ps, bb, tab, ctx):
     players = st[ST_PLAYERS]
     seat = st[ST_SEAT]
     avail = st[ST_AVAIL]
-    cols, nums = faces(st, avail)
+    cols, nums, cj, nj = dice_faces(st, avail)
+    cols |= 31 if cj else 0         # the colours and numbers the dice can stand for
+    nums |= 62 if nj else 0
     for p in range(9):
         ctx[C_DV + p] = 0.0
     total_pass = 0.0
@@ -638,21 +604,13 @@ def denial_values(st, ps, bb, tab, ctx):
         group_values(bb, s, gword, gmask, stars, cols, nums, ctx)
         jokers = ps[s, PS_JOKERS]
         # Their best with each die pair (NEG where the pair is not there or too dear).
-        for cd in range(3):
-            cf = st[ST_DICE + cd]
-            for nd in range(3):
-                nf = st[ST_DICE + 3 + nd]
-                cost = (cf == COLOUR_JOKER) + (nf == NUMBER_JOKER)
-                top = NEG
-                if (avail >> cd) & 1 and (avail >> (3 + nd)) & 1 and cost <= jokers:
-                    c_lo, c_hi = (0, 5) if cf == COLOUR_JOKER else (cf, cf + 1)
-                    n_lo, n_hi = (1, 6) if nf == NUMBER_JOKER else (nf, nf + 1)
-                    for c in range(c_lo, c_hi):
-                        for num in range(n_lo, n_hi):
-                            v = ctx[C_GBEST + 5 * c + num - 1] - cost
-                            if v > top:
-                                top = v
-                ctx[C_PAIRV + 3 * cd + nd] = top
+        for p in range(9):
+            _, _, cost, groups = die_pair(st, avail, jokers, p)
+            top = NEG
+            while groups:
+                g, groups = next_group(groups)
+                top = max(top, ctx[C_GBEST + g] - cost)
+            ctx[C_PAIRV + p] = top
         # What is left to them: all pairs (we pass), or the pairs avoiding both our dice.
         best_all = 0.0
         for p in range(9):
@@ -692,15 +650,10 @@ def score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values):
     end = players > 1 and params[X_END] != 0.0 and ctx[C_DONE] < 2
     w_mob = ctx[C_MOB]
     w_joker = ctx[C_JOKER]
-    values[n] = base + (w_mob * legal_count(bb, seat) if w_mob != 0.0 else 0.0) + w_joker * jokers
+    values[n] = base + (w_mob * mobility(bb[seat], BB_ALIVE, BB_TOUCH) if w_mob != 0.0 else 0.0) + w_joker * jokers
     if deny:
         values[n] -= params[X_DENY] * denial_values(st, ps, bb, tab, ctx)
-    mask = borrow(tab, "mask")
-    kill = borrow(tab, "kill")
-    act = borrow(tab, "act")
-    t_colour = borrow(tab, "colour")
-    t_size = borrow(tab, "size")
-    t_stars = borrow(tab, "stars")
+    mask, kill, act, t_colour, t_size, t_stars, _ = placement_fields(tab)
     # A placement offered by several die pairs is evaluated once (without its jokers,
     # which enter V linearly): cache[sub], valid where `seen` has the bit.
     cache = stack_f64(MAX_SUBSETS)
@@ -716,7 +669,7 @@ def score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values):
         else:
             v0 = base + delta(ctx, um, mask[sub, 0], mask[sub, 1], t_colour[sub], t_size[sub], t_stars[sub])
             if w_mob != 0.0:
-                v0 += w_mob * legal_count_after(bb, seat, kill, act, sub)
+                v0 += w_mob * mobility_after(bb[seat], BB_ALIVE, BB_TOUCH, kill, act, sub)
             cache[sub] = v0
             seen[sub >> 6] |= bit
         v = v0 + w_joker * (jokers - cost)
@@ -743,48 +696,38 @@ def best_placement(st, ps, bb, tab, params, ctx, um):
     w_mob = ctx[C_MOB]
     w_joker = ctx[C_JOKER]
     cols, nums, cj, nj = dice_faces(st, avail)
-    mob_now = legal_count(bb, seat) if w_mob != 0.0 else 0
+    mob_now = mobility(bb[seat], BB_ALIVE, BB_TOUCH) if w_mob != 0.0 else 0
     best_v = base + w_mob * mob_now + w_joker * jokers
     best_k = -1
     best_cost = 0
-    mask = borrow(tab, "mask")
-    kill = borrow(tab, "kill")
-    act = borrow(tab, "act")
-    t_stars = borrow(tab, "stars")
-    act_count = borrow(tab, "act_count")
+    mask, kill, act, _, _, t_stars, act_count = placement_fields(tab)
     gword = borrow(tab, "gword")
     gmask = borrow(tab, "gmask")
     # Playing k leaves at most mob_now - 1 + act_count[k] legal placements (k itself goes, at
     # most act[k] arrive): most placements are out of the running before they are counted.
     bound_mob = w_mob > 0.0
-    for c in range(5):
-        cc = face_cost(cols, cj, c)
-        if cc > jokers:
+    for g in range(N_GROUPS):
+        cost = group_cost(cols, nums, cj, nj, g)
+        if cost > jokers:
             continue
-        for num in range(1, 6):
-            cost = cc + face_cost(nums, nj, num)
-            if cost > jokers:
-                continue
-            g = 5 * c + num - 1
-            w0 = gword[g]
-            rest = base + w_joker * (jokers - cost)
-            for half in range(2):
-                w = w0 + half
-                word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & gmask[g, half]
-                while word != ZERO:
-                    sub = 64 * w + ctz(word)
-                    word &= word - ONE
-                    v = rest + delta(ctx, um, mask[sub, 0], mask[sub, 1], c, num, t_stars[sub])
-                    if end and completes(ctx, c, num) >= 2:
-                        v += end_bonus(st, ps, bb, tab, params, lo | mask[sub, 0], hi | mask[sub, 1], jokers - cost)
-                    if w_mob != 0.0:
-                        if bound_mob and v + w_mob * (mob_now - 1 + act_count[sub]) <= best_v:
-                            continue
-                        v += w_mob * legal_count_after(bb, seat, kill, act, sub)
-                    if v > best_v:
-                        best_v = v
-                        best_k = sub
-                        best_cost = cost
+        c = g // 5
+        num = g - 5 * c + 1
+        rest = base + w_joker * (jokers - cost)
+        for half in range(2):
+            w, word = legal_word(bb, seat, gword, gmask, g, half)
+            while word != ZERO:
+                sub, word = next_row(w, word)
+                v = rest + delta(ctx, um, mask[sub, 0], mask[sub, 1], c, num, t_stars[sub])
+                if end and completes(ctx, c, num) >= 2:
+                    v += end_bonus(st, ps, bb, tab, params, lo | mask[sub, 0], hi | mask[sub, 1], jokers - cost)
+                if w_mob != 0.0:
+                    if bound_mob and v + w_mob * (mob_now - 1 + act_count[sub]) <= best_v:
+                        continue
+                    v += w_mob * mobility_after(bb[seat], BB_ALIVE, BB_TOUCH, kill, act, sub)
+                if v > best_v:
+                    best_v = v
+                    best_k = sub
+                    best_cost = cost
     return best_v, best_k, best_cost
 
 
@@ -794,17 +737,14 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
         return PASS
     # The functions inlined below would count a reference on each argument array per call.
     st, ps, bb, cands, params = uncounted(st), uncounted(ps), uncounted(bb), uncounted(cands), uncounted(params)
-    ctx, um = scratch()
+    # Scratch on the stack: no allocation, and no reference counts in the placement loop.
+    ctx = stack_f64(CTX_SIZE)
+    um = stack_u64(UM_SIZE)
     prepare(st, ps, bb, tab, params, ctx, 0)
     sheet_masks(tab, um)
     if not denial_applies(st, params):
         _, sub, cost = best_placement(st, ps, bb, tab, params, ctx, um)
-        if sub < 0:
-            return PASS
-        for i in range(n):
-            if cands[i, CAND_SUB] == sub and cands[i, CAND_COST] == cost:
-                return i
-        return PASS  # unreachable: the engine offers every placement at its fewest jokers
+        return candidate_of(cands, n, sub, cost)
     values = stack_f64(VALUES_SIZE)
     score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values)
     best = PASS

@@ -20,11 +20,13 @@ cannot lift the placement above the best of its group or above passing).
 import numpy as np
 from numba import njit
 
-from sim.bits import ONE, ZERO, ctz, popcount
+from sim.bits import ZERO
+from sim.moves import mobility, mobility_after, next_row
+from sim.nbinternals import borrow, stack_f64, stack_u64
 from sim.state import BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, PASS, PS_JOKERS, ST_SEAT
 from sim.tables import NW
 
-from .features import borrow, stack_f64, stack_u64
+from .features import EXPECT_SIZE, expected_best_reply, placement_fields
 from .heuristic import (
     C_JOKER, C_MOB, CTX_SIZE, NEG, PARAMS as H_PARAMS, U_ALIVE, U_TOUCH, UM_SIZE, VALUES_SIZE, delta, evaluate,
     prepare, score_candidates, set_base, sheet_masks,
@@ -35,7 +37,6 @@ PARAMS = dict(H_PARAMS)
 PARAMS["top"] = 2.0          # choices looked at one roll deeper (4: +0.1 point, 1.4x slower)
 X_TOP = len(H_PARAMS)
 N_GROUPS = 25           # (colour, number) pairs
-EXPECT_SIZE = 42        # expected_next's scratch
 
 
 @njit(cache=True, inline="always")
@@ -49,13 +50,7 @@ def group_best(bb, seat, tab, ctx, um, sub, jokers, out):
     sheet after both moves up to rounding. Overwrites the base section of ctx and um.
     Inlined into the decision, whose stack arrays make the loop free of reference counts.
     """
-    t_mask = borrow(tab, "mask")
-    t_colour = borrow(tab, "colour")
-    t_size = borrow(tab, "size")
-    t_stars = borrow(tab, "stars")
-    t_kill = borrow(tab, "kill")
-    t_act = borrow(tab, "act")
-    act_count = borrow(tab, "act_count")
+    t_mask, t_kill, t_act, t_colour, t_size, t_stars, act_count = placement_fields(tab)
     lo = bb[seat, BB_CROSSED] | t_mask[sub, 0]
     hi = bb[seat, BB_CROSSED + 1] | t_mask[sub, 1]
     for g in range(25):
@@ -66,17 +61,14 @@ def group_best(bb, seat, tab, ctx, um, sub, jokers, out):
         um[U_TOUCH + w] = bb[seat, BB_TOUCH + w] | t_act[sub, w]
     w_mob = ctx[C_MOB]
     base = set_base(ctx, um, lo, hi) + ctx[C_JOKER] * jokers
-    mob0 = 0
-    for w in range(NW):
-        mob0 += popcount(um[U_ALIVE + w] & um[U_TOUCH + w])
+    mob0 = mobility(um, U_ALIVE, U_TOUCH)
     bound_mob = w_mob > 0.0
-    # A reply no better than passing never counts (expected_next takes the max with it).
+    # A reply no better than passing never counts (expected_best_reply takes the max with it).
     floor = base + w_mob * mob0
     for w in range(NW):
         word = um[U_ALIVE + w] & um[U_TOUCH + w]
         while word != ZERO:
-            k = 64 * w + ctz(word)
-            word &= word - ONE
+            k, word = next_row(w, word)
             ck = t_colour[k]
             size = t_size[k]
             v = base + delta(ctx, um, t_mask[k, 0], t_mask[k, 1], ck, size, t_stars[k])
@@ -85,64 +77,17 @@ def group_best(bb, seat, tab, ctx, um, sub, jokers, out):
                 # As in heuristic.best_placement: k leaves at most mob0 - 1 + act_count[k] placements.
                 if bound_mob and v + w_mob * (mob0 - 1 + act_count[k]) <= max(out[g], floor):
                     continue
-                mob = 0
-                for q in range(NW):
-                    mob += popcount(um[U_ALIVE + q] & ~t_kill[k, q] & (um[U_TOUCH + q] | t_act[k, q]))
-                v += w_mob * mob
+                v += w_mob * mobility_after(um, U_ALIVE, U_TOUCH, t_kill, t_act, k)
             if v > out[g]:
                 out[g] = v
     return base + w_mob * mob0
 
 
-@njit(cache=True)
-def expected_next(best, base, jokers, joker_value, val):
-    """Mean over the 1296 faces of 2 colour + 2 number dice of the best reply value.
-
-    best[25] per (colour, number); base = value of passing. Faces: colour 0..4 and
-    5 = joker; number 1..5 and 0 = joker. val: 42 floats of scratch, val[6 * colour face
-    + number face] = the best reply with that pair of faces (never below passing), then a row.
-    """
-    top_all = NEG
-    for c in range(5):
-        top_c = NEG
-        for n in range(1, 6):
-            b = best[5 * c + n - 1]
-            val[6 * c + n] = max(b, base)
-            if b > top_c:
-                top_c = b
-        val[6 * c] = max(top_c - joker_value if jokers >= 1 else NEG, base)
-        if top_c > top_all:
-            top_all = top_c
-    for n in range(1, 6):
-        top_n = NEG
-        for c in range(5):
-            b = best[5 * c + n - 1]
-            if b > top_n:
-                top_n = b
-        val[30 + n] = max(top_n - joker_value if jokers >= 1 else NEG, base)
-    val[30] = max(top_all - 2.0 * joker_value if jokers >= 2 else NEG, base)
-    total = 0.0
-    row = 36
-    for c1 in range(6):
-        for c2 in range(c1, 6):
-            wc = 1.0 if c1 == c2 else 2.0
-            for n in range(6):
-                val[row + n] = max(val[6 * c1 + n], val[6 * c2 + n])
-            sub = 0.0
-            for n1 in range(6):
-                r1 = val[row + n1]
-                sub += r1                      # n1 == n2
-                for n2 in range(n1 + 1, 6):
-                    sub += 2.0 * max(r1, val[row + n2])
-            total += wc * sub
-    return total / 1296.0
-
-
 def _choose(st, ps, bb, cands, n, tab, params, rng):
     """Heuristic one roll deeper: exact expectation over the next roll's dice for the top choices."""
-    # Scratch on the stack (see heuristic.scratch): weights and base of this roll (ctx) and of
+    # Scratch on the stack (sim.nbinternals; see heuristic's module notes): weights and base of this roll (ctx) and of
     # the next (ctx2); the sheet's words (um, shared: group_best runs after score_candidates
-    # is done with it); the best reply per (colour, number); expected_next's table.
+    # is done with it); the best reply per (colour, number); expected_best_reply's table.
     ctx = stack_f64(CTX_SIZE)
     ctx2 = stack_f64(CTX_SIZE)
     um = stack_u64(UM_SIZE)
@@ -183,7 +128,10 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
         base = group_best(bb, seat, tab, ctx2, um, sub, jokers, best)
         # Table terms of the first move (end of game, denial) are kept as a difference.
         extra = values[i] - evaluate_after(bb, seat, tab, ctx, um, sub, jokers)
-        e = expected_next(best, base, jokers, ctx2[C_JOKER], tmp) + extra
+        # A reply's '!' are worth ctx2[C_JOKER] each to the heuristic; the seat has `jokers` left.
+        jv = ctx2[C_JOKER]
+        e = expected_best_reply(best, base, 0.0, -jv if jokers >= 1 else NEG, -2.0 * jv if jokers >= 2 else NEG,
+                                tmp) + extra
         if e > best_e:
             best_e = e
             best_i = i
@@ -200,10 +148,7 @@ def evaluate_after(bb, seat, tab, ctx, um, sub, jokers):
     t_act = borrow(tab, "act")
     lo = bb[seat, BB_CROSSED] | t_mask[sub, 0]
     hi = bb[seat, BB_CROSSED + 1] | t_mask[sub, 1]
-    mob = 0
-    if ctx[C_MOB] != 0.0:
-        for w in range(NW):
-            mob += popcount(bb[seat, BB_ALIVE + w] & ~t_kill[sub, w] & (bb[seat, BB_TOUCH + w] | t_act[sub, w]))
+    mob = mobility_after(bb[seat], BB_ALIVE, BB_TOUCH, t_kill, t_act, sub) if ctx[C_MOB] != 0.0 else 0
     return evaluate(ctx, um, lo, hi, mob, jokers)
 
 

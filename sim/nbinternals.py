@@ -1,0 +1,141 @@
+"""The Numba internals encore-sim relies on, in one place: arrays without reference counts.
+
+Numba counts a reference (an atomic add, and a subtract when the copy dies) on every array
+it copies: each time a function taking it is inlined, each time an array field of the
+Tables StructRef is read. In the hot loops of the evaluating strategies (heuristic,
+lookahead, learned) those counts cost more than the work (docs/performance.md). The helpers
+here hand out arrays with no meminfo, so the compiler has nothing to count:
+
+    stack_f64(n), stack_u64(n), stack_i64(n)   scratch in the calling function's stack frame
+    uncounted(a)                               a view of a without its reference count
+    borrow(tab, "field")                       tab.field without its reference count
+
+Numba's public extension API (`intrinsic`, the data model's `make_array`) cannot build
+them alone; they also use three internals, imported below and nowhere else:
+`numba.np.arrayobj.populate_array`, `numba.experimental.structref._Utils` and
+`numba.core.cgutils.get_null_value`. pyproject.toml caps numba at the releases tested with
+them. Importing this module never fails: if a Numba release renames one of them, compiling
+a function that uses the helper needing it raises NumbaInternalsError, naming the internal
+and the Numba version. Only the strategies that use these helpers (heuristic, lookahead,
+learned) fail then; the engine, `random`, `greedy` and users' strategies do not use them.
+
+A stack array lives as long as the frame of the function whose code it is created in. Create
+it in the function that uses it, and hand it down to callees; no function returns one (an
+inline="always" function that did would leave its caller an array in a frame that, were the
+function ever compiled out of line, is gone). tests/test_numba_internals.py checks both.
+"""
+import numba
+from llvmlite import ir
+from numba import errors, types
+from numba.extending import intrinsic
+
+
+class NumbaInternalsError(ImportError):
+    """This Numba release lacks an internal that a helper of sim.nbinternals needs."""
+
+
+_MISSING = {}
+try:
+    from numba.np.arrayobj import populate_array
+except ImportError as e:
+    _MISSING["numba.np.arrayobj.populate_array"] = e
+try:
+    from numba.experimental.structref import _Utils as StructRefUtils
+except ImportError as e:
+    _MISSING["numba.experimental.structref._Utils"] = e
+try:
+    from numba.core.cgutils import get_null_value
+except ImportError as e:
+    _MISSING["numba.core.cgutils.get_null_value"] = e
+
+
+def _require(helper: str, *internals: str) -> None:
+    missing = [name for name in internals if name in _MISSING]
+    if missing:
+        raise NumbaInternalsError(
+            f"{helper} needs {', '.join(missing)}, which numba {numba.__version__} does not have; "
+            "install a numba release that pyproject.toml allows")
+
+
+def _stack_array(dtype, name):
+    @intrinsic
+    def stack_array(typingctx, n):
+        _require(name, "numba.np.arrayobj.populate_array")
+        if not isinstance(n, types.IntegerLiteral):
+            raise errors.RequireLiteralValue("the size of a stack array must be a constant")
+        size = n.literal_value
+        arrty = types.Array(dtype, 1, "C")
+
+        def codegen(context, builder, sig, args):
+            lty = context.get_data_type(dtype)
+            intp = context.get_value_type(types.intp)
+            with builder.goto_entry_block():          # a static alloca: reserved once per frame
+                data = builder.alloca(lty, size=ir.Constant(intp, size))
+            ary = context.make_array(arrty)(context, builder)
+            itemsize = ir.Constant(intp, context.get_abi_sizeof(lty))
+            populate_array(ary, data=data, shape=[ir.Constant(intp, size)], strides=[itemsize],
+                           itemsize=itemsize, meminfo=None)
+            return ary._getvalue()
+        return arrty(n), codegen
+    stack_array.__name__ = stack_array.__qualname__ = name
+    stack_array.__doc__ = (f"{name}(n): an uninitialised C array of n {dtype} items in the calling function's "
+                           "stack frame (n a compile-time constant, e.g. a module-level int); never return it.")
+    return stack_array
+
+
+stack_f64 = _stack_array(types.float64, "stack_f64")
+stack_u64 = _stack_array(types.uint64, "stack_u64")
+stack_i64 = _stack_array(types.int64, "stack_i64")
+
+
+@intrinsic
+def uncounted(typingctx, ary):
+    """A view of array `ary` without reference counting (no meminfo), valid while `ary` is.
+
+    A strategy's argument arrays live for the whole decision; handed as such views to
+    inlined functions they cost nothing, where each inlined call otherwise counts a
+    reference on each array argument (an atomic add, and a subtract when the call ends).
+    """
+    _require("uncounted", "numba.core.cgutils.get_null_value")
+    if not isinstance(ary, types.Array):
+        raise errors.TypingError("uncounted takes an array")
+
+    def codegen(context, builder, sig, args):
+        view = context.make_array(ary)(context, builder, value=args[0])
+        view.meminfo = get_null_value(view.meminfo.type)
+        return view._getvalue()
+    return ary(ary), codegen
+
+
+@intrinsic
+def borrow(typingctx, struct, name):
+    """borrow(tab, "mask") is tab.mask without its reference count.
+
+    The borrowed view has no meminfo, so nothing is counted; it is valid while `struct` is
+    alive and the field not reassigned, i.e. for the whole decision that received the tables.
+    On the plain Tables namedtuple (tests call helpers with it) it is an ordinary field read.
+    """
+    if not isinstance(name, types.StringLiteral):
+        raise errors.TypingError("borrow(struct, \"field\") takes a constant field name")
+    field = name.literal_value
+    if isinstance(struct, types.BaseNamedTuple):
+        if field not in struct.fields:
+            raise errors.TypingError(f"{struct} has no field {field!r}")
+        index = struct.fields.index(field)
+
+        def codegen_tuple(context, builder, sig, args):
+            val = builder.extract_value(args[0], index)
+            context.nrt.incref(builder, sig.return_type, val)
+            return val
+        return struct.types[index](struct, name), codegen_tuple
+    _require("borrow", "numba.experimental.structref._Utils", "numba.core.cgutils.get_null_value")
+    fty = struct.field_dict.get(field) if isinstance(struct, types.StructRef) else None
+    if not isinstance(fty, types.Array):
+        raise errors.TypingError(f"{struct} has no array field {field!r}")
+
+    def codegen(context, builder, sig, args):
+        data = StructRefUtils(context, builder, sig.args[0]).get_data_struct(args[0])
+        ary = context.make_array(fty)(context, builder, value=getattr(data, field))
+        ary.meminfo = get_null_value(ary.meminfo.type)
+        return ary._getvalue()
+    return fty(struct, name), codegen
