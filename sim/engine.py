@@ -149,13 +149,14 @@ def legal_choices(st, ps, bb, tab, cands):
     """
     seat = st[ST_SEAT]
     offered = offered_dice(st, st[ST_AVAIL])
+    gword, gmask = tab.gword, tab.gmask      # a StructRef field read counts a reference: once
     n = 0
     for p in range(9):
         cd, nd, cost, groups = die_pair(st, offered, ps[seat, PS_JOKERS], p)
         while groups:
             g, groups = next_group(groups)
             for half in range(2):
-                w, word = legal_word(bb, seat, tab.gword, tab.gmask, g, half)
+                w, word = legal_word(bb, seat, gword, gmask, g, half)
                 while word != ZERO:
                     sub, word = next_row(w, word)
                     cands[n, CAND_CDIE] = cd

@@ -17,7 +17,7 @@ from numba import njit
 from .bits import ctz, popcount
 from .moves import die_pair, legal_word, next_group
 from .rng import below
-from .state import CAND_COST, CAND_SUB, PASS, PS_JOKERS, ST_AVAIL, ST_DICE, ST_SEAT
+from .state import BB_ALIVE, BB_TOUCH, CAND_COST, CAND_SUB, PASS, PS_JOKERS, ST_AVAIL, ST_DICE, ST_SEAT
 
 #: How the game loop runs a seat's strategy (sim.engine.decide).
 PLAYER_CALL = 0      # any decision function, called through its first-class function value
@@ -84,12 +84,14 @@ def greedy_pick(st, ps, bb, tab):
     best_k = PASS
     best_key = -1
     best_cd = best_nd = best_g = best_cost = -1
+    gword, gmask = tab.gword, tab.gmask      # a StructRef field read counts a reference: once
     for p in range(9):
         cd, nd, cost, groups = die_pair(st, offered, jokers, p)
         while groups:
             g, groups = next_group(groups)
-            count = (popcount(legal_word(bb, seat, tab.gword, tab.gmask, g, 0)[1])
-                     + popcount(legal_word(bb, seat, tab.gword, tab.gmask, g, 1)[1]))
+            w = gword[g]
+            count = (popcount(bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & gmask[g, 0])
+                     + popcount(bb[seat, BB_ALIVE + w + 1] & bb[seat, BB_TOUCH + w + 1] & gmask[g, 1]))
             key = 4 * (g % 5 + 1) - cost          # 4 * boxes - jokers
             if count > 0 and key > best_key:
                 best_k, best_key = n, key
@@ -97,7 +99,7 @@ def greedy_pick(st, ps, bb, tab):
             n += count
     if best_k == PASS:
         return n, PASS, -1, -1, -1, 0
-    w, word = legal_word(bb, seat, tab.gword, tab.gmask, best_g, 0)
+    w, word = legal_word(bb, seat, gword, gmask, best_g, 0)
     if word == np.uint64(0):
-        w, word = legal_word(bb, seat, tab.gword, tab.gmask, best_g, 1)
+        w, word = legal_word(bb, seat, gword, gmask, best_g, 1)
     return n, best_k, best_cd, best_nd, 64 * w + ctz(word), best_cost
