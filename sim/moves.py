@@ -23,7 +23,7 @@ move, from a row of bitboard words (bb[seat], or a strategy's scratch copy of on
 import numpy as np
 from numba import njit
 
-from .bits import ONE, ZERO, ctz, popcount
+from .bits import ONE, ctz, popcount
 from .state import BB_ALIVE, BB_TOUCH, COLOUR_JOKER, NUMBER_JOKER, ST_DICE
 from .tables import NW
 

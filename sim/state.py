@@ -24,7 +24,7 @@ A decision function returns the index of the chosen candidate, or -1 to pass.
 import warnings
 
 import numpy as np
-from numba import types
+from numba import njit, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 # Strategies are first-class function values (one compiled, cached game kernel
@@ -102,8 +102,9 @@ DecideFn = types.FunctionType(DECIDE_SIG)
 StrategySet = types.UniTuple(DecideFn, MAX_SEATS)
 
 
+@njit(cache=True)
 def new_state():
-    """Fresh, zeroed state arrays (st, ps, bb, cands) for one game at a time."""
+    """Fresh, zeroed state arrays (st, ps, bb, cands) for one game at a time (from Python or a kernel)."""
     return (
         np.zeros(ST_SIZE, np.int64),
         np.zeros((MAX_SEATS, PS_SIZE), np.int64),

@@ -43,7 +43,7 @@ from sim.state import (
 )
 from sim.tables import START_JOKERS
 
-from .learned import F_JOKER, N_FEAT, decision_scratch, rank_placements
+from .learned import F_JOKER, N_FEAT, new_scratch, rank_placements
 
 #: The guides: (factor of V, further factor of its '!' entries). A game's bound is the best over them.
 GUIDES = ((1.0, 1.0), (1.4, 1.0), (1.2, 0.25))
@@ -174,7 +174,7 @@ def search(W, tab, key, beam, line):
     st[ST_SEAT] = 0
     st[ST_AVAIL] = SOLO_DICE
     st[ST_IS_ACTIVE] = 1
-    lay, sc, se, subs, costs, rewards, qs = decision_scratch(tab)
+    lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
     most = subs.shape[0]            # rows rank_placements may fill: passing and every placement
     # The beam: the engine's arrays, one row per state, and the points gained so far.
     cur_bb = np.empty((beam, BB_SIZE), np.uint64)

@@ -8,9 +8,7 @@ from numba import njit, types
 
 from sim.bits import popcount
 from sim.moves import mobility
-# Re-exported for learned and table_features, which import them from here.
-from sim.moves import NO_FACE, dice_faces, face_cost  # noqa: F401
-from sim.nbinternals import borrow, stack_f64, stack_i64, stack_u64, uncounted  # noqa: F401
+from sim.nbinternals import borrow
 from sim.state import BB_ALIVE, BB_TOUCH, CAND_COST, CAND_SUB, PASS
 
 _M1 = np.uint64(0x5555555555555555)

@@ -66,7 +66,10 @@ from sim.state import (
 )
 from sim.tables import COLOUR_FIRST, COLOUR_LATER, MAX_SUBSETS, NW
 
-from .features import borrow, dice_faces, face_cost, stack_f64, stack_i64
+from sim.moves import dice_faces, group_cost, legal_word, next_row
+from sim.nbinternals import borrow, stack_f64, stack_i64
+
+from .features import EXPECT_SIZE, candidate_of, expected_best_reply
 from .interface import strategy
 from .table_features import (
     N_STAGES, T_SIZE, TC_COLOURS_TAKEN, TC_COLS_TAKEN, TC_SIZE, TE_SIZE, stage, table_after, table_context,
@@ -354,30 +357,24 @@ def _rank(W, o, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs
         qs[0] += table_prepare(W, to, tc, sc[SC_COUNT:SC_COUNT + N_COLS], te)
         taken = tc[TC_COLS_TAKEN] | (tc[TC_COLOURS_TAKEN] << 16)
     m = 1
-    for c in range(5):
-        cc = face_cost(cols, cj, c)
-        if cc > jokers:
+    gword = borrow(tab, "gword")
+    gmask = borrow(tab, "gmask")
+    for g in range(N_GROUPS):
+        cost = group_cost(cols, nums, cj, nj, g)
+        if cost > jokers:
             continue
-        for num in range(1, 6):
-            cost = cc + face_cost(nums, nj, num)
-            if cost > jokers:
-                continue
-            g = 5 * c + num - 1
-            w0 = borrow(tab, "gword")[g]
-            for half in range(2):
-                w = w0 + half
-                word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & borrow(tab, "gmask")[g, half]
-                while word != ZERO:
-                    sub = 64 * w + ctz(word)
-                    word &= word - ONE
-                    v, r = successor_value(W, o, lay, tab, sc, se, sub, taken)
-                    subs[m] = sub
-                    costs[m] = cost
-                    rewards[m] = r
-                    qs[m] = r - cost + v + W[o + F_JOKER + jokers - cost]
-                    if table:
-                        qs[m] += table_after(W, to, tab, tc, te, sc[SC_NEW:SC_NEW + N_COLS], sub, int(r) - cost)
-                    m += 1
+        for half in range(2):
+            w, word = legal_word(bb, seat, gword, gmask, g, half)
+            while word != ZERO:
+                sub, word = next_row(w, word)
+                v, r = successor_value(W, o, lay, tab, sc, se, sub, taken)
+                subs[m] = sub
+                costs[m] = cost
+                rewards[m] = r
+                qs[m] = r - cost + v + W[o + F_JOKER + jokers - cost]
+                if table:
+                    qs[m] += table_after(W, to, tab, tc, te, sc[SC_NEW:SC_NEW + N_COLS], sub, int(r) - cost)
+                m += 1
     return m
 
 
@@ -401,17 +398,6 @@ def rank_table(W, base, st, ps, bb, seat, tab, lay, sc, se, subs, costs, rewards
 
 
 @njit(cache=True)
-def candidate_of(cands, n, sub, cost):
-    """Row of cands offering placement `sub` at `cost` jokers (PASS for sub -1)."""
-    if sub < 0:
-        return PASS
-    for i in range(n):
-        if cands[i, CAND_SUB] == sub and cands[i, CAND_COST] == cost:
-            return i
-    return PASS  # unreachable: the engine offers every placement at its fewest jokers
-
-
-@njit(cache=True)
 def group_best(W, o, lay, tab, bb, seat, sub, sc, se, best):
     """best[5c + n - 1]: the best reward + V (without '!') of a second placement of colour c and
     size n after placement `sub` (NEG if none); returns V (without '!') after `sub` alone."""
@@ -427,8 +413,7 @@ def group_best(W, o, lay, tab, bb, seat, sub, sc, se, best):
     for w in range(NW):
         word = (bb[seat, BB_ALIVE + w] & ~t_kill[sub, w]) & (bb[seat, BB_TOUCH + w] | t_act[sub, w])
         while word != ZERO:
-            k = 64 * w + ctz(word)
-            word &= word - ONE
+            k, word = next_row(w, word)
             v, r = successor_value(W, o, lay, tab, sc, se, k, 0)
             g = 5 * t_colour[k] + t_size[k] - 1
             if v + r > best[g]:
@@ -437,57 +422,22 @@ def group_best(W, o, lay, tab, bb, seat, sub, sc, se, best):
 
 
 @njit(cache=True)
-def expected_reply(best, stay, jv, jokers, val):
-    """Mean over the 1296 faces of 2 colour + 2 number dice of the best reply.
-
-    best[25] per (colour, number) without '!', stay = value of passing, jv[j] = value
-    of j '!' kept (jokers = '!' now). val (6, 6) is scratch: value per (colour face,
-    number face), colour face 5 / number face 0 = joker.
-    """
-    top_all = NEG
-    for c in range(5):
-        top_c = NEG
-        for n in range(1, 6):
-            b = best[5 * c + n - 1]
-            val[c, n] = b + jv[jokers]
-            top_c = max(top_c, b)
-        val[c, 0] = top_c - 1.0 + jv[jokers - 1] if jokers >= 1 else NEG
-        top_all = max(top_all, top_c)
-    for n in range(1, 6):
-        top_n = NEG
-        for c in range(5):
-            top_n = max(top_n, best[5 * c + n - 1])
-        val[5, n] = top_n - 1.0 + jv[jokers - 1] if jokers >= 1 else NEG
-    val[5, 0] = top_all - 2.0 + jv[jokers - 2] if jokers >= 2 else NEG
-    total = 0.0
-    for c1 in range(6):
-        for c2 in range(c1, 6):
-            weight = 1.0 if c1 == c2 else 2.0       # (c1, c2) and (c2, c1)
-            for n1 in range(6):
-                a = max(stay, val[c1, n1], val[c2, n1])
-                total += weight * a                 # n2 == n1
-                for n2 in range(n1 + 1, 6):
-                    total += 2.0 * weight * max(a, val[c1, n2], val[c2, n2])
-    return total / 1296.0
-
-
-@njit(cache=True, inline="always")
-def decision_scratch(tab):
-    """The arrays rank_placements works in: the sheet layout (filled) and empty scratch
-    (sc, se) and per-placement rows (subs, costs, rewards, qs), one more than any sheet has.
-    On the stack of the function this is inlined into (features.stack_f64): no allocation."""
-    lay = stack_i64(LAY_SIZE)
+def new_scratch(tab):
+    """The arrays a decision works in (see decide_solo), on the heap: for a kernel that plays
+    many decisions with one set (training, search). The layout lay is filled from tab."""
+    lay = np.empty(LAY_SIZE, np.int64)
     sheet_layout(tab, lay)
-    return (lay, stack_i64(SC_SIZE), stack_f64(SE_SIZE), stack_i64(ROWS), stack_i64(ROWS), stack_f64(ROWS),
-            stack_f64(ROWS))
+    return (lay, np.empty(SC_SIZE, np.int64), np.empty(SE_SIZE), np.empty(ROWS, np.int64), np.empty(ROWS, np.int64),
+            np.empty(ROWS), np.empty(ROWS))
 
 
 @njit(cache=True)
-def decide_solo(W, base, st, ps, bb, cands, n, tab, top):
-    """The solo decision with weights W[base:]: one-ply argmax, or the `top` best a roll deeper."""
+def decide_solo(W, base, st, ps, bb, cands, n, tab, top, lay, sc, se, subs, costs, rewards, qs):
+    """The solo decision with weights W[base:]: one-ply argmax, or the `top` best a roll deeper.
+    lay (filled by sheet_layout) and the scratch sc, se, subs, costs, rewards, qs: as _choose
+    makes them on its stack, or new_scratch."""
     seat = st[ST_SEAT]
     jokers = ps[seat, PS_JOKERS]
-    lay, sc, se, subs, costs, rewards, qs = decision_scratch(tab)
     m = rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs)
     t = SOLO_ROLLS - st[ST_ROLL]        # rolls to come after this one
     if top < 1 or t < 1 or m == 1:
@@ -501,10 +451,7 @@ def decide_solo(W, base, st, ps, bb, cands, n, tab, top):
     o1 = row_offset(base, t - 1)
     lo, hi = bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1]
     reply = stack_f64(N_GROUPS)
-    jv = stack_f64(N_JV)
-    for j in range(9):
-        jv[j] = W[o1 + F_JOKER + j]
-    val = np.empty((6, 6))
+    val = stack_f64(EXPECT_SIZE)
     best = order[0]
     best_e = NEG
     for q in range(min(top, m)):
@@ -518,14 +465,17 @@ def decide_solo(W, base, st, ps, bb, cands, n, tab, top):
             for w in range(NW):
                 word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w]
                 while word != ZERO:
-                    k = 64 * w + ctz(word)
-                    word &= word - ONE
+                    k, word = next_row(w, word)
                     v, r = successor_value(W, o1, lay, tab, sc, se, k, 0)
                     g = 5 * borrow(tab, "colour")[k] + borrow(tab, "size")[k] - 1
                     reply[g] = max(reply[g], v + r)
         else:
             stay = group_best(W, o1, lay, tab, bb, seat, sub, sc, se, reply)
-        e = rewards[i] - costs[i] + expected_reply(reply, stay, jv, j1, val)
+        # What the next roll's reply adds for the '!' it spends: the value of those kept, less 1 each.
+        keep0 = W[o1 + F_JOKER + j1]
+        keep1 = W[o1 + F_JOKER + j1 - 1] - 1.0 if j1 >= 1 else NEG
+        keep2 = W[o1 + F_JOKER + j1 - 2] - 2.0 if j1 >= 2 else NEG
+        e = rewards[i] - costs[i] + expected_best_reply(reply, stay, keep0, keep1, keep2, val)
         if e > best_e:
             best_e = e
             best = i
@@ -537,6 +487,8 @@ def dice_left_worth(st, bb, tab, seat, avail):
     """What the dice `avail` are worth to the other seats: the mean over them of the most boxes
     one placement can cross with those dice, without '!' (each spent '!' costs a point)."""
     cols, nums, _, _ = dice_faces(st, avail)
+    gword = borrow(tab, "gword")
+    gmask = borrow(tab, "gmask")
     total = 0
     for s in range(st[ST_PLAYERS]):
         if s == seat:
@@ -549,9 +501,9 @@ def dice_left_worth(st, bb, tab, seat, avail):
                 if not (cols >> c) & 1:
                     continue
                 g = 5 * c + num - 1
-                w = borrow(tab, "gword")[g]
-                if ((bb[s, BB_ALIVE + w] & bb[s, BB_TOUCH + w] & borrow(tab, "gmask")[g, 0])
-                        | (bb[s, BB_ALIVE + w + 1] & bb[s, BB_TOUCH + w + 1] & borrow(tab, "gmask")[g, 1])) != ZERO:
+                _, w0 = legal_word(bb, s, gword, gmask, g, 0)
+                _, w1 = legal_word(bb, s, gword, gmask, g, 1)
+                if (w0 | w1) != ZERO:
                     best = num
                     break
             if best > 0:
@@ -561,14 +513,13 @@ def dice_left_worth(st, bb, tab, seat, avail):
 
 
 @njit(cache=True)
-def decide_table(W, base, st, ps, bb, cands, n, tab, deny):
+def decide_table(W, base, st, ps, bb, cands, n, tab, deny, lay, sc, se, subs, costs, rewards, qs):
     """The decision at a table with table weights W[base:]: one-ply argmax of reward + value.
 
     Dice denial: an active player after roll 3 leaves the other seats the four dice it does not
     take; each of its DENY_TOP best choices (by value) then loses `deny` points per box the dice
     it leaves let the others cross (dice_left_worth), and among the dice pairs that make the same
-    placement it takes the pair leaving the least."""
-    lay, sc, se, subs, costs, rewards, qs = decision_scratch(tab)
+    placement it takes the pair leaving the least. Scratch as decide_solo."""
     tc = stack_i64(TC_SIZE)
     te = stack_f64(TE_SIZE)
     m = rank_table(W, base, st, ps, bb, st[ST_SEAT], tab, lay, sc, se, subs, costs, rewards, qs, tc, te)
@@ -723,9 +674,19 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
     if n == 0:
         return PASS
     W = params[N_PARAMS:].view(np.float32)     # the packed weights (see pack)
+    # The decision's arrays live on this function's stack (sim.nbinternals): nothing is
+    # allocated per decision.
+    lay = stack_i64(LAY_SIZE)
+    sheet_layout(tab, lay)
+    sc = stack_i64(SC_SIZE)
+    se = stack_f64(SE_SIZE)
+    subs = stack_i64(ROWS)
+    costs = stack_i64(ROWS)
+    rewards = stack_f64(ROWS)
+    qs = stack_f64(ROWS)
     if st[ST_PLAYERS] != 1:
-        return decide_table(W, 0, st, ps, bb, cands, n, tab, params[1])
-    return decide_solo(W, 0, st, ps, bb, cands, n, tab, int(params[0]))
+        return decide_table(W, 0, st, ps, bb, cands, n, tab, params[1], lay, sc, se, subs, costs, rewards, qs)
+    return decide_solo(W, 0, st, ps, bb, cands, n, tab, int(params[0]), lay, sc, se, subs, costs, rewards, qs)
 
 
 learned = strategy(_choose, name="learned", params=PARAMS, data=weights_data, file_param="weights",

@@ -26,7 +26,7 @@ from sim.state import (
     BB_CROSSED, PS_COL_POINTS, PS_COLOUR_POINTS, PS_JOKERS, ST_COLOURS_TAKEN, ST_COLS_TAKEN, ST_PLAYERS, ST_ROLL,
 )
 
-from .features import borrow
+from sim.nbinternals import borrow
 
 N_COLS = 15
 N_COLOURS = 5

@@ -37,15 +37,11 @@ from numba import njit, prange
 from sim.engine import SOLO_DICE, SOLO_ROLLS, cross, finish, legal_choices, reset, set_dice, settle_awards
 from sim.rng import game_key
 from sim.sheets import load_sheet
-from sim.state import (
-    BB_SIZE, CAND_COST, CAND_SIZE, CAND_SUB, MAX_CANDS, MAX_SEATS, PS_JOKERS, PS_SCORE, PS_SIZE, ST_AVAIL, ST_IS_ACTIVE,
-    ST_ROLL, ST_SEAT, ST_SIZE,
-)
+from sim.state import CAND_COST, CAND_SUB, PS_JOKERS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_ROLL, ST_SEAT, new_state
 from sim.tables import kernel_tables
 
 from .learned import (
-    F_JOKER, LAY_SIZE, N_ACTIVE, N_FEAT, N_SHEET, N_T, ROWS, SC_SIZE, SE_SIZE, decide_solo, rank_placements,
-    row_offset, sheet_features, sheet_layout,
+    F_JOKER, N_ACTIVE, N_FEAT, N_SHEET, N_T, decide_solo, new_scratch, rank_placements, row_offset, sheet_features,
 )
 
 #: Games played with the same weights before they learn from them (fixed, so that the weights do
@@ -57,6 +53,16 @@ BATCH = 512
 DEFAULT_GAMES = 5_000_000
 
 
+@njit(cache=True)
+def start_solo(st, ps, bb, tab, seed, game):
+    """Set up game `game` of `seed` in the solo game's fresh arrays; returns its dice key."""
+    reset(st, ps, bb, tab, 1, SOLO_ROLLS)
+    st[ST_SEAT] = 0
+    st[ST_AVAIL] = SOLO_DICE
+    st[ST_IS_ACTIVE] = 1
+    return game_key(np.uint64(seed), game)
+
+
 @njit(cache=True, parallel=True)
 def play_batch(W, tab, seed, first, count, feats, gains, values, scores):
     """Play games first..first+count-1 of `seed` with weights W (read only), on all threads.
@@ -66,23 +72,10 @@ def play_batch(W, tab, seed, first, count, feats, gains, values, scores):
     '!' it used) and the value the move was chosen by (values[i, r]); scores[i] its score.
     """
     for i in prange(count):
-        st = np.zeros(ST_SIZE, np.int64)
-        ps = np.zeros((MAX_SEATS, PS_SIZE), np.int64)
-        bb = np.zeros((MAX_SEATS, BB_SIZE), np.uint64)
-        lay = np.empty(LAY_SIZE, np.int64)
-        sheet_layout(tab, lay)
-        sc = np.empty(SC_SIZE, np.int64)
-        se = np.empty(SE_SIZE)
-        subs = np.empty(ROWS, np.int64)
-        costs = np.empty(ROWS, np.int64)
-        rewards = np.empty(ROWS)
-        qs = np.empty(ROWS)
+        st, ps, bb, _ = new_state()
+        lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
         idx = np.empty(N_ACTIVE, np.int64)
-        reset(st, ps, bb, tab, 1, SOLO_ROLLS)
-        key = game_key(np.uint64(seed), first + i)
-        st[ST_SEAT] = 0
-        st[ST_AVAIL] = SOLO_DICE
-        st[ST_IS_ACTIVE] = 1
+        key = start_solo(st, ps, bb, tab, seed, first + i)
         for roll in range(1, SOLO_ROLLS + 1):
             st[ST_ROLL] = roll
             set_dice(st, key, roll)
@@ -184,20 +177,14 @@ def play_solo(W, tab, seed, first, count, top, scores):
     """Solo games first..first+count-1 of `seed` played by `learned`'s own decision
     (learned.decide_solo) with flat weights W; scores[i] gets each score."""
     for i in prange(count):
-        st = np.zeros(ST_SIZE, np.int64)
-        ps = np.zeros((MAX_SEATS, PS_SIZE), np.int64)
-        bb = np.zeros((MAX_SEATS, BB_SIZE), np.uint64)
-        cands = np.zeros((MAX_CANDS, CAND_SIZE), np.int64)
-        reset(st, ps, bb, tab, 1, SOLO_ROLLS)
-        key = game_key(np.uint64(seed), first + i)
-        st[ST_SEAT] = 0
-        st[ST_AVAIL] = SOLO_DICE
-        st[ST_IS_ACTIVE] = 1
+        st, ps, bb, cands = new_state()
+        lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
+        key = start_solo(st, ps, bb, tab, seed, first + i)
         for roll in range(1, SOLO_ROLLS + 1):
             st[ST_ROLL] = roll
             set_dice(st, key, roll)
             n = legal_choices(st, ps, bb, tab, cands)
-            k = decide_solo(W, 0, st, ps, bb, cands, n, tab, top) if n > 0 else -1
+            k = decide_solo(W, 0, st, ps, bb, cands, n, tab, top, lay, sc, se, subs, costs, rewards, qs) if n > 0 else -1
             if k >= 0:
                 cross(ps, bb, tab, 0, cands[k, CAND_SUB], cands[k, CAND_COST], roll)
             settle_awards(st, ps, bb, tab)

@@ -24,12 +24,11 @@ from numba import njit, prange
 from sim.batch import play_batch
 from sim.engine import GR_ROLLS, GR_SIZE, LOG_COST, LOG_SEAT, LOG_SIZE, LOG_SUB, cross, reset, settle_awards
 from sim.sheets import load_sheet
-from sim.state import BB_SIZE, MAX_SEATS, PS_JOKERS, PS_SIZE, PS_WINNER, ST_ROLL, ST_SIZE
+from sim.state import MAX_SEATS, PS_JOKERS, PS_SIZE, PS_WINNER, ST_ROLL, new_state
 from sim.tables import kernel_tables
 
 from .learned import (
-    F_JOKER, LAY_SIZE, N_ACTIVE, N_FEAT, N_PARAMS, N_ROW_TABLE, N_SHEET, SC_COUNT, SC_SIZE, pack, sheet_features,
-    sheet_layout,
+    F_JOKER, N_ACTIVE, N_FEAT, N_PARAMS, N_ROW_TABLE, N_SHEET, SC_COUNT, new_scratch, pack, sheet_features,
 )
 from .table_features import N_STAGES, T_ACTIVE, TC_SIZE, points_now, stage, table_context, table_features
 
@@ -52,12 +51,8 @@ def replay_features(tab, players, count, rolls, log, learner, feats, gains, fina
     the roll, and for learner seats feats[i, r, s] the absolute weight indices of its afterstate
     (row of the roll's stage). finals[i, s]: the final scores."""
     for i in prange(count):
-        st = np.zeros(ST_SIZE, np.int64)
-        ps = np.zeros((MAX_SEATS, PS_SIZE), np.int64)
-        bb = np.zeros((MAX_SEATS, BB_SIZE), np.uint64)
-        lay = np.empty(LAY_SIZE, np.int64)
-        sheet_layout(tab, lay)
-        sc = np.empty(SC_SIZE, np.int64)
+        st, ps, bb, _ = new_state()
+        lay, sc, _, _, _, _, _ = new_scratch(tab)
         tc = np.empty(TC_SIZE, np.int64)
         idx = np.empty(N_TACTIVE, np.int64)
         before = np.empty(MAX_SEATS, np.int64)

@@ -16,7 +16,6 @@ from sim.state import (
 from sim.tables import build_tables, kernel_tables
 from strategies import learned as L
 from strategies import table_features as TF
-from strategies import train as T
 from strategies import training as TR
 
 try:  # works both with and without a tests/__init__.py
