@@ -33,7 +33,7 @@ say "report"
 "$sim" report "$work/ds" -o "$work/report.html"
 test -s "$work/report.html"
 say "compare"
-"$sim" compare greedy random -n 2000
+"$sim" compare greedy random learned -n 1000   # learned: packed float32 weights, stack scratch
 say "bad input: exit 2 and one line"
 set +e
 "$sim" run -n 10 -s no-such-strategy -o "$work/bad" 2>"$work/err"
