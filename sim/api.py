@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import engine, players as reference_players
+from . import engine, guard, players as reference_players
 from .batch import play_batch
 from .sheets import COLOURS, load_sheet, parse_cell, cell_name
 from .state import (
@@ -97,7 +97,7 @@ class Lineup:
     specs: tuple[str, ...]
     fns: tuple      # MAX_SEATS decision functions, padded
     params: np.ndarray  # float64 (MAX_SEATS, P)
-    kinds: np.ndarray   # int64 (MAX_SEATS,) how each is run: sim.players.PLAYER_*
+    kinds: np.ndarray   # int64 (2 * MAX_SEATS,) how each is run (sim.players.PLAYER_*), then its parameter count
     sheet: object = None    # the sim.sheets.Sheet the strategies' data is for
     players: int | None = None  # the number of players it is for
 
@@ -131,17 +131,23 @@ def lineup(strategies, files=None, sheet="standard", players=None) -> Lineup:
     for i, row in enumerate(rows):
         params[i, :len(row)] = row
     fns = tuple(r.fn for r in resolved) + (resolved[0].fn,) * (MAX_SEATS - len(resolved))
-    kinds = np.array([player_kind(f) for f in fns], np.int64)
+    lengths = [len(row) for row in rows] + [len(rows[0])] * (MAX_SEATS - len(rows))
+    kinds = np.array([player_kind(f) for f in fns] + lengths, np.int64)
     return Lineup(tuple(r.spec for r in resolved), fns, params, kinds, sheet_obj, players)
 
 
 def player_kind(fn) -> int:
-    """How the game loop runs decision function fn: the reference players of sim.players inline."""
+    """How the game loop runs decision function fn: the reference players of sim.players inline,
+    the other built-in strategies on the engine's arrays, any other on copies (sim.guard)."""
+    from strategies import REGISTRY
+
     if fn is reference_players.greedy:
         return reference_players.PLAYER_GREEDY
     if fn is reference_players.random_choice:
         return reference_players.PLAYER_RANDOM
-    return reference_players.PLAYER_CALL
+    if any(fn is s.dispatcher for s in REGISTRY.values()):
+        return reference_players.PLAYER_CALL
+    return reference_players.PLAYER_GUARDED
 
 
 @dataclass
@@ -195,20 +201,38 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
         raise ValueError(f"{len(line.specs)} strategies for {players} players: give one per seat, or one for all")
     if len(line.specs) == 1 and players > 1:
         line = Lineup(line.specs, (line.fns[0],) * MAX_SEATS, np.repeat(line.params[:1], MAX_SEATS, axis=0),
-                      np.repeat(line.kinds[:1], MAX_SEATS), line.sheet, line.players)
+                      np.repeat(line.kinds[::MAX_SEATS], MAX_SEATS), line.sheet, line.players)
     tab = kernel_tables(sheet)
     slots = np.arange(MAX_SEATS, dtype=np.int64) if len(line.specs) > 1 else np.zeros(MAX_SEATS, np.int64)
 
-    def run(dice_start, dice, log_start, log):
+    def run(dice_start, dice, log_start, log, first=first, count=count, kinds=line.kinds):
         games = np.zeros((count, engine.GR_SIZE), np.int64)
         seats = np.zeros((count, players, PS_SIZE), np.int64)
-        play_batch(line.fns, line.kinds, line.params, slots, bool(rotate), tab, np.uint64(seed), first, players,
+        play_batch(line.fns, kinds, line.params, slots, bool(rotate), tab, np.uint64(seed), first, players,
                    max_rolls, games, seats, dice_start, dice, log_start, log)
         return games, seats
 
-    no_offsets = np.zeros(count + 1, np.int64)
-    games, seats = run(no_offsets, np.zeros((0, 6), np.int64), no_offsets, np.zeros((0, engine.LOG_SIZE), np.int64))
+    def unlogged(first=first, count=count, kinds=line.kinds):
+        no_offsets = np.zeros(count + 1, np.int64)
+        return run(no_offsets, np.zeros((0, 6), np.int64), no_offsets, np.zeros((0, engine.LOG_SIZE), np.int64),
+                   first, count, kinds)
+
+    games, seats = unlogged()
     chunk = Chunk(seed, first, line.specs, games, seats, _seat_slots(first, count, players, rotate, line))
+    if games[:, engine.GR_ERROR].any():
+        # A write seen only after its game (or block of games: sim.guard): replay the games
+        # marked so, alone and checked after every decision, until one shows the roll and seat.
+        strict = line.kinds.copy()
+        strict[:MAX_SEATS][strict[:MAX_SEATS] == reference_players.PLAYER_GUARDED] = reference_players.PLAYER_STRICT
+        for g in np.flatnonzero(games[:, engine.GR_ERROR]):
+            if games[g, engine.GR_ERROR] != guard.ERR_WRITE_SEEN_LATE:
+                break
+            again, _ = unlogged(first + int(g), 1, strict)
+            if again[0, engine.GR_ERROR]:
+                games[g] = again[0]
+                break
+            games[g, engine.GR_ERROR] = 0   # played by the book: another game of its block wrote
+        return chunk   # check_chunk names the error; nothing of this chunk is kept
     if log_turns:
         rolls = games[:, engine.GR_ROLLS]
         chunk.dice_start = np.concatenate(([0], np.cumsum(rolls)))
@@ -239,11 +263,14 @@ def check_chunk(chunk: Chunk) -> None:
         gres = chunk.games[g]
         seat = int(gres[engine.GR_ERR_SEAT])
         spec = chunk.specs[chunk.slots[g, seat]]
-        raise StrategyError(
-            f"strategy {spec!r} (seat {seat}) returned {int(gres[engine.GR_ERR_VALUE])}, "
-            f"not a legal choice index or -1 (pass), in seed {chunk.seed}, game {chunk.first + g}, "
-            f"roll {int(gres[engine.GR_ERR_ROLL])}"
-        )
+        error, value = int(gres[engine.GR_ERROR]), int(gres[engine.GR_ERR_VALUE])
+        where = f"in seed {chunk.seed}, game {chunk.first + g}"
+        where += f", roll {int(gres[engine.GR_ERR_ROLL])}" if error != guard.ERR_WRITE_SEEN_LATE else ""
+        if error == guard.ERR_INDEX:
+            raise StrategyError(f"strategy {spec!r} (seat {seat}) returned {value}, "
+                                f"not a legal choice index or -1 (pass), {where}")
+        raise StrategyError(f"strategy {spec!r} (seat {seat}) wrote to {guard.WROTE_NAMES[value]} {where}: "
+                            "a strategy may only read the game it is shown")
 
 
 def play_game(seed, game, strategies, sheet="standard", max_rolls=DEFAULT_MAX_ROLLS) -> dict:

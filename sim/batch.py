@@ -16,7 +16,9 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
-from .engine import play
+from .engine import GR_ERR_VALUE, GR_ERROR, play
+from .guard import ERR_WRITE_SEEN_LATE, any_copy_written, guest_arrays
+from .players import PLAYER_GUARDED
 from .state import BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SIZE, ST_SIZE, StrategySet
 from .tables import TablesType, copy_tables
 
@@ -54,7 +56,9 @@ def play_batch(strats, kinds, params, slots, rotate, tab, root, first, players, 
     Seat s is played by strategy slot slots[s], or with `rotate` by
     slots[(s + game) % players], so every strategy sits in every seat equally often.
     Slot i is strats[i] run as kinds[i] (sim.players.PLAYER_*: the reference
-    players inline, others through the function value).
+    players inline, others through the function value, a user's on copies of the
+    game: sim.guard); kinds[MAX_SEATS + i], if given, is the length of slot i's
+    parameters (the rest of its row in params is padding).
 
     Game g logs its dice to dice_log[dice_start[g]:dice_start[g+1]] and its
     decisions to log[log_start[g]:log_start[g+1]]; all-zero offsets mean no
@@ -82,6 +86,10 @@ def play_batch(strats, kinds, params, slots, rotate, tab, root, first, players, 
         tab_b = copy_tables(tab)
         params_b = params.copy()
         kinds_b = kinds.copy()
+        guest = guest_arrays(kinds_b, params_b, tab_b)
+        guarded = False
+        for i in range(MAX_SEATS):
+            guarded |= kinds_b[i] >= PLAYER_GUARDED
         while b < n_blocks:
             for g in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
                 number = first + g
@@ -89,6 +97,16 @@ def play_batch(strats, kinds, params, slots, rotate, tab, root, first, players, 
                     game_slots[s] = slots[(s + number) % players] if rotate else slots[s]
                 play(strats, kinds_b, params_b, game_slots, tab_b, root, number, players, max_rolls,
                      st, ps, bb, cands, pending, rngs, games[g],
-                     dice_log[dice_start[g]:dice_start[g + 1]], log[log_start[g]:log_start[g + 1]])
+                     dice_log[dice_start[g]:dice_start[g + 1]], log[log_start[g]:log_start[g + 1]], guest)
                 seats[g, :, :] = ps[:players]
+            if guarded:
+                # The tables and parameters a user's strategy reads are its private copies, and
+                # comparing them after every game would cost more than the game: once a block.
+                # Every game of the block is marked; sim.api.play_chunk finds the one that wrote.
+                wrote = any_copy_written(guest, kinds_b, tab_b, params_b)
+                if wrote >= 0:
+                    for g in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+                        if games[g, GR_ERROR] == 0:
+                            games[g, GR_ERROR] = ERR_WRITE_SEEN_LATE
+                            games[g, GR_ERR_VALUE] = wrote
             b = _fetch_add(claimed, 1)

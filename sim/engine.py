@@ -16,7 +16,8 @@ import numpy as np
 from numba import njit
 
 from .bits import ONE, ZERO, ctz, popcount
-from .players import PLAYER_GREEDY, PLAYER_RANDOM, greedy_pick, offered_dice, random_choice
+from .guard import ERR_INDEX, ERR_WRITE, ERR_WRITE_SEEN_LATE, empty_seats_written, guarded_call
+from .players import PLAYER_GREEDY, PLAYER_GUARDED, PLAYER_RANDOM, greedy_pick, offered_dice, random_choice
 from .rng import die, game_key, seat_stream
 from .state import (
     BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, COLOUR_JOKER,
@@ -38,10 +39,10 @@ GR_ROLLS = 0        # rolls played
 GR_CAPPED = 1       # 1 if stopped by the roll cap without a natural end
 GR_ENDED_BY = 2     # bitmask of seats with two colours when the game ended naturally
 GR_WINNERS = 3      # bitmask of winning seats
-GR_ERROR = 4        # 0 = fine; 1 = a strategy returned an index out of range
+GR_ERROR = 4        # 0 = fine; else sim.guard.ERR_*: an index out of range, or a write to the game
 GR_ERR_ROLL = 5
 GR_ERR_SEAT = 6
-GR_ERR_VALUE = 7    # what the strategy returned
+GR_ERR_VALUE = 7    # what the strategy returned (ERR_INDEX), or what it wrote (sim.guard.WROTE_*)
 GR_LOG_ROWS = 8     # rows written to the move log
 GR_SIZE = 9
 
@@ -235,12 +236,48 @@ def finish(ps, bb, tab, players):
 
 
 @njit(cache=True, inline="always")
+def _fail(gres, code, roll, seat, value):
+    gres[GR_ERROR] = code
+    gres[GR_ERR_ROLL] = roll
+    gres[GR_ERR_SEAT] = seat
+    gres[GR_ERR_VALUE] = value
+
+
+@njit(cache=True, inline="always")
+def _move(cands, n, k, roll, seat, gres):
+    """(k, colour die, number die, subset row, cost) of candidate k; k = -2 if it is none (or a pass)."""
+    if k < PASS or k >= n:
+        _fail(gres, ERR_INDEX, roll, seat, k)
+        return -2, -1, -1, -1, 0
+    if k == PASS:
+        return k, -1, -1, -1, 0
+    return k, cands[k, CAND_CDIE], cands[k, CAND_NDIE], cands[k, CAND_SUB], cands[k, CAND_COST]
+
+
+@njit(cache=True, inline="always")
+def _log(log, gres, st, seat, is_active, avail, n, cd, nd, sub, cost):
+    if log.shape[0] > 0:
+        r = gres[GR_LOG_ROWS]
+        gres[GR_LOG_ROWS] = r + 1
+        log[r, LOG_ROLL] = st[ST_ROLL]
+        log[r, LOG_SEAT] = seat
+        log[r, LOG_ACTIVE] = is_active
+        log[r, LOG_AVAIL] = avail
+        log[r, LOG_CHOICES] = n
+        log[r, LOG_CDIE] = cd
+        log[r, LOG_NDIE] = nd
+        log[r, LOG_SUB] = sub
+        log[r, LOG_COST] = cost
+
+
+@njit(cache=True, inline="always")
 def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, avail, is_active, gres, log):
     """Seat's choice: (k, colour die, number die, subset row, cost); k = -1 pass, -2 invalid.
 
     kinds[slot] (sim.players.PLAYER_*) says how the seat's strategy runs: the
-    reference players inline, any other through strats[slot] (an indirect call
-    the compiler cannot see through). greedy_pick skips the candidate table.
+    reference players inline, the other built-ins through strats[slot] (an
+    indirect call the compiler cannot see through). greedy_pick skips the
+    candidate table. A user's strategy goes through decide_guarded instead.
     """
     st[ST_SEAT] = seat
     st[ST_AVAIL] = avail
@@ -255,40 +292,47 @@ def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, ava
             k = random_choice(st, ps, bb, cands, n, tab, params[slot], rngs[seat])
         else:
             k = strats[slot](st, ps, bb, cands, n, tab, params[slot], rngs[seat])
-        if k < PASS or k >= n:
-            gres[GR_ERROR] = 1
-            gres[GR_ERR_ROLL] = st[ST_ROLL]
-            gres[GR_ERR_SEAT] = seat
-            gres[GR_ERR_VALUE] = k
-            return -2, -1, -1, -1, 0
-        if k == PASS:
-            cd, nd, sub, cost = -1, -1, -1, 0
-        else:
-            cd, nd, sub, cost = cands[k, CAND_CDIE], cands[k, CAND_NDIE], cands[k, CAND_SUB], cands[k, CAND_COST]
-    if log.shape[0] > 0:
-        r = gres[GR_LOG_ROWS]
-        gres[GR_LOG_ROWS] = r + 1
-        log[r, LOG_ROLL] = st[ST_ROLL]
-        log[r, LOG_SEAT] = seat
-        log[r, LOG_ACTIVE] = is_active
-        log[r, LOG_AVAIL] = avail
-        log[r, LOG_CHOICES] = n
-        log[r, LOG_CDIE] = cd
-        log[r, LOG_NDIE] = nd
-        log[r, LOG_SUB] = sub
-        log[r, LOG_COST] = cost
+        k, cd, nd, sub, cost = _move(cands, n, k, st[ST_ROLL], seat, gres)
+        if k == -2:
+            return k, cd, nd, sub, cost
+    _log(log, gres, st, seat, is_active, avail, n, cd, nd, sub, cost)
+    return k, cd, nd, sub, cost
+
+
+# Apart from decide, and not inlined: Numba counts a reference to every array an inlined
+# function receives, and passing `guest` through decide made every built-in's decisions half
+# as fast although they never use it; inlined into play, this function still cost them 10%.
+@njit(cache=True)
+def decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, avail, is_active, gres, log,
+                   guest):
+    """decide for a user's strategy (PLAYER_GUARDED, PLAYER_STRICT): called on copies of the game
+    (sim.guard.guarded_call); a write to them ends the game with ERR_WRITE."""
+    st[ST_SEAT] = seat
+    st[ST_AVAIL] = avail
+    st[ST_IS_ACTIVE] = is_active
+    slot = slots[seat]
+    n = legal_choices(st, ps, bb, tab, cands)
+    k, wrote = guarded_call(strats[slot], kinds[slot], slot, st[ST_PLAYERS], st, ps, bb, cands, n, tab, params,
+                            rngs[seat], guest)
+    if wrote >= 0:
+        _fail(gres, ERR_WRITE, st[ST_ROLL], seat, wrote)
+        return -2, -1, -1, -1, 0
+    k, cd, nd, sub, cost = _move(cands, n, k, st[ST_ROLL], seat, gres)
+    if k != -2:
+        _log(log, gres, st, seat, is_active, avail, n, cd, nd, sub, cost)
     return k, cd, nd, sub, cost
 
 
 @njit(cache=True)
 def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
-         st, ps, bb, cands, pending, rngs, gres, dice_log, log):
+         st, ps, bb, cands, pending, rngs, gres, dice_log, log, guest):
     """Play game `game` of root seed `root` to the end; results in ps and gres.
 
     strats[slots[seat]] decides for seat, run as kinds[slots[seat]] (see decide),
     with parameters params[slots[seat]].
     pending (MAX_SEATS, 4) and rngs (MAX_SEATS, k) are scratch. dice_log and
-    log may have 0 rows (no log) or room for every roll / decision.
+    log may have 0 rows (no log) or room for every roll / decision. `guest`
+    holds the copies a user's strategy is shown (sim.guard.guest_arrays).
     """
     reset(st, ps, bb, tab, players, max_rolls)
     gres[:] = 0
@@ -314,8 +358,12 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
         st[ST_ACTIVE_CDIE] = -1
         st[ST_ACTIVE_NDIE] = -1
         st[ST_ACTIVE_SUB] = -1
-        k, cd, nd, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, active,
-                                      all_dice, 1, gres, log)
+        if kinds[slots[active]] >= PLAYER_GUARDED:
+            k, cd, nd, sub, cost = decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands,
+                                                  active, all_dice, 1, gres, log, guest)
+        else:
+            k, cd, nd, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, active,
+                                          all_dice, 1, gres, log)
         if k == -2:
             return
         passive_dice = all_dice
@@ -334,8 +382,12 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
         for s in range(players):
             if s == active:
                 continue
-            k, _, _, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, s,
-                                        passive_dice, 0, gres, log)
+            if kinds[slots[s]] >= PLAYER_GUARDED:
+                k, _, _, sub, cost = decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, s,
+                                                    passive_dice, 0, gres, log, guest)
+            else:
+                k, _, _, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, s,
+                                            passive_dice, 0, gres, log)
             if k == -2:
                 return
             pending[s, 0] = sub          # -1 = pass
@@ -357,3 +409,11 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
             if popcount(np.uint64(ps[s, PS_COLOURS])) >= 2:
                 gres[GR_ENDED_BY] |= 1 << s
     gres[GR_WINNERS] = finish(ps, bb, tab, players)
+    # A user's strategy may have written the rows of empty seats (its private tables and
+    # parameters are checked after each block of games: sim.batch).
+    for s in range(players):
+        if kinds[slots[s]] == PLAYER_GUARDED:   # one look covers every seat
+            wrote = empty_seats_written(ps, bb, players)
+            if wrote >= 0:
+                _fail(gres, ERR_WRITE_SEEN_LATE, 0, s, wrote)
+            break
