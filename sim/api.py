@@ -14,11 +14,11 @@ from . import engine, guard, players as reference_players
 from .batch import play_batch
 from .sheets import COLOURS, load_sheet, parse_cell, cell_name
 from .state import (
-    CAND_SUB, MAX_SEATS, PS_SIZE, PS_BOXES, PS_COL_POINTS, PS_COLOUR_POINTS, PS_JOKERS, PS_SCORE,
-    PS_STAR_PENALTY, PS_WINNER, ST_AVAIL, ST_DICE, ST_SEAT, COLOUR_JOKER,
-    NUMBER_JOKER, new_state,
+    CAND_SUB, MAX_SEATS, PS_SIZE, PS_BOXES, PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLOURS_FIRST,
+    PS_COLS, PS_COLS_FIRST, PS_FIRST_JOKER_ROLL, PS_JOKERS, PS_PASSES, PS_RANK, PS_SCORE, PS_STAR_PENALTY,
+    PS_WINNER, ST_AVAIL, ST_DICE, ST_SEAT, COLOUR_JOKER, NUMBER_JOKER, new_state,
 )
-from .tables import build_tables, from_words, kernel_tables
+from .tables import START_JOKERS, build_tables, from_words, kernel_tables
 
 DEFAULT_MAX_ROLLS = 200
 MAX_SEED = 2**64 - 1
@@ -293,9 +293,15 @@ def play_game(seed, game, strategies, sheet="standard", max_rolls=DEFAULT_MAX_RO
         "strategies": list(chunk.specs),
         "max_rolls": chunk_max_rolls(max_rolls, players),
         "capped": bool(gres[engine.GR_CAPPED]),
+        "ended_by": _seats(gres[engine.GR_ENDED_BY], players),
+        "winners": _seats(gres[engine.GR_WINNERS], players),
         "rolls": game_rolls(chunk.dice, chunk.log, gres, tab, players),
         "result": game_result(chunk.seats[0], players),
     }
+
+
+def _seats(mask, players) -> list[int]:
+    return [s for s in range(players) if (int(mask) >> s) & 1]
 
 
 def chunk_max_rolls(max_rolls, players):
@@ -330,9 +336,10 @@ def game_rolls(dice_log, log, gres, tab, players) -> list[dict]:
 
 def game_move(row, tab) -> dict:
     seat = int(row[engine.LOG_SEAT])
+    offered = {"available": int(row[engine.LOG_AVAIL]), "n_choices": int(row[engine.LOG_CHOICES])}
     if row[engine.LOG_SUB] < 0:
         return {"seat": seat, "pass": True, "colour_die": None, "number_die": None, "colour": None,
-                "number": None, "cells": [], "jokers": 0}
+                "number": None, "cells": [], "jokers": 0, **offered}
     sub = row[engine.LOG_SUB]
     return {
         "seat": seat,
@@ -343,10 +350,12 @@ def game_move(row, tab) -> dict:
         "number": int(tab.size[sub]),
         "cells": mask_cells(tab.mask[sub]),
         "jokers": int(row[engine.LOG_COST]),
+        **offered,
     }
 
 
 def game_result(ps, players) -> list[dict]:
+    """Each seat's result: the fields of a dataset's players table (sim.schema.PLAYERS)."""
     return [
         {
             "seat": s,
@@ -354,8 +363,16 @@ def game_result(ps, players) -> list[dict]:
             "column_points": int(ps[s, PS_COL_POINTS]),
             "colour_points": int(ps[s, PS_COLOUR_POINTS]),
             "jokers_left": int(ps[s, PS_JOKERS]),
+            "jokers_used": START_JOKERS - int(ps[s, PS_JOKERS]),
             "star_penalty": int(ps[s, PS_STAR_PENALTY]),
             "boxes": int(ps[s, PS_BOXES]),
+            "columns_first": int(ps[s, PS_COLS_FIRST]),
+            "columns_later": int(ps[s, PS_COLS]).bit_count() - int(ps[s, PS_COLS_FIRST]),
+            "colours_first": int(ps[s, PS_COLOURS_FIRST]),
+            "colours_later": int(ps[s, PS_COLOURS]).bit_count() - int(ps[s, PS_COLOURS_FIRST]),
+            "first_joker_roll": int(ps[s, PS_FIRST_JOKER_ROLL]) or None,
+            "passes": int(ps[s, PS_PASSES]),
+            "rank": int(ps[s, PS_RANK]),
             "winner": bool(ps[s, PS_WINNER]),
         }
         for s in range(players)
