@@ -12,12 +12,16 @@ import io
 import json
 import os
 import shlex
+import signal
 import sys
 from pathlib import Path
 
 import click
 
 EXIT_USAGE = 2
+#: Set by entry(): this process is the encore-sim program (not a test invoking main()), so it
+#: decides what Ctrl-C does (sim.interrupts).
+_PROGRAM = False
 
 
 def _fail(message: str, code: int = EXIT_USAGE, details: bool = False):
@@ -55,6 +59,9 @@ def _errors(fn):
     """Turn the API's errors into one-line messages with exit code 2."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        if _PROGRAM:
+            from sim import interrupts
+            interrupts.install()   # Ctrl-C: exit 130 at once, except where the work finishes it itself
         from sim import StrategyError
         from strategies.registry import StrategyCompileError
         try:
@@ -159,9 +166,14 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
                               progress=_progress_enabled(quiet), command=command, scheduler=scheduler,
                               retries=retries)
     except KeyboardInterrupt:
-        click.echo(f"Interrupted: finished chunks are kept in {out}; finish with "
-                   f"`encore-sim run --out {shlex.quote(str(out))} --resume`", err=True)
+        if not open_store(out).is_file(MANIFEST):   # interrupted before the run created anything
+            click.echo("Aborted.", err=True)
+        else:
+            click.echo(f"Interrupted: finished chunks are kept in {out}; finish with "
+                       f"`encore-sim run --out {shlex.quote(str(out))} --resume`", err=True)
         sys.exit(130)
+    except runner.RunFailed as e:   # the run itself broke (a cluster's task or scheduler), not its input
+        _fail(str(e), 1)
     if not quiet:
         from sim.summary import format_table, summarise
         st = manifest["settings"]
@@ -199,14 +211,16 @@ def _emit(df, fmt, output, extra_json=None):
             sys.stdout.buffer.write(buf.getvalue())
             sys.stdout.flush()
         else:
-            Path(output).write_bytes(buf.getvalue())
+            from sim.dataset import atomic_write_bytes
+            atomic_write_bytes(Path(output), buf.getvalue())
         return
     else:
         text = df
     if output is None:
         click.echo(text, nl=not str(text).endswith("\n"))
     else:
-        Path(output).write_text(str(text) if str(text).endswith("\n") else f"{text}\n")
+        from sim.dataset import atomic_write_bytes
+        atomic_write_bytes(Path(output), (str(text) if str(text).endswith("\n") else f"{text}\n").encode())
 
 
 @main.command()
@@ -358,9 +372,12 @@ def tune(spec, params, players, opponents, objective, budget, seed, validate_gam
 
     Example: encore-sim tune heuristic:solo_joker=0 --param solo_joker=0..3 --param solo_colour=0..2
     """
+    from sim import interrupts
     from sim import tune as t
 
     def report(result):
+        if not result.history:   # set up: from now on Ctrl-C stops the search with its best so far
+            interrupts.set_mode(interrupts.RAISE)
         if fmt == "table":
             click.echo(t.format_iteration(result, result.history[-1]) if result.history else t.format_header(result))
 
@@ -473,7 +490,10 @@ def train(sheet, players, games, seed, threads, out, quiet):
     `encore-sim train --sheet NAME --out strategies/data/learned-NAME.npz` for each
     built-in sheet. Interrupted, it writes nothing.
     """
+    from sim import interrupts
     from strategies.training import train_file
+    if _PROGRAM:
+        interrupts.install("Interrupted: no weights were written.")
     try:
         train_file(out, sheet=sheet, players=players, games=games, seed=seed, threads=threads,
                    progress=_progress_enabled(quiet))
@@ -498,5 +518,19 @@ def list_strategies():
             click.echo(f"{'':<12}   {k} = {v:g}")
 
 
-if __name__ == "__main__":
+def _abort_at_once(signum, frame):
+    # Until sim.interrupts takes over (importing it imports Numba): nothing needs finishing yet.
+    os.write(2, b"Aborted.\n")
+    os._exit(130)
+
+
+def entry() -> None:
+    """The `encore-sim` program: main(), with Ctrl-C an interruption at any moment (sim.interrupts)."""
+    global _PROGRAM
+    signal.signal(signal.SIGINT, _abort_at_once)
+    _PROGRAM = True
     main()
+
+
+if __name__ == "__main__":
+    entry()

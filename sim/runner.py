@@ -11,9 +11,16 @@ An interrupted run keeps every finished chunk; run(..., resume=True) with the
 same settings plays only the missing chunks, so the final dataset has exactly
 the rows of an uninterrupted run.
 
-If a strategy returns an illegal move, the run stops with StrategyError: the
-chunks finished before are kept and the manifest says "failed" with the
-message; if none was finished, the output folder this run created is removed.
+If a strategy returns an illegal move or writes to the game (sim.guard), the
+run stops with StrategyError: the chunks finished before are kept and the
+manifest says "failed" with the message; if none was finished, the output
+folder this run created is removed. Any other failure while playing (a
+cluster's task that failed every retry, a lost scheduler) is RunFailed, the
+manifest "failed" too.
+
+Ctrl-C (sim.interrupts): the folders and the manifest are created together,
+and the games are played with KeyboardInterrupt raised, so that the manifest
+says "interrupted".
 """
 from __future__ import annotations
 
@@ -30,7 +37,7 @@ from pathlib import Path
 
 import numba
 
-from . import api, numba_cache
+from . import api, interrupts, numba_cache
 from .api import (
     DEFAULT_MAX_ROLLS,
     MAX_SEED,
@@ -63,6 +70,11 @@ from .tables import build_tables
 DEFAULT_GAMES = 100_000
 #: Settings that determine the rows of a dataset; --resume requires them all equal.
 SETTINGS = ("games", "players", "strategies", "rotate", "seed", "sheet", "max_rolls", "log_turns", "chunk_size")
+
+
+class RunFailed(RuntimeError):
+    """A run stopped by something other than its input: a Dask task that failed every retry, a
+    lost scheduler, a full disk. The manifest says "failed"; the finished chunks are kept."""
 
 
 def default_chunk_size(players: int, log_turns: bool) -> int:
@@ -299,7 +311,8 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
         files=manifest_files(old) if old else None)
     if scheduler is not None:
         retries = check_int("retries", retries, 0, 1000)
-        from .distributed import check_reachable, local_workers
+        from .distributed import check_reachable, import_distributed, local_workers
+        import_distributed()
         if str(scheduler).startswith("local"):
             local_workers(str(scheduler))
         else:
@@ -314,7 +327,17 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
                          "or --force to replace it")
 
     created = not store.exists()
-    if existing and force and not resume:
+    # From here on Ctrl-C is held back (interrupts.SHIELD) except while games are played: the
+    # folders appear with their manifest, and the manifest always says how the run ended.
+    with interrupts.shielded():
+        return _play_into(store, old, created, existing and force and not resume, settings, line, sheet_obj, infos,
+                          threads, scheduler, retries, progress, command, on_chunk)
+
+
+def _play_into(store, old, created, clear, settings, line, sheet_obj, infos, threads, scheduler, retries,
+               progress, command, on_chunk) -> dict:
+    """run() once the arguments are checked: create or continue the dataset, play, write the manifest."""
+    if clear:
         _clear(store)
     for name in ("games", "players") + (("turns",) if settings["log_turns"] else ()):
         store.makedirs(name)
@@ -366,14 +389,16 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
         finished = run_chunks(scheduler, job, todo, retries=retries)
     bar = Progress(n, games_done, enabled=progress)
     try:
-        for c, count in finished:
-            done.add(c)
-            games_done += count
-            manifest["games_done"] = games_done
-            write_json(store, manifest)
-            bar.update(games_done)
-            if on_chunk is not None:
-                on_chunk(c, games_done)
+        with interrupts.raising():
+            for c, count in finished:
+                done.add(c)
+                games_done += count
+                manifest["games_done"] = games_done
+                write_json(store, manifest)
+                bar.update(games_done)
+                if on_chunk is not None:
+                    on_chunk(c, games_done)
+                interrupts.check()   # a Ctrl-C that a finaliser swallowed
     except StrategyError as e:
         bar.close()
         if not done and created:
@@ -383,15 +408,19 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
             write_json(store, manifest)
         raise
     except KeyboardInterrupt:
+        interrupts.clear()
         bar.close()
         manifest.update(status="interrupted", finished=_now())
         write_json(store, manifest)
         raise
     except Exception as e:
         bar.close()
-        manifest.update(status="failed", error=f"{type(e).__name__}: {e}", finished=_now())
+        from .distributed import ClusterError
+        error = (str(e) if isinstance(e, ClusterError) else f"{type(e).__name__}: {e}").strip().splitlines()[0]
+        manifest.update(status="failed", error=error, finished=_now())
         write_json(store, manifest)
-        raise
+        raise RunFailed(f"the run stopped: {error}; its finished chunks are kept in {store}: finish it with "
+                        f"`encore-sim run --out {store} --resume`") from e
     finally:
         close = getattr(finished, "close", None)
         if close is not None:
