@@ -58,6 +58,10 @@ LOG_COST = 7
 LOG_CHOICES = 8     # legal choices offered (pass not counted)
 LOG_SIZE = 9
 
+# is_active for decide_guarded, typed alike: literal 1 and 0 would compile it twice.
+ONE_ = np.int64(1)
+ZERO_ = np.int64(0)
+
 _LSB_BYTES = np.uint64(0x0101010101010101)
 _MSB_BYTES = np.uint64(0x8080808080808080)
 _GATHER = np.uint64(0x0102040810204080)
@@ -305,8 +309,8 @@ def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, ava
 @njit(cache=True)
 def decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, avail, is_active, gres, log,
                    guest):
-    """decide for a user's strategy (PLAYER_GUARDED, PLAYER_STRICT): called on copies of the game
-    (sim.guard.guarded_call); a write to them ends the game with ERR_WRITE."""
+    """decide for a user's strategy (PLAYER_GUARDED, PLAYER_STRICT), watched by
+    sim.guard.guarded_call: a write to what it is shown ends the game with ERR_WRITE."""
     st[ST_SEAT] = seat
     st[ST_AVAIL] = avail
     st[ST_IS_ACTIVE] = is_active
@@ -360,7 +364,7 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
         st[ST_ACTIVE_SUB] = -1
         if kinds[slots[active]] >= PLAYER_GUARDED:
             k, cd, nd, sub, cost = decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands,
-                                                  active, all_dice, 1, gres, log, guest)
+                                                  active, all_dice, ONE_, gres, log, guest)
         else:
             k, cd, nd, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, active,
                                           all_dice, 1, gres, log)
@@ -384,7 +388,7 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
                 continue
             if kinds[slots[s]] >= PLAYER_GUARDED:
                 k, _, _, sub, cost = decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, s,
-                                                    passive_dice, 0, gres, log, guest)
+                                                    passive_dice, ZERO_, gres, log, guest)
             else:
                 k, _, _, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, s,
                                             passive_dice, 0, gres, log)
