@@ -74,15 +74,27 @@ def connect(scheduler: str):
     scheduler = str(scheduler)
     if scheduler == "local" or scheduler.startswith("local:"):
         n = local_workers(scheduler) or os.cpu_count() or 1
-        cluster = distributed.LocalCluster(
-            n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-            # The workers write to this terminal: only the run's own one-line messages, not
-            # their logs of a task that failed (the error comes back here and is told once).
-            silence_logs=logging.CRITICAL,
-            # No NUMBA_NUM_THREADS in env: the nanny sets it after a spawned worker has imported the
-            # caller's __main__ (and Numba, with the default), and the next compilation (a user's
-            # strategy) then fails on the change. Each task runs on job.threads (1) anyway.
-            dashboard_address=None)
+        # A terminal's Ctrl-C reaches every process of its group, and each worker would print a
+        # KeyboardInterrupt traceback (this process closes them anyway). Their stderr is
+        # /dev/null: fd 2 while they are started, which they inherit; everything they could
+        # say that matters comes back to this process as a task's error.
+        saved = os.dup(2)
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, 2)
+        os.close(quiet)
+        try:
+            cluster = distributed.LocalCluster(
+                n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                # The workers write to this terminal: only the run's own one-line messages, not
+                # their logs of a task that failed (the error comes back here and is told once).
+                silence_logs=logging.CRITICAL,
+                # No NUMBA_NUM_THREADS in env: the nanny sets it after a spawned worker has imported the
+                # caller's __main__ (and Numba, with the default), and the next compilation (a user's
+                # strategy) then fails on the change. Each task runs on job.threads (1) anyway.
+                dashboard_address=None)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
         try:
             return distributed.Client(cluster), cluster
         except BaseException:

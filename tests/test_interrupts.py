@@ -176,3 +176,23 @@ def test_a_shield_holds_ctrl_c_until_its_end():
             finished = True
     assert finished
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ctrl_c_on_a_terminal_running_a_local_cluster(tmp_path):
+    """A terminal's Ctrl-C reaches the whole process group, the workers of `--scheduler local:2`
+    too: one message, exit 130, a manifest that says "interrupted", no worker left behind."""
+    psutil = pytest.importorskip("psutil")
+    pytest.importorskip("distributed")
+    out = tmp_path / "ds"
+    proc = _start([*RUN, "--out", str(out), "--scheduler", "local:2"], start_new_session=True)
+    _when(proc, lambda: (out / "games" / "part-000001.parquet").exists(), "a chunk written by a worker")
+    workers = psutil.Process(proc.pid).children(recursive=True)
+    assert workers
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    err = err.decode()
+    assert proc.returncode == 130 and err.startswith(f"Interrupted: finished chunks are kept in {out}"), err
+    assert err.count("\n") == 1, err
+    assert read_manifest(out)["status"] == "interrupted"
+    gone, alive = psutil.wait_procs(workers, timeout=30)
+    assert not alive
