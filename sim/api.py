@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import engine, guard, players as reference_players
-from .batch import play_batch
+from .batch import play_batch, watched_batch
 from .sheets import COLOURS, load_sheet, parse_cell, cell_name
 from .state import (
     CAND_SUB, MAX_SEATS, PS_SIZE, PS_BOXES, PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLOURS_FIRST,
@@ -205,11 +205,14 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
     tab = kernel_tables(sheet)
     slots = np.arange(MAX_SEATS, dtype=np.int64) if len(line.specs) > 1 else np.zeros(MAX_SEATS, np.int64)
 
+    # A user's strategy is watched (sim.guard): by a kernel of its own, compiled when first needed.
+    kernel = watched_batch() if (line.kinds[:MAX_SEATS] >= reference_players.PLAYER_GUARDED).any() else play_batch
+
     def run(dice_start, dice, log_start, log, first=first, count=count, kinds=line.kinds):
         games = np.zeros((count, engine.GR_SIZE), np.int64)
         seats = np.zeros((count, players, PS_SIZE), np.int64)
-        play_batch(line.fns, kinds, line.params, slots, bool(rotate), tab, np.uint64(seed), first, players,
-                   max_rolls, games, seats, dice_start, dice, log_start, log)
+        kernel(line.fns, kinds, line.params, slots, bool(rotate), tab, np.uint64(seed), first, players,
+               max_rolls, games, seats, dice_start, dice, log_start, log)
         return games, seats
 
     def unlogged(first=first, count=count, kinds=line.kinds):

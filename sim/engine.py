@@ -296,16 +296,20 @@ def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, ava
             k = random_choice(st, ps, bb, cands, n, tab, params[slot], rngs[seat])
         else:
             k = strats[slot](st, ps, bb, cands, n, tab, params[slot], rngs[seat])
-        k, cd, nd, sub, cost = _move(cands, n, k, st[ST_ROLL], seat, gres)
-        if k == -2:
-            return k, cd, nd, sub, cost
+        if k < PASS or k >= n:
+            _fail(gres, ERR_INDEX, st[ST_ROLL], seat, k)
+            return -2, -1, -1, -1, 0
+        if k == PASS:
+            cd, nd, sub, cost = -1, -1, -1, 0
+        else:
+            cd, nd, sub, cost = cands[k, CAND_CDIE], cands[k, CAND_NDIE], cands[k, CAND_SUB], cands[k, CAND_COST]
     _log(log, gres, st, seat, is_active, avail, n, cd, nd, sub, cost)
     return k, cd, nd, sub, cost
 
 
 # Apart from decide, and not inlined: Numba counts a reference to every array an inlined
 # function receives, and passing `guest` through decide made every built-in's decisions half
-# as fast although they never use it; inlined into play, this function still cost them 10%.
+# as fast. play_batch compiles play with guest None, without this (see play).
 @njit(cache=True)
 def decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, avail, is_active, gres, log,
                    guest):
@@ -335,8 +339,8 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
     strats[slots[seat]] decides for seat, run as kinds[slots[seat]] (see decide),
     with parameters params[slots[seat]].
     pending (MAX_SEATS, 4) and rngs (MAX_SEATS, k) are scratch. dice_log and
-    log may have 0 rows (no log) or room for every roll / decision. `guest`
-    holds the copies a user's strategy is shown (sim.guard.guest_arrays).
+    log may have 0 rows (no log) or room for every roll / decision. `guest` is
+    None, or sim.guard's room for watching user strategies (sim.guard.guest_arrays).
     """
     reset(st, ps, bb, tab, players, max_rolls)
     gres[:] = 0
@@ -362,7 +366,11 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
         st[ST_ACTIVE_CDIE] = -1
         st[ST_ACTIVE_NDIE] = -1
         st[ST_ACTIVE_SUB] = -1
-        if kinds[slots[active]] >= PLAYER_GUARDED:
+        # `guest is None` is decided when play is compiled (for play_batch: no user strategy).
+        if guest is None:
+            k, cd, nd, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, active,
+                                          all_dice, 1, gres, log)
+        elif kinds[slots[active]] >= PLAYER_GUARDED:
             k, cd, nd, sub, cost = decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands,
                                                   active, all_dice, ONE_, gres, log, guest)
         else:
@@ -386,7 +394,10 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
         for s in range(players):
             if s == active:
                 continue
-            if kinds[slots[s]] >= PLAYER_GUARDED:
+            if guest is None:
+                k, _, _, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, s,
+                                            passive_dice, 0, gres, log)
+            elif kinds[slots[s]] >= PLAYER_GUARDED:
                 k, _, _, sub, cost = decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, s,
                                                     passive_dice, ZERO_, gres, log, guest)
             else:
@@ -413,11 +424,12 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
             if popcount(np.uint64(ps[s, PS_COLOURS])) >= 2:
                 gres[GR_ENDED_BY] |= 1 << s
     gres[GR_WINNERS] = finish(ps, bb, tab, players)
-    # A user's strategy may have written the rows of empty seats (its private tables and
-    # parameters are checked after each block of games: sim.batch).
-    for s in range(players):
-        if kinds[slots[s]] == PLAYER_GUARDED:   # one look covers every seat
-            wrote = empty_seats_written(ps, bb, players)
-            if wrote >= 0:
-                _fail(gres, ERR_WRITE_SEEN_LATE, 0, s, wrote)
-            break
+    if guest is not None:
+        # A user's strategy may have written the rows of empty seats (its private tables and
+        # parameters are checked after each block of games: sim.batch).
+        for s in range(players):
+            if kinds[slots[s]] == PLAYER_GUARDED:   # one look covers every seat
+                wrote = empty_seats_written(ps, bb, players)
+                if wrote >= 0:
+                    _fail(gres, ERR_WRITE_SEEN_LATE, 0, s, wrote)
+                break

@@ -3,8 +3,8 @@
 A strategy receives the game as arrays (sim.state), and a Numba function can
 write any array it is given. The built-in strategies are the project's own
 code, read-only by construction and tested to be (tests/test_guard.py), so the
-engine hands them its arrays and checks nothing: their speed is unchanged. A
-user's strategy (sim.players.PLAYER_GUARDED) is watched instead:
+engine hands them its arrays and checks nothing. A user's strategy
+(sim.players.PLAYER_GUARDED) is watched instead:
 
 - st, ps, bb and its candidates (the rows of the seats at the table) are
   saved before each decision and compared after it (about 100 words, plus
@@ -21,10 +21,12 @@ user's strategy (sim.players.PLAYER_GUARDED) is watched instead:
   PLAYER_STRICT, which compares everything after every decision, to name the
   game, the roll and the seat.
 
-A user's decision costs about twice as much as before (a strategy as cheap as
-greedy: a solo game at ~40,000 instead of ~95,000 games/s on one core; see
-docs/performance.md). A strategy can still reach memory outside its arrays
-(Numba does not check bounds): deliberate sabotage, not a slip this catches.
+Lineups with a user's strategy are played by their own kernel
+(sim.batch.play_batch_watched, compiled the first time one plays), so the
+built-ins' kernel and its cold start are what they were. Watching costs a
+user's strategy about 0.4 µs per decision (docs/performance.md). A strategy
+can still reach memory outside its arrays (Numba does not check bounds):
+deliberate sabotage, not a slip this catches.
 """
 import numpy as np
 from numba import njit
