@@ -297,13 +297,28 @@ def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, ava
         else:
             k = strats[slot](st, ps, bb, cands, n, tab, params[slot], rngs[seat])
         if k < PASS or k >= n:
-            _fail(gres, ERR_INDEX, st[ST_ROLL], seat, k)
+            gres[GR_ERROR] = ERR_INDEX
+            gres[GR_ERR_ROLL] = st[ST_ROLL]
+            gres[GR_ERR_SEAT] = seat
+            gres[GR_ERR_VALUE] = k
             return -2, -1, -1, -1, 0
         if k == PASS:
             cd, nd, sub, cost = -1, -1, -1, 0
         else:
             cd, nd, sub, cost = cands[k, CAND_CDIE], cands[k, CAND_NDIE], cands[k, CAND_SUB], cands[k, CAND_COST]
-    _log(log, gres, st, seat, is_active, avail, n, cd, nd, sub, cost)
+    # Written out, not _log: an inlined function that takes arrays counts references to them.
+    if log.shape[0] > 0:
+        r = gres[GR_LOG_ROWS]
+        gres[GR_LOG_ROWS] = r + 1
+        log[r, LOG_ROLL] = st[ST_ROLL]
+        log[r, LOG_SEAT] = seat
+        log[r, LOG_ACTIVE] = is_active
+        log[r, LOG_AVAIL] = avail
+        log[r, LOG_CHOICES] = n
+        log[r, LOG_CDIE] = cd
+        log[r, LOG_NDIE] = nd
+        log[r, LOG_SUB] = sub
+        log[r, LOG_COST] = cost
     return k, cd, nd, sub, cost
 
 
