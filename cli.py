@@ -60,22 +60,88 @@ def _errors(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if _PROGRAM:
-            from sim import interrupts
+            from sim import interrupts   # light: sim.api (the kernels) is not imported with it
             interrupts.install()   # Ctrl-C: exit 130 at once, except where the work finishes it itself
-        from sim import StrategyError
-        from strategies.registry import StrategyCompileError
         try:
             return fn(*args, **kwargs)
         except BrokenPipeError:  # e.g. `encore-sim replay ... | head`
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(1)
-        except (ValueError, StrategyError, OSError) as e:
-            _fail(str(e) or type(e).__name__, details=isinstance(e, StrategyCompileError))
+        except Exception as e:
+            # Not imported up front: importing sim.api loads (or compiles) the kernels, which the
+            # command announces first (_announce_compiling); unimported, they raised nothing.
+            api, registry = sys.modules.get("sim.api"), sys.modules.get("strategies.registry")
+            if not isinstance(e, (ValueError, OSError) + ((api.StrategyError,) if api else ())):
+                raise
+            _fail(str(e) or type(e).__name__, details=registry is not None and
+                  isinstance(e, registry.StrategyCompileError))
     return wrapper
 
 
 def _progress_enabled(quiet: bool) -> bool:
     return not quiet and sys.stderr.isatty()
+
+
+def _announce_compiling(enabled: bool):
+    """On a terminal, say so before the project's kernels compile: with an empty cache a
+    command is silent for up to a minute otherwise.
+
+    Must run before anything imports sim.api: importing it loads, or compiles, the batch
+    kernel. Nothing is printed when everything is cached, nor for a user's strategy file
+    (it compiles in every process, in about a second). Returns the numba event listener
+    (None if not enabled).
+    """
+    if not enabled:
+        return None
+    from numba.core import event
+
+    from sim.numba_cache import CACHE_DIR
+
+    class Notice(event.Listener):
+        said = False
+
+        def on_start(self, ev):
+            fn = getattr(ev.data.get("dispatcher"), "py_func", None)
+            module = getattr(fn, "__module__", None) or ""
+            if self.said or module.partition(".")[0] not in ("sim", "strategies"):
+                return
+            self.said = True
+            if cold:
+                click.echo(COLD_NOTICE, err=True)
+            else:   # a built-in strategy first played with this version, e.g. learned
+                click.echo(WARM_NOTICE.format(name=module.rpartition(".")[2]), err=True)
+
+        def on_end(self, ev):
+            pass
+
+    cold = not any(Path(CACHE_DIR).rglob("*.nbi"))
+    listener = Notice()
+    event.register("numba:compile", listener)
+    return listener
+
+
+COLD_NOTICE = "Compiling the simulator (first run of this version only, up to a minute)..."
+WARM_NOTICE = "Compiling {name} (its first use with this version only)..."
+
+
+class _Seed(click.ParamType):
+    """A root seed: an integer, or `random` for a fresh one (printed with the results)."""
+    name = "SEED"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) or value is None:
+            return value
+        if str(value).strip().lower() == "random":
+            import secrets
+            return secrets.randbits(32)
+        try:
+            return int(value)
+        except ValueError:
+            self.fail(f"{value!r} is not an integer or 'random'", param, ctx)
+
+
+SEED = _Seed()
+SEED_HELP = "Root seed: game g of a seed is the same game in every command [default: 0; 'random': a fresh one]."
 
 
 @click.group(cls=_Group)
@@ -93,14 +159,14 @@ def main() -> None:
 @main.command()
 @click.option("--games", "-n", type=int, default=100_000, show_default=True, help="Games to play.")
 @click.option("--players", "-p", type=int, default=None,
-              help="Seats, 1 = solo game, 2..6 [default: one per --strategy, or 4].")
+              help="Seats, 1 = solo game, 2..6 [default: one per --strategy; one strategy: the solo game].")
 @click.option("--strategy", "-s", "strategy", multiple=True,
               help="Strategy spec, once per seat or once for all seats (repeatable) [default: greedy]. "
                    "NAME[:k=v,..] or path/file.py:function[:k=v,..].")
 @click.option("--rotate/--no-rotate", default=True, show_default=True,
               help="Rotate the strategies over the seats from game to game.")
 @click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
-@click.option("--seed", type=int, default=None, help="Root seed [default: a random one, stored in the manifest].")
+@click.option("--seed", type=SEED, default=0, help=SEED_HELP)
 @click.option("--threads", "-j", type=int, default=None,
               help="Numba threads [default: all cores; with --scheduler: per task, default 1].")
 @click.option("--chunk-size", type=int, default=None,
@@ -113,7 +179,7 @@ def main() -> None:
 @click.option("--resume", is_flag=True,
               help="Finish an interrupted run in --out; options not given are taken from its manifest.")
 @click.option("--force", is_flag=True, help="Replace an existing dataset in --out.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress line and no summary.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line, compiling notice or summary.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run the chunks as tasks on a Dask cluster (tcp://host:8786), or 'local' / 'local:N' "
                    "for N worker processes on this machine. Needs encore-sim[dask].")
@@ -125,8 +191,9 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
         resume, force, quiet, scheduler, retries):
     """Play many games in parallel and write them to a Parquet dataset.
 
-    Without options: 100,000 four-player games, greedy in every seat.
+    Without options: 100,000 solo games of greedy, seed 0.
     """
+    _announce_compiling(_progress_enabled(quiet))
     from sim import runner
     from sim.dataset import MANIFEST, is_url, open_store, read_manifest
     from sim.replay import manifest_sheet
@@ -156,7 +223,7 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
         log_turns = log_turns if given("log_turns") else stored["log_turns"]
         sheet = sheet if given("sheet") else manifest_sheet(read_manifest(out))
     if players is None:
-        players = len(strategies) if len(strategies) > 1 else 4
+        players = len(strategies)
     command = "encore-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if Path(sys.argv[0]).name.startswith("encore-sim") else None
     try:
@@ -175,11 +242,14 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
     except runner.RunFailed as e:   # the run itself broke (a cluster's task or scheduler), not its input
         _fail(str(e), 1)
     if not quiet:
-        from sim.summary import format_table, summarise
-        st = manifest["settings"]
-        by_seat = st["players"] > 1 and len(set(st["strategies"])) == 1
+        from sim.summary import default_by_seat, format_table, summarise
+        by_seat = default_by_seat(manifest)
         click.echo(format_table(summarise(out, by_seat=by_seat)))
-        click.echo(f"\nDataset: {out}  (encore-sim summary {shlex.quote(str(out))} --by seat)")
+        path = shlex.quote(str(out))
+        more = f"figures: encore-sim report {path}"
+        if manifest["settings"]["players"] > 1 and not by_seat:
+            more = f"per seat: encore-sim summary {path} --by seat; " + more
+        click.echo(f"\nDataset: {out}  ({more})")
 
 
 # --- summary ----------------------------------------------------------------------
@@ -225,20 +295,28 @@ def _emit(df, fmt, output, extra_json=None):
 
 @main.command()
 @click.argument("path", type=str)
-@click.option("--by", type=click.Choice(["strategy", "seat"]), default="strategy", show_default=True,
-              help="Group by strategy, or by strategy and seat.")
+@click.option("--by", type=click.Choice(["strategy", "seat"]), default=None,
+              help="A row per strategy, or per strategy and seat [default: per seat when one strategy "
+                   "holds every seat of a table, as `run` prints it; else per strategy].")
 @click.option("--format", "-f", "fmt", type=click.Choice(["table", "csv", "json", "parquet"]), default="table",
-              show_default=True)
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              show_default=True, help="table: for reading; csv, json, parquet: every column, for programs.")
+@click.option("--out", "-o", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to FILE instead of stdout.")
+@click.option("--output", "output_old", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              hidden=True)  # its name before -o meant --out in every command
 @_errors
-def summary(path, by, fmt, output):
+def summary(path, by, fmt, output, output_old):
     """Statistics of a dataset written by `encore-sim run` (a folder or a filesystem URL).
 
-    Aggregated chunk by chunk in row batches: memory does not grow with the dataset.
+    "games" counts the games a strategy played; when it held several seats of a game, its
+    mean, quantiles and win rate are over its seat results (the "seats" column). Aggregated
+    chunk by chunk in row batches: memory does not grow with the dataset.
     """
-    from sim.summary import format_table, summarise
-    s = summarise(path, by_seat=by == "seat")
+    from sim.dataset import read_manifest
+    from sim.summary import default_by_seat, format_table, summarise
+    output = output or output_old
+    by_seat = default_by_seat(read_manifest(path)) if by is None else by == "seat"
+    s = summarise(path, by_seat=by_seat)
     if fmt == "table":
         _emit(format_table(s), "table", output)
     else:
@@ -263,16 +341,17 @@ def summary(path, by, fmt, output):
 @click.option("--max-games", type=int, default=None,
               help="With --until-ci: stop after this many games even if the target is not reached "
                    "[default: 1,000,000].")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--sheet", default="standard", show_default=True)
-@click.option("--max-rolls", type=int, default=200, show_default=True)
-@click.option("--threads", "-j", type=int, default=None)
+@click.option("--seed", type=SEED, default=0, help=SEED_HELP + " Every strategy plays the same games of it.")
+@click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
+@click.option("--max-rolls", type=int, default=200, show_default=True,
+              help="Roll cap for tables: a game still running then ends, flagged as capped.")
+@click.option("--threads", "-j", type=int, default=None, help="Numba threads [default: all cores].")
 @click.option("--chunk-size", type=int, default=None,
               help="Most games per batch [default: 20,000 solo, 5,000 at tables]; --until-ci checks "
                    "after every batch.")
 @click.option("--format", "-f", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
-              show_default=True)
-@click.option("--quiet", "-q", is_flag=True)
+              show_default=True, help="table: for reading; csv, json: every column, for programs.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line or compiling notice.")
 @click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               metavar="FILE.html",
               help="Also write an HTML report: the paired differences as a forest plot and the score distributions.")
@@ -288,6 +367,7 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
 
     Example: encore-sim compare greedy random --games 20000
     """
+    _announce_compiling(_progress_enabled(quiet))
     from sim.compare import compare as run_compare
     from sim.compare import format_table, stop_message
     if report_file is not None:
@@ -314,21 +394,26 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
 
 @main.command("report")
 @click.argument("dataset", type=str)
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--out", "-o", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               metavar="FILE.html", help="HTML file to write [default: DATASET.html beside the dataset folder].")
-@click.option("--format", "-f", "fmt", type=click.Choice(["html", "png"]), default="html", show_default=True,
-              help="png: also write each figure as a PNG file into --out DIR, for slides.")
-@click.option("--out", "figures_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
-              help="With --format png: the folder for the PNG files (created if missing).")
+@click.option("--figures", "figures_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              metavar="DIR", help="Also write each figure as a PNG file into DIR (created if missing), for slides.")
+@click.option("--format", "-f", "fmt", type=click.Choice(["html", "png"]), default=None,
+              help="png: the same as --figures DIR (which it needs).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line.")
 @_errors
-def report_command(dataset, output, fmt, figures_dir, quiet):
+def report_command(dataset, output, figures_dir, fmt, quiet):
     """Write a self-contained HTML report of a dataset: settings, summary, figures.
 
     One file, nothing loaded from the network: it opens offline and can be mailed.
     Aggregated chunk by chunk like `summary`, so datasets larger than memory work.
     """
     from sim.report import report
+    if fmt == "png" and figures_dir is None:
+        raise ValueError("--format png needs --figures DIR, the folder for the PNG files")
+    if fmt == "html" and figures_dir is not None:
+        raise ValueError("--figures DIR writes PNG files: it cannot be combined with --format html")
+    fmt = "png" if figures_dir is not None else "html"
     r = report(dataset, output, fmt=fmt, figures_dir=figures_dir, progress=_progress_enabled(quiet))
     click.echo(f"Report: {r.html}  ({len(r.figures)} figures)")
     if r.pngs:
@@ -347,7 +432,7 @@ def report_command(dataset, output, fmt, figures_dir, quiet):
               help="Mean score, or win rate (tables).")
 @click.option("--budget", type=int, default=100_000, show_default=True,
               help="Games the whole search may play (a table counts once); the validation is extra.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Root seed of the search's games.")
+@click.option("--seed", type=SEED, default=0, help="Root seed of the search's games [default: 0; 'random': a fresh one].")
 @click.option("--validate-games", type=int, default=None,
               help="Games the best and the start spec each play on the validation seed; 0 = no validation "
                    "[default: 20,000 solo, 5,000 at tables].")
@@ -355,12 +440,14 @@ def report_command(dataset, output, fmt, figures_dir, quiet):
 @click.option("--trial-games", type=int, default=None,
               help="Games per candidate and iteration [default: from the budget, about 15 iterations per "
                    "parameter, at least 30].")
-@click.option("--sheet", default="standard", show_default=True)
-@click.option("--max-rolls", type=int, default=200, show_default=True)
+@click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
+@click.option("--max-rolls", type=int, default=200, show_default=True,
+              help="Roll cap for tables: a game still running then ends, flagged as capped.")
 @click.option("--threads", "-j", type=int, default=None, help="Numba threads [default: all cores].")
 @click.option("--out", "-o", default=None, help="New or empty folder for trials.parquet and tune.json.")
-@click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
-@click.option("--quiet", "-q", is_flag=True, help="No progress line.")
+@click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="table: a line per iteration as it goes; json: one object at the end.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line or compiling notice.")
 @_errors
 def tune(spec, params, players, opponents, objective, budget, seed, validate_games, validation_seed, trial_games,
          sheet, max_rolls, threads, out, fmt, quiet):
@@ -372,6 +459,7 @@ def tune(spec, params, players, opponents, objective, budget, seed, validate_gam
 
     Example: encore-sim tune heuristic:solo_joker=0 --param solo_joker=0..3 --param solo_colour=0..2
     """
+    _announce_compiling(_progress_enabled(quiet))
     from sim import interrupts
     from sim import tune as t
 
@@ -404,37 +492,48 @@ def tune(spec, params, players, opponents, objective, budget, seed, validate_gam
 @main.command()
 @click.argument("path", required=False)
 @click.option("--game", "-g", type=int, required=True, help="Game number.")
-@click.option("--seed", type=int, default=None, help="Root seed (without PATH).")
-@click.option("--strategy", "-s", multiple=True, help="Strategy per seat, or one for all (without PATH).")
-@click.option("--players", "-p", type=int, default=None, help="Seats (without PATH) [default: one per --strategy].")
-@click.option("--sheet", default="standard", show_default=True, help="Sheet (without PATH).")
-@click.option("--max-rolls", type=int, default=200, show_default=True, help="Roll cap (without PATH).")
+@click.option("--strategy", "-s", multiple=True,
+              help="Without PATH: strategy per seat, or one for all, as given to `run`.")
+@click.option("--seed", type=SEED, default=0, help="Without PATH: the root seed, as given to `run` [default: 0].")
+@click.option("--players", "-p", type=int, default=None,
+              help="Without PATH: seats [default: one per --strategy, as in `run`].")
+@click.option("--rotate/--no-rotate", default=True, show_default=True,
+              help="Without PATH: the seats of game N as `run --rotate` (its default) gives them.")
+@click.option("--sheet", default="standard", show_default=True, help="Without PATH: built-in sheet name or file.")
+@click.option("--max-rolls", type=int, default=200, show_default=True, help="Without PATH: roll cap for tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the engine's game log as JSON.")
 @click.option("--every-roll", is_flag=True, help="Draw the sheets after every roll, not only at the end.")
 @click.pass_context
 @_errors
-def replay(ctx, path, game, seed, strategy, players, sheet, max_rolls, as_json, every_roll):
-    """Replay one game exactly: from a dataset (PATH --game N) or from --seed and --strategy."""
+def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, as_json, every_roll):
+    """Replay one game exactly, roll by roll: game N of a dataset (PATH --game N), or game N
+    of what `run` would play with the same --seed and --strategy options.
+
+    \b
+    Example: game 4 of   encore-sim run --seed 7 -s greedy -s random -s heuristic
+    is                   encore-sim replay --seed 7 --game 4 -s greedy -s random -s heuristic
+    """
+    _announce_compiling(sys.stderr.isatty())
     from sim import play_game
     from sim.replay import check_stored, from_dataset, render, seat_strategies
     from sim.sheets import load_sheet
 
     stored = None
     if path is not None:
-        extra = [n for n in ("seed", "strategy", "players", "sheet", "max_rolls")
+        extra = [n for n in ("seed", "strategy", "players", "rotate", "sheet", "max_rolls")
                  if ctx.get_parameter_source(n) != click.core.ParameterSource.DEFAULT]
         if extra:
             raise ValueError(f"--{extra[0].replace('_', '-')} cannot be combined with PATH: "
                              "a dataset's games are replayed with its own settings")
         log, sheet_obj, stored = from_dataset(path, game)
     else:
-        if seed is None or not strategy:
-            raise ValueError("give a dataset PATH, or --seed and --strategy")
+        if not strategy:
+            raise ValueError("give a dataset PATH, or --strategy (once per seat, or once for all) and --seed")
         players = players or len(strategy)
         sheet_obj = load_sheet(sheet)
         if len(strategy) not in (1, players):
             raise ValueError(f"{len(strategy)} strategies for {players} players: give one per seat, or one for all")
-        log = play_game(seed, game, seat_strategies(strategy, players, game, False), sheet_obj, max_rolls)
+        log = play_game(seed, game, seat_strategies(strategy, players, game, rotate), sheet_obj, max_rolls)
     problem = check_stored(log, stored)
     if as_json:
         click.echo(json.dumps(log, indent=1))
@@ -451,19 +550,21 @@ def replay(ctx, path, game, seed, strategy, players, sheet, max_rolls, as_json, 
 # --- moves ------------------------------------------------------------------------
 
 @main.command()
-@click.option("--sheet", default="standard", show_default=True)
+@click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
 @click.option("--crossed", default="", help="Boxes already crossed, comma separated, e.g. H1,H2,G2.")
 @click.option("--colour", required=True, help="green, yellow, blue, red or orange.")
 @click.option("--number", type=int, required=True, help="1..5.")
 @_errors
 def moves(sheet, crossed, colour, number):
     """List the legal placements of a colour and number on a sheet with some boxes crossed."""
+    _announce_compiling(sys.stderr.isatty())
     from sim import legal_placements, load_sheet, parse_cell
-    from sim.replay import draw_sheet
+    from sim.replay import LEGEND, draw_sheet
     sheet_obj = load_sheet(sheet)
     cells = [c.strip() for c in crossed.split(",") if c.strip()]
     places = legal_placements(cells, colour, number, sheet_obj)
     click.echo("\n".join(draw_sheet(sheet_obj, {parse_cell(c) for c in cells})))
+    click.echo(LEGEND)
     click.echo(f"\n{len(places)} legal placement{'s' if len(places) != 1 else ''} of {colour} {number}:")
     for p in places:
         click.echo("  " + " ".join(sorted(p, key=lambda c: parse_cell(c))))
@@ -475,21 +576,26 @@ def moves(sheet, crossed, colour, number):
 @click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
 @click.option("--players", "-p", type=int, default=1, show_default=True, help="1 = the solo game.")
 @click.option("--games", "-n", type=int, default=None,
-              help="Training games [default: solo 10,000,000; tables 600,000 (2 players) .. 200,000 (6): "
-                   "each about 10 minutes on one core].")
-@click.option("--seed", type=int, default=7, show_default=True, help="Root seed of the training dice.")
+              help="Training games [default: solo 5,000,000; tables 300,000 (2 players) .. 100,000 (6): "
+                   "each about 5-10 minutes on one core].")
+@click.option("--seed", type=int, default=7, show_default=True,
+              help="Root seed of the training dice (7: no other command's default plays its games).")
 @click.option("--threads", "-j", type=int, default=None,
               help="Numba threads [default: all cores]; the weights do not depend on it.")
 @click.option("--out", "-o", required=True, help="Weights file to write (.npz), replaced if it exists.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress line.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line or compiling notice.")
 @_errors
 def train(sheet, players, games, seed, threads, out, quiet):
     """Train the weights of `learned` for a sheet by self-play.
 
     Play them with --strategy learned:weights=FILE. The shipped weights are made by
     `encore-sim train --sheet NAME --out strategies/data/learned-NAME.npz` for each
-    built-in sheet. Interrupted, it writes nothing.
+    built-in sheet, and `encore-sim train --players N --out
+    strategies/data/learned-standard-Np.npz` for tables of 2-6. Interrupted, it writes
+    nothing. Its --seed is 7, not 0 like every other command's, so that the default
+    comparisons never play the games it learned from.
     """
+    _announce_compiling(_progress_enabled(quiet))
     from sim import interrupts
     from strategies.training import train_file
     if _PROGRAM:
@@ -503,6 +609,33 @@ def train(sheet, players, games, seed, threads, out, quiet):
     if not quiet:
         click.echo(f"Wrote {out}: weights for {'the solo game' if players == 1 else f'{players} players'} on "
                    f"sheet {sheet}. Play them with --strategy learned:weights={shlex.quote(out)}")
+
+
+# --- bound ------------------------------------------------------------------------
+
+@main.command()
+@click.option("--games", "-n", type=int, default=1000, show_default=True, help="Solo games (0..games-1).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Root seed of the dice.")
+@click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
+@click.option("--beam", "-b", type=int, default=None,
+              help="States kept after each roll [default: 512, ~2.5 minutes per 1,000 games on 2 cores].")
+@click.option("--weights", default=None, help="learned's weights file [default: the shipped ones of the sheet].")
+@click.option("--threads", "-j", type=int, default=None,
+              help="Numba threads [default: all cores]; the results do not depend on it.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line.")
+@_errors
+def bound(games, seed, sheet, beam, weights, threads, quiet):
+    """The clairvoyant bound of the solo game, and `learned` as a percentage of it.
+
+    For each game, a beam search with all 30 rolls known finds the best score it can
+    (strategies.clairvoyant); `learned` plays the same dice. Prints both means, the
+    percentage and their score breakdowns.
+    """
+    from strategies.clairvoyant import DEFAULT_BEAM
+    from strategies.headroom import measure
+    h = measure(games, seed, sheet, DEFAULT_BEAM if beam is None else beam, weights, threads,
+                progress=_progress_enabled(quiet))
+    click.echo(h.report())
 
 
 # --- strategies ---------------------------------------------------------------------

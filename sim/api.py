@@ -152,7 +152,11 @@ def player_kind(fn) -> int:
 
 @dataclass
 class Chunk:
-    """Results of games first .. first+n-1 of one root seed (arrays from the kernels).
+    """Results of games first .. first+n-1 of one root seed.
+
+    chunk.to_pandas("players") (or "games", "turns" with log_turns) is a DataFrame with the
+    columns of the dataset table of that name, documented in the README and sim/schema.py;
+    chunk.to_arrow(...) the same as a pyarrow Table. Underneath are the kernels' arrays:
 
     games  int64 (n, GR_SIZE)             per game, fields GR_* of sim.engine
     seats  int64 (n, players, PS_SIZE)    per game and seat, fields PS_* of sim.state
@@ -171,6 +175,26 @@ class Chunk:
     dice: np.ndarray | None = None
     log_start: np.ndarray | None = None
     log: np.ndarray | None = None
+    sheet: object = None     # the sim.sheets.Sheet played on
+
+    def to_arrow(self, table: str = "players"):
+        """Table "games" (a row per game), "players" (per game and seat) or "turns" (per
+        decision; needs log_turns=True) as a pyarrow Table: the rows `encore-sim run` writes."""
+        from . import dataset
+        if table == "games":
+            return dataset.games_table(self, self.sheet.name if self.sheet is not None else "")
+        if table == "players":
+            return dataset.players_table(self)
+        if table == "turns":
+            if self.log is None:
+                raise ValueError("this chunk was played without log_turns=True: it has no turns")
+            return dataset.turns_table(self, build_tables(self.sheet or load_sheet("standard")))
+        raise ValueError(f"unknown table {table!r}: expected games, players or turns")
+
+    def to_pandas(self, table: str = "players"):
+        """to_arrow(table) as a pandas DataFrame, as pandas.read_parquet reads the dataset's
+        table (nullable integer columns become floats with NaN)."""
+        return self.to_arrow(table).to_pandas()
 
 
 def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
@@ -221,7 +245,8 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
                    first, count, kinds)
 
     games, seats = unlogged()
-    chunk = Chunk(seed, first, line.specs, games, seats, _seat_slots(first, count, players, rotate, line))
+    chunk = Chunk(seed, first, line.specs, games, seats, _seat_slots(first, count, players, rotate, line),
+                  sheet=sheet)
     if games[:, engine.GR_ERROR].any():
         # A write seen only after its game (or block of games: sim.guard): replay the games
         # marked so, alone and checked after every decision, until one shows the roll and seat.

@@ -48,25 +48,36 @@ def machine() -> dict:
     }
 
 
-def games_per_second(spec: str, players: int, repeats: int, threads: int = 1, seconds: float = 1.0) -> float:
-    """Median games/s of play_chunk on `threads` threads, after a warm-up that sizes the runs.
+def games_per_second(spec, players: int, repeats: int, threads: int = 1, seconds: float = 1.0,
+                     rotate: bool = False) -> float:
+    """Median games/s of play_chunk on `threads` threads; `spec` is one strategy spec for every
+    seat, or a list of one per seat (rotated with `rotate`).
 
-    Each timed run plays about `seconds` worth of games, so slow and fast
-    strategies cost the benchmark the same time.
+    Only play is timed. The strategies are resolved once, before timing: resolving a spec
+    that names a user's file loads and compiles the file again (0.1-0.2 s a call), which a
+    run does once. Each timed run is sized by time, not by a short trial: the trial run
+    doubles until it lasts a quarter of `seconds`, and each timed run then plays about
+    `seconds` worth of games, so slow and fast strategies cost the benchmark the same time.
     """
-    from .api import play_chunk
+    from .api import lineup, play_chunk
 
+    specs = [spec] if isinstance(spec, str) else list(spec)
+    line = lineup(specs, players=players)
     before = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
-        play_chunk(1, 0, 64, [spec], players=players)
-        t = time.perf_counter()
-        play_chunk(2, 0, 200, [spec], players=players)
-        games = max(200, int(seconds * 200 / (time.perf_counter() - t)))
+        play_chunk(1, 0, 64, line, players=players, rotate=rotate)   # compiles what is not cached
+        games, took = 100, 0.0
+        while took < seconds / 4:
+            games *= 2
+            t = time.perf_counter()
+            play_chunk(2, 0, games, line, players=players, rotate=rotate)
+            took = time.perf_counter() - t
+        games = max(games, int(games * seconds / took))
         rates = []
         for r in range(repeats):
             t = time.perf_counter()
-            play_chunk(1000 + r, 0, games, [spec], players=players)
+            play_chunk(1000 + r, 0, games, line, players=players, rotate=rotate)
             rates.append(games / (time.perf_counter() - t))
         return statistics.median(rates)
     finally:
@@ -132,6 +143,16 @@ def _cli(args: list[str], env=None) -> tuple[float, int]:
 
 #: The strategies with a target (learned: at 4 players); every other one is measured with --all.
 TARGETED = ("greedy", "heuristic", "learned")
+#: `make run`'s table (Makefile), measured with --all.
+MAKE_RUN_LINEUP = ("learned", "lookahead", "heuristic", "greedy")
+#: greedy's own decision function, called as a user's strategy file is (sim.players.greedy
+#: through the plug-in call), where the engine otherwise runs it inline.
+CALLED_GREEDY = """from sim.players import greedy
+
+
+def choose(st, ps, bb, cands, n, tab, params, rng):
+    return greedy(st, ps, bb, cands, n, tab, params, rng)
+"""
 
 
 def run(quick: bool, everything: bool = False) -> list[dict]:
@@ -146,6 +167,10 @@ def run(quick: bool, everything: bool = False) -> list[dict]:
             return rows
         _seed_cache(Path(tmp, "empty-cache", Path(numba_cache.CACHE_DIR).name), Path(numba_cache.CACHE_DIR))
         rows.extend(_throughput_rows(names, quick))
+        inline = next(r["value"] for r in rows if r["workload"] == "solo, greedy, 1 thread")
+        rows.append(_timed(_plugin_row, tmp, inline, quick))
+        if everything:
+            rows.append(_timed(_lineup_row, quick))
         if numba.config.NUMBA_NUM_THREADS >= 2:
             rows.append(_timed(_scaling_row, quick))
         rows.append(_timed(_startup_row, tmp))
@@ -160,6 +185,22 @@ def _timed(step, *args) -> dict:
     row = step(*args)
     row["seconds"] = round(time.perf_counter() - t, 1)
     return row
+
+
+def _plugin_row(tmp: str, inline_rate: float, quick: bool) -> dict:
+    """greedy called through the plug-in interface against the inlined greedy (the row before):
+    the engine's share of any called strategy's time."""
+    path = Path(tmp, "called_greedy.py")
+    path.write_text(CALLED_GREEDY)
+    rate = games_per_second(f"{path}:choose", 1, 3, seconds=0.3 if quick else 0.4)
+    return {"workload": "solo, greedy called as a user's file, 1 thread", "value": round(rate),
+            "unit": "games/s", "target": round(inline_rate), "ratio": round(rate / inline_rate, 2)}
+
+
+def _lineup_row(quick: bool) -> dict:
+    rate = games_per_second(list(MAKE_RUN_LINEUP), 4, 3, seconds=0.5 if quick else 1.0, rotate=True)
+    return {"workload": f"4 players, {', '.join(MAKE_RUN_LINEUP)} (make run), 1 thread", "value": round(rate),
+            "unit": "games/s", "target": None, "ratio": None}
 
 
 def _scaling_row(quick: bool) -> dict:
@@ -240,14 +281,31 @@ def main(argv=None) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--quick", action="store_true", help="smaller workloads (about a minute)")
     parser.add_argument("--all", action="store_true", dest="everything",
-                        help="also measure every other built-in strategy (random, lookahead, learned)")
+                        help="also measure every other built-in strategy (random, lookahead, learned) and "
+                             "make run's four-player table")
+    parser.add_argument("--record", metavar="FILE",
+                        help="also write the results as JSON to FILE, with the date, the machine, its load and "
+                             "the git revision: the docs quote docs/bench.json (python -m tests.docs_check "
+                             "--update copies its figures into them)")
     args = parser.parse_args(argv)
     info = machine()
+    load = [round(x, 2) for x in os.getloadavg()]
+    started = time.strftime("%Y-%m-%d %H:%M %Z")
     t0 = time.perf_counter()
     rows = run(args.quick, args.everything)
     elapsed = time.perf_counter() - t0
+    record = {"machine": info, "results": rows, "seconds": round(elapsed, 1)}
+    if args.record:
+        from .runner import git_revision
+        record = {"date": started, "git_revision": git_revision(), "quick": args.quick, "all": args.everything,
+                  # 1, 5 and 15-minute load averages at the start and the end: other jobs on the machine
+                  "load": {"start": load, "end": [round(x, 2) for x in os.getloadavg()]}, **record}
+        tmp = f"{args.record}.{os.getpid()}.tmp"
+        with open(tmp, "w") as f:
+            f.write(json.dumps(record, indent=2) + "\n")
+        os.replace(tmp, args.record)
     if args.json:
-        print(json.dumps({"machine": info, "results": rows, "seconds": round(elapsed, 1)}, indent=2))
+        print(json.dumps(record, indent=2))
         return
     print(f"machine: {info['cpu']}, {info['cores']} cores; Python {info['python']}, "
           f"numba {info['numba']}, numpy {info['numpy']}")

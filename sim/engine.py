@@ -10,7 +10,7 @@ Functions, in the order a game uses them:
     finish           star penalty, score, rank, winners
     play             a whole game, solo (RULES section 8) or 2-6 players (section 3)
 
-Rules references are to ../shared/RULES.md (copied nowhere: it is the authority).
+Rules references ("RULES section N") are to section N of docs/rules.md.
 """
 import numpy as np
 from numba import njit

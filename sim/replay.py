@@ -5,7 +5,8 @@
     print(render(log, sheet))
 
 A box is drawn in 4 characters: ` g  ` open, ` g* ` open star box,
-`[g] ` crossed, `[g*]` crossed star box (letters g y b r o as in sheet files).
+`[g] ` crossed, `[g*]` crossed star box (letters g y b r o as in sheet files);
+LEGEND says so under every sheet drawn.
 """
 from __future__ import annotations
 
@@ -29,6 +30,9 @@ from .sheets import (
 from .tables import COLOUR_FIRST, COLOUR_LATER, COLUMN_FIRST, COLUMN_LATER
 
 LETTERS = "gybro"
+#: What draw_sheet's marks mean (docs/rules.md names the parts of the game).
+LEGEND = ("  g y b r o: green yellow blue red orange;  g  open, [g] crossed;  * a star box: -2 unless crossed\n"
+          "  H<: the start column: every move crosses a box in H or next to a box its player crossed before")
 
 
 def seat_strategies(specs, players: int, game: int, rotate: bool) -> list[str]:
@@ -104,14 +108,14 @@ def check_stored(log: dict, stored: list[dict] | None) -> str | None:
 
 
 def draw_sheet(sheet: Sheet, crossed: set[tuple[int, int]]) -> list[str]:
-    lines = ["     " + "".join(f" {c}{'<' if i == 7 else ' '}  " for i, c in enumerate(COLUMNS))]
+    lines = [("     " + "".join(f" {c}{'<' if i == 7 else ' '}  " for i, c in enumerate(COLUMNS))).rstrip()]
     for row in range(N_ROWS):
         cells = []
         for col in range(N_COLS):
             letter = LETTERS[sheet.colour[row, col]]
             star = "*" if sheet.star[row, col] else ""
             cells.append(f"[{letter}{star}]".ljust(4) if (col, row) in crossed else f" {letter}{star}".ljust(4))
-        lines.append(f"  {row + 1}  " + "".join(cells))
+        lines.append((f"  {row + 1}  " + "".join(cells)).rstrip())
     lines.append("     " + "".join(f"{v:>2}/{w:<1}" for v, w in zip(COLUMN_FIRST, COLUMN_LATER)).rstrip()
                  + "   column points first/later")
     return lines
@@ -125,9 +129,9 @@ def _move(m: dict, name: str, jokers_left: int) -> str:
     who = f"seat {m['seat']} ({name})"
     if m["pass"]:
         return f"    {who}: pass"
-    extra = f", {m['jokers']} joker{'s' if m['jokers'] != 1 else ''}" if m["jokers"] else ""
+    extra = f", {m['jokers']} ! spent" if m["jokers"] else ""
     return (f"    {who}: {m['colour']} {m['number']} -> {' '.join(m['cells'])}"
-            f"   (colour die {m['colour_die']}, number die {m['number_die']}{extra}; {jokers_left} left)")
+            f"   (colour die {m['colour_die']}, number die {m['number_die']}{extra}; {jokers_left} ! left)")
 
 
 def render(log: dict, sheet=None, every_roll: bool = False) -> str:
@@ -144,12 +148,15 @@ def render(log: dict, sheet=None, every_roll: bool = False) -> str:
                     for c in range(len(COLOURS))}
     out = [f"Game {log['game']} of seed {log['seed']}: "
            + ("solo" if players == 1 else f"{players} players") + f", sheet {log['sheet']}",
-           "Seats: " + ", ".join(f"{s}={n}" for s, n in enumerate(names)), ""]
+           "Seats: " + ", ".join(f"{s}={n}" for s, n in enumerate(names)),
+           "Rolls: colour dice | number dice; moves: colour number -> boxes crossed (dice taken, ! spent; ! left)",
+           ""]
 
     def sheets(title):
         for s in range(players):
-            out.append(f"  {title} seat {s} ({names[s]}), {jokers[s]} jokers left")
+            out.append(f"  {title} seat {s} ({names[s]}), {jokers[s]} ! left")
             out.extend("  " + line for line in draw_sheet(sheet, crossed[s]))
+        out.append(LEGEND)
         out.append("")
 
     for r in log["rolls"]:
@@ -192,10 +199,19 @@ def render(log: dict, sheet=None, every_roll: bool = False) -> str:
         out.append("The solo game ends after 30 rolls.")
     out.append("")
     sheets("Final sheet of")
-    out.append("Scores:")
-    out.append("  seat  strategy              score  columns  colours  jokers  stars  boxes  winner")
-    for r in log["result"]:
-        out.append(f"  {r['seat']:>4}  {names[r['seat']]:<20}  {r['score']:>5}  {r['column_points']:>7}  "
-                   f"{r['colour_points']:>7}  {r['jokers_left']:>6}  {-r['star_penalty']:>5}  {r['boxes']:>5}  "
-                   f"{'yes' if r['winner'] else ''}")
+    out.append("Scores: score = columns + colours + ! left - star penalty (2 per star box not crossed)")
+    out.extend("  " + line for line in _score_table(log["result"], names))
     return "\n".join(out)
+
+
+def _score_table(result: list[dict], names: list[str]) -> list[str]:
+    """The final scores, one line per seat, each column as wide as its widest cell."""
+    columns = [("seat", ">", "seat"), ("strategy", "<", None), ("score", ">", "score"),
+               ("columns", ">", "column_points"), ("colours", ">", "colour_points"), ("! left", ">", "jokers_left"),
+               ("star penalty", ">", "star_penalty"), ("boxes", ">", "boxes"), ("winner", "<", "winner")]
+    cells = [[str(names[r["seat"]]) if key is None else ("yes" if r[key] else "") if key == "winner" else str(r[key])
+              for _, _, key in columns] for r in result]
+    widths = [max(len(title), *(len(row[i]) for row in cells)) for i, (title, _, _) in enumerate(columns)]
+    lines = ["  ".join(f"{title:{align}{w}}" for (title, align, _), w in zip(columns, widths))]
+    lines += ["  ".join(f"{c:{align}{w}}" for c, (_, align, _), w in zip(row, columns, widths)) for row in cells]
+    return [line.rstrip() for line in lines]

@@ -55,8 +55,10 @@ from .summary import (
     _accumulate,
     _Acc,
     _stats,
+    Summary,
     band_columns,
     band_label,
+    default_by_seat,
     headline,
     summarise,
     table_columns,
@@ -200,7 +202,7 @@ def collect(dataset, batch_size: int = BATCH_ROWS, progress: bool = False) -> di
         jokers = _turn_jokers(store, sorted(done_chunks(store)), players, batch_size, bar)
         bar.close()
     names = [r["strategy"] for r in summary.rows]
-    n = {r["strategy"]: r["games"] for r in summary.rows}
+    n = {r["strategy"]: r["seat_games"] for r in summary.rows}
     means = {name: dict(zip(SUMMED, (folds.sums[name] / n[name]).tolist())) for name in names}
     seats = None
     if players > 1:
@@ -218,7 +220,8 @@ def collect(dataset, batch_size: int = BATCH_ROWS, progress: bool = False) -> di
         "summary": summary.rows,
         "summary_by_seat": by_seat,
         "bands": summary.band_rows,
-        "table": table_columns(summary),
+        # the table `encore-sim summary` prints: per seat when one strategy holds every seat
+        "table": table_columns(Summary(by_seat, None, manifest) if default_by_seat(manifest) else summary),
         "band_table": band_columns(summary),
         "hists": {key[0]: {int(k): v for k, v in h.items()} for key, h in summary.hists.items()},
         "means": means,
@@ -374,7 +377,7 @@ def _cumulative(by_roll: dict[int, float], rolls: int) -> np.ndarray:
 
 def fig_jokers(data, names, colours) -> _Figure:
     fig, ax = _figure()
-    n = {r["strategy"]: r["games"] for r in data["summary"]}
+    n = {r["strategy"]: r["seat_games"] for r in data["summary"]}
     turns = data["joker_source"] == "turns"
     source = data["jokers_by_roll"] if turns else data["first_joker"]
     last = max((r for name in names for r in source[name] if r > 0), default=1)
@@ -396,7 +399,7 @@ def fig_jokers(data, names, colours) -> _Figure:
         ax.set_ylabel("'!' used so far (mean per game)")
         ax.set_ylim(0, 8.2)
         caption = ("Mean number of '!' (of 8) a strategy has used by the end of each roll, from the turns "
-                   "table; the last value is the summary's jokers column.")
+                   "table; the last value is the summary's jokers used column.")
     else:
         ax.set_ylabel("share that used a '!'")
         ax.set_ylim(0, 1.02)
@@ -449,7 +452,7 @@ def fig_bands(names, bands, colours) -> _Figure:
     _percent(ax, "x")
     ax.legend(frameon=False, fontsize=8, loc="lower right")
     return _Figure("bands", "Solo rating bands", "Share of games in each of the rulebook's rating bands "
-                   "(RULES section 8), best on top.", fig)
+                   "(docs/rules.md, section 8), best on top.", fig)
 
 
 def dataset_figures(data: dict) -> list[_Figure]:
@@ -669,7 +672,7 @@ def report(dataset, out=None, fmt: str = "html", figures_dir=None, progress: boo
     figs = dataset_figures(data)
     sections = [("Summary", html_table(data["table"]))]
     if data["band_table"] is not None:
-        sections.append(("Solo rating bands (RULES section 8)",
+        sections.append(("Solo rating bands (docs/rules.md, section 8)",
                          html_table(data["band_table"], left=("rating",))))
     page = _page(f"encore-sim report: {data['dataset']}", data["headline"], sections, figs,
                  _pairs_table(_settings(data)), data)

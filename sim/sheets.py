@@ -2,7 +2,7 @@
 
 A sheet file has comment lines (starting with '#'), blank lines, and exactly 7 data rows of
 15 letters from ``gybro`` (green yellow blue red orange); an upper-case letter is a star box.
-Every sheet must satisfy the invariants of RULES.md section 1, and a sheet that does not is
+Every sheet must satisfy the invariants of docs/rules.md section 1, and a sheet that does not is
 refused with a SheetError naming the invariant and the place.
 """
 

@@ -9,15 +9,17 @@ game), and folded into running sums and per-group score histograms: memory is
 bounded by the batch size and the number of distinct groups and scores, not by
 the dataset, so datasets far larger than memory can be summarised.
 
-Per strategy (and seat): games, mean score with a 95% confidence interval,
-standard deviation, quantiles (exact: scores are integers, so a histogram per
-group is kept), win rate with a 95% Wilson interval, mean rolls, jokers used,
-passes and the share of capped games. For solo datasets, the distribution over
-the rulebook's rating bands (RULES section 8).
+Per strategy (and seat): games, seat results, mean score with a 95% confidence
+interval, standard deviation, quantiles (exact: scores are integers, so a
+histogram per group is kept), win rate with a 95% Wilson interval, mean rolls,
+jokers used, passes and the share of capped games. For solo datasets, the
+distribution over the rulebook's rating bands (docs/rules.md, section 8).
 
-A strategy in several seats of a game counts that game once per seat ("games"
-are seat-games), and its seats' results in one game are not independent: they
-share the dice, and only one of them can win. So both intervals are clustered
+"games" counts the games a strategy played. A strategy in several seats of a
+game has one result per seat ("seat_games": games x seats per game); its mean,
+quantiles and win rate are over those, and its seats' results in one game are
+not independent: they share the dice, and only one of them can win. So both
+intervals are clustered
 by game: the mean's variance is estimated from the per-game sums of the
 group's scores (a ratio estimator's sandwich variance, with the small-sample
 factor G/(G-1) over G games), and the Wilson interval of the win rate uses the
@@ -32,6 +34,7 @@ build their DataFrames on first use.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
@@ -50,7 +53,7 @@ QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 BATCH_ROWS = 65_536
 Z95 = 1.959963984540054
 
-#: RULES section 8: (lowest score, highest score, stars, rating), best first.
+#: docs/rules.md section 8: (lowest score, highest score, stars, rating), best first.
 SOLO_BANDS = (
     (41, None, "4", "So superheroes do exist!"),
     (37, 40, "3.5", "Are you lucky, or a genius?"),
@@ -161,6 +164,14 @@ class _Acc:
 
     def __post_init__(self):
         self.hist = defaultdict(int)
+
+
+def default_by_seat(manifest: dict) -> bool:
+    """How `run` and `summary` lay a dataset out unless told: a row per seat when one strategy
+    holds every seat of a table (a row per strategy would pool its seats: its win rate would
+    be a seat's share of the wins, nothing about the strategy), else a row per strategy."""
+    st = manifest.get("settings") or {}
+    return int(st.get("players") or 1) > 1 and len(set(st.get("strategies") or ())) == 1
 
 
 @dataclass
@@ -341,7 +352,7 @@ def _stats(accs, by_seat, players) -> list[dict]:
         n_eff = p * (1 - p) / var if var > 0 else a.n   # Kish's effective number of games
         lo, hi = wilson(p * n_eff, n_eff)
         row.update({
-            "games": a.n, "mean": mean, "ci_low": mean - half, "ci_high": mean + half, "sd": sd,
+            "games": a.games, "seat_games": a.n, "mean": mean, "ci_low": mean - half, "ci_high": mean + half, "sd": sd,
             **{f"q{int(q * 100):02d}": hist_quantile(a.hist, a.n, q) for q in QUANTILES},
             "min": min(a.hist), "max": max(a.hist),
             "win_rate": a.wins / a.n, "win_ci_low": lo, "win_ci_high": hi,
@@ -396,22 +407,40 @@ def headline(summary: Summary) -> str:
             f"{', seats rotated' if st.get('rotate') else ''}{status}")
 
 
+def _seats_per_game(row: dict) -> float:
+    return row.get("seat_games", row["games"]) / row["games"] if row["games"] else 1.0
+
+
+def _every_seat(row: dict, players) -> bool:
+    """True if the row's strategy held every seat of every game it played (at a table)."""
+    return bool(players) and players > 1 and "seat" not in row and _seats_per_game(row) == players
+
+
 def table_columns(summary: Summary) -> dict[str, list[str]]:
-    """The statistics as format_table prints them (and the report shows them): cells by column."""
+    """The statistics as format_table prints them (and the report shows them): cells by column.
+
+    "seats/game" appears when a strategy held several seats of a game: its mean, quantiles
+    and win rate are then over games x seats results. A strategy that held every seat has no
+    win rate of its own ("-"): a share of seats that won is 1/players whatever it plays.
+    """
     rows = summary.rows
-    solo = summary.manifest.get("settings", {}).get("players") == 1
+    players = summary.manifest.get("settings", {}).get("players")
+    solo = players == 1
     table = {"strategy": [r["strategy"] for r in rows]}
     if "seat" in rows[0]:
         table["seat"] = [r["seat"] for r in rows]
     table["games"] = [f"{r['games']:,}" for r in rows]
+    if any(_seats_per_game(r) != 1 for r in rows):
+        table["seats/game"] = [f"{_seats_per_game(r):.3g}" for r in rows]
     table["mean score (95% CI)"] = [f"{r['mean']:.2f} ({r['ci_low']:.2f}..{r['ci_high']:.2f})" for r in rows]
     table["sd"] = [f"{r['sd']:.2f}" for r in rows]
     table["q05/q25/q50/q75/q95"] = ["/".join(str(int(r[f"q{int(q * 100):02d}"])) for q in QUANTILES) for r in rows]
     if not solo:
-        table["win rate (95% CI)"] = [f"{r['win_rate']:.1%} ({r['win_ci_low']:.1%}..{r['win_ci_high']:.1%})"
+        table["win rate (95% CI)"] = ["-" if _every_seat(r, players) else
+                                      f"{r['win_rate']:.1%} ({r['win_ci_low']:.1%}..{r['win_ci_high']:.1%})"
                                       for r in rows]
     table["rolls"] = [f"{r['rolls']:.1f}" for r in rows]
-    table["jokers"] = [f"{r['jokers_used']:.2f}" for r in rows]
+    table["jokers used"] = [f"{r['jokers_used']:.2f}" for r in rows]
     table["passes"] = [f"{r['passes']:.1f}" for r in rows]
     if not solo:
         table["capped"] = [f"{r['capped']:.2%}" for r in rows]
@@ -435,9 +464,28 @@ def band_columns(summary: Summary) -> dict[str, list[str]] | None:
     return wide
 
 
+def notes(summary: Summary) -> list[str]:
+    """What the table's numbers count, when a strategy held several seats of a game."""
+    players = summary.manifest.get("settings", {}).get("players")
+    out = []
+    several = [r for r in summary.rows if _seats_per_game(r) != 1]
+    if several:
+        out.append("A strategy with several seats per game has one result per seat: its mean score, quantiles "
+                   "and win rate are over games x seats/game results (the intervals allow for them sharing "
+                   "a game's dice).")
+    every = [r["strategy"] for r in summary.rows if _every_seat(r, players)]
+    if every:
+        out.append(f"{', '.join(every)} held every seat: every game's win went to it, so it has no win rate "
+                   "of its own; `--by seat` shows each seat's.")
+    return [textwrap.fill(note, 100) for note in out]
+
+
 def format_table(summary: Summary) -> str:
     lines = [headline(summary), "", _text_table(table_columns(summary), numeric={"seat"})]
+    extra = notes(summary)
+    if extra:
+        lines += [""] + extra
     bands = band_columns(summary)
     if bands is not None:
-        lines += ["", "Solo rating bands (RULES section 8):", _text_table(bands)]
+        lines += ["", "Solo rating bands (docs/rules.md, section 8):", _text_table(bands)]
     return "\n".join(lines)

@@ -43,8 +43,9 @@ the player sees of the table (strategies.table_features), in rows of
 N_ROW_TABLE per stage of the game; strategies.train_table learns it.
 
 The weights are not compiled in: they follow the strategy's parameters in
-`params` (Strategy.data: weights_data picks them for the run's sheet and number
-of players, or reads the file of learned:weights=FILE).
+`params`, float32 packed two to a float64 word (Strategy.data: weights_data picks
+them for the run's sheet and number of players, or reads the file of
+learned:weights=FILE).
 """
 import functools
 import hashlib
@@ -57,11 +58,11 @@ import numpy as np
 from numba import njit
 
 from sim.bits import ONE, ZERO, ctz, popcount
-from sim.engine import SOLO_ROLLS
+from sim.engine import FIRST_OPEN_ROLLS, SOLO_ROLLS
 from sim.sheets import BUILTIN_SHEETS, load_sheet
 from sim.state import (
-    BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, PASS,
-    PS_JOKERS, ST_AVAIL, ST_PLAYERS, ST_ROLL, ST_SEAT,
+    BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, PASS,
+    PS_JOKERS, ST_AVAIL, ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT,
 )
 from sim.tables import COLOUR_FIRST, COLOUR_LATER, MAX_SUBSETS, NW
 
@@ -123,6 +124,10 @@ ROWS = MAX_SUBSETS + 1
 N_GROUPS = 25           # (colour, number) pairs
 N_JV = 9                # '!' kept, 0..8
 
+#: Dice denial at a table (decide_table): points per box the dice left let an opponent cross,
+#: and how many of the best choices it weighs.
+DENY = 0.5
+DENY_TOP = 4
 #: Version of the weights file layout (save_weights / read_weights).
 FORMAT = 1
 
@@ -528,8 +533,41 @@ def decide_solo(W, base, st, ps, bb, cands, n, tab, top):
 
 
 @njit(cache=True)
-def decide_table(W, base, st, ps, bb, cands, n, tab):
-    """The decision at a table with table weights W[base:]: one-ply argmax of reward + value."""
+def dice_left_worth(st, bb, tab, seat, avail):
+    """What the dice `avail` are worth to the other seats: the mean over them of the most boxes
+    one placement can cross with those dice, without '!' (each spent '!' costs a point)."""
+    cols, nums, _, _ = dice_faces(st, avail)
+    total = 0
+    for s in range(st[ST_PLAYERS]):
+        if s == seat:
+            continue
+        best = 0
+        for num in range(5, 0, -1):
+            if not (nums >> num) & 1:
+                continue
+            for c in range(5):
+                if not (cols >> c) & 1:
+                    continue
+                g = 5 * c + num - 1
+                w = borrow(tab, "gword")[g]
+                if ((bb[s, BB_ALIVE + w] & bb[s, BB_TOUCH + w] & borrow(tab, "gmask")[g, 0])
+                        | (bb[s, BB_ALIVE + w + 1] & bb[s, BB_TOUCH + w + 1] & borrow(tab, "gmask")[g, 1])) != ZERO:
+                    best = num
+                    break
+            if best > 0:
+                break
+        total += best
+    return total / (st[ST_PLAYERS] - 1)
+
+
+@njit(cache=True)
+def decide_table(W, base, st, ps, bb, cands, n, tab, deny):
+    """The decision at a table with table weights W[base:]: one-ply argmax of reward + value.
+
+    Dice denial: an active player after roll 3 leaves the other seats the four dice it does not
+    take; each of its DENY_TOP best choices (by value) then loses `deny` points per box the dice
+    it leaves let the others cross (dice_left_worth), and among the dice pairs that make the same
+    placement it takes the pair leaving the least."""
     lay, sc, se, subs, costs, rewards, qs = decision_scratch(tab)
     tc = stack_i64(TC_SIZE)
     te = stack_f64(TE_SIZE)
@@ -538,7 +576,36 @@ def decide_table(W, base, st, ps, bb, cands, n, tab):
     for i in range(1, m):
         if qs[i] > qs[best]:
             best = i
-    return candidate_of(cands, n, subs[best], costs[best])
+    if deny <= 0.0 or st[ST_IS_ACTIVE] == 0 or st[ST_ROLL] <= FIRST_OPEN_ROLLS:
+        return candidate_of(cands, n, subs[best], costs[best])
+    seat = st[ST_SEAT]
+    all_dice = st[ST_AVAIL]
+    pick = PASS
+    pick_q = NEG
+    # Dice let a placement cross at most 5 boxes: a choice more than 5 * deny below the best
+    # cannot overtake it, so it is not scanned.
+    floor = qs[best] - 5.0 * deny
+    for _ in range(min(DENY_TOP, m)):
+        top = 0
+        for i in range(1, m):
+            if qs[i] > qs[top]:
+                top = i
+        if qs[top] <= NEG or qs[top] < floor:
+            break
+        if subs[top] < 0:           # passing leaves the others all six dice
+            q = qs[top] - deny * dice_left_worth(st, bb, tab, seat, all_dice)
+            if q > pick_q:
+                pick_q, pick = q, PASS
+        else:
+            for k in range(n):
+                if cands[k, CAND_SUB] != subs[top] or cands[k, CAND_COST] != costs[top]:
+                    continue
+                left = all_dice & ~(1 << cands[k, CAND_CDIE]) & ~(1 << (3 + cands[k, CAND_NDIE]))
+                q = qs[top] - deny * dice_left_worth(st, bb, tab, seat, left)
+                if q > pick_q:
+                    pick_q, pick = q, k
+        qs[top] = NEG
+    return pick
 
 
 def weights_shape(players: int) -> tuple[int, int]:
@@ -622,21 +689,32 @@ def _weights_vector(sheet, file, digest, players):
             W = read_weights(p, sheet, players)
     else:
         W = read_weights(file, sheet, players)
-    return W.astype(np.float64).ravel()
+    return W.ravel()
 
 
-def weights_data(sheet, file=None, players: int = 1) -> np.ndarray:
-    """The weights `learned` plays with on `sheet` (solo, or at a table of `players`), as the flat
-    float64 vector the strategy reads after its parameters: those of `file`
-    (learned:weights=FILE), else the shipped ones of the sheet's layout. Read-only (cached per
-    file content)."""
+def weights_array(sheet, file=None, players: int = 1) -> np.ndarray:
+    """The weights `learned` plays with on `sheet` (solo, or at a table of `players`), flat
+    float32: those of `file` (learned:weights=FILE), else the shipped ones of the sheet's layout.
+    Read-only (cached per file content)."""
     digest = hashlib.sha256(Path(file).read_bytes()).hexdigest() if file is not None else None
     v = _weights_vector(sheet, None if file is None else str(file), digest, players)
     v.flags.writeable = False
     return v
 
 
-PARAMS = {"top": 0.0}
+def pack(W) -> np.ndarray:
+    """Flat float32 weights as the float64 words that carry them after the strategy's parameters
+    (two per word; the strategy views them as float32 again). float32 rather than float64 halves
+    the memory a decision reads from: the tables are far larger than a core's cache."""
+    return np.frombuffer(np.ascontiguousarray(W, np.float32).tobytes(), np.float64)
+
+
+def weights_data(sheet, file=None, players: int = 1) -> np.ndarray:
+    """Strategy.data of `learned`: weights_array, packed for the parameters row."""
+    return pack(weights_array(sheet, file, players))
+
+
+PARAMS = {"top": 0.0, "deny": DENY}
 N_PARAMS = len(PARAMS)
 
 
@@ -644,9 +722,10 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
     """Learned afterstate value: solo, or at a table with what it sees of the other sheets."""
     if n == 0:
         return PASS
+    W = params[N_PARAMS:].view(np.float32)     # the packed weights (see pack)
     if st[ST_PLAYERS] != 1:
-        return decide_table(params, N_PARAMS, st, ps, bb, cands, n, tab)
-    return decide_solo(params, N_PARAMS, st, ps, bb, cands, n, tab, int(params[0]))
+        return decide_table(W, 0, st, ps, bb, cands, n, tab, params[1])
+    return decide_solo(W, 0, st, ps, bb, cands, n, tab, int(params[0]))
 
 
 learned = strategy(_choose, name="learned", params=PARAMS, data=weights_data, file_param="weights",

@@ -22,13 +22,13 @@ import numpy as np
 from numba import njit, prange
 
 from sim.batch import play_batch
-from sim.engine import GR_ROLLS, LOG_COST, LOG_SEAT, LOG_SIZE, LOG_SUB, cross, reset, settle_awards
+from sim.engine import GR_ROLLS, GR_SIZE, LOG_COST, LOG_SEAT, LOG_SIZE, LOG_SUB, cross, reset, settle_awards
 from sim.sheets import load_sheet
 from sim.state import BB_SIZE, MAX_SEATS, PS_JOKERS, PS_SIZE, PS_WINNER, ST_ROLL, ST_SIZE
 from sim.tables import kernel_tables
 
 from .learned import (
-    F_JOKER, LAY_SIZE, N_ACTIVE, N_FEAT, N_PARAMS, N_ROW_TABLE, N_SHEET, SC_COUNT, SC_SIZE, sheet_features,
+    F_JOKER, LAY_SIZE, N_ACTIVE, N_FEAT, N_PARAMS, N_ROW_TABLE, N_SHEET, SC_COUNT, SC_SIZE, pack, sheet_features,
     sheet_layout,
 )
 from .table_features import N_STAGES, T_ACTIVE, TC_SIZE, points_now, stage, table_context, table_features
@@ -41,7 +41,8 @@ BATCH = 256
 MAX_ROLLS = 120
 #: The built-ins the learner meets, batch after batch.
 OPPONENTS = ("heuristic", "lookahead")
-DEFAULT_GAMES = {2: 600_000, 3: 400_000, 4: 300_000, 5: 240_000, 6: 200_000}
+#: encore-sim train --players N's default budget: about 5-10 minutes on one core.
+DEFAULT_GAMES = {2: 300_000, 3: 200_000, 4: 150_000, 5: 120_000, 6: 100_000}
 
 
 @njit(cache=True, parallel=True)
@@ -124,20 +125,19 @@ def train_table(lineup, sheet="standard", players: int = 4, games: int | None = 
     after `games` training games of `seed`; progress(done, the learner's win rate against the
     built-ins in the last batch). `lineup` is (functions, kinds, parameters) for play_batch with
     learned in slot 0 and the OPPONENTS after it (strategies.training.table_lineup); the weights
-    start at 0 and are learnt in place in learned's parameters, so that it plays what it learns."""
+    start at 0, and each batch is played with those learnt so far."""
     sheet = load_sheet(sheet)
     tab = kernel_tables(sheet)
     games = DEFAULT_GAMES[players] if games is None else games
     fns, kinds, params = lineup
-    W = params[0, N_PARAMS:]
-    W[:] = 0.0
+    W = np.zeros(N_STAGES * N_ROW_TABLE)
     half = BATCH // 2
     n_log = BATCH * MAX_ROLLS
     dice = np.zeros((n_log, 6), np.int64)
     log = np.zeros((n_log * players, LOG_SIZE), np.int64)
     dice_start = np.arange(BATCH + 1, dtype=np.int64) * MAX_ROLLS
     log_start = dice_start * players
-    res = np.zeros((BATCH, 9), np.int64)
+    res = np.zeros((BATCH, GR_SIZE), np.int64)
     seats = np.zeros((BATCH, players, PS_SIZE), np.int64)
     learner = np.zeros((BATCH, players), np.bool_)
     feats = np.zeros((BATCH, MAX_ROLLS + 1, players, N_TACTIVE), np.int64)
@@ -152,6 +152,7 @@ def train_table(lineup, sheet="standard", players: int = 4, games: int | None = 
         # one of the OPPONENTS in every other seat.
         n_self = min(half, n)
         opp = 1 + batch % len(OPPONENTS)
+        params[0, N_PARAMS:] = pack(W)     # the learner plays the weights learnt so far
         learner[:] = False
         wins = 0
         for part, (first, count) in enumerate(((done, n_self), (done + n_self, n - n_self))):

@@ -10,6 +10,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from sim import interrupts
 from sim.api import MAX_SEED, check_int, player_kind
 from sim.runner import Progress
 from sim.sheets import load_sheet
@@ -26,8 +27,8 @@ from .train_table import OPPONENTS, train_table
 def table_lineup():
     """Decision functions, kinds and parameters for play_batch: slot 0 is learned, with room for
     table weights after its parameters, slots 1.. the OPPONENTS of table training."""
-    specs = [resolve("learned")] + [resolve(o) for o in OPPONENTS]
-    width = N_PARAMS + N_STAGES * N_ROW_TABLE
+    specs = [resolve("learned:deny=0")] + [resolve(o) for o in OPPONENTS]   # trained without denial
+    width = N_PARAMS + N_STAGES * N_ROW_TABLE // 2      # float32 weights, packed (learned.pack)
     params = np.zeros((MAX_SEATS, width))
     params[0, :N_PARAMS] = specs[0].params
     for i, r in enumerate(specs[1:], 1):
@@ -71,5 +72,8 @@ def train_file(out, sheet="standard", players: int = 1, games: int | None = None
     else:
         W = train_table(table_lineup(), sheet, players, games, seed, progress=show)
     bar.close()
-    save_weights(out, W, sheet, games, seed, players)
+    # Ctrl-C while saving raises (the command line otherwise exits at once, sim.interrupts), so
+    # that save_weights removes its temporary file: no half-written weights are left behind.
+    with interrupts.raising():
+        save_weights(out, W, sheet, games, seed, players)
     return W

@@ -1,4 +1,4 @@
-"""Replay a game log from scratch and check it against the rules (RULES.md), using only the
+"""Replay a game log from scratch and check it against the rules (docs/rules.md), using only the
 independent reference in `reference.py` (nothing from `sim`).
 
 Log format (dict, as returned by `sim.play_game`, or built from a dataset's rows by `dataset_logs`):

@@ -1,4 +1,4 @@
-"""Independent plain-Python reference of the Encore! rules, written from RULES.md alone.
+"""Independent plain-Python reference of the Encore! rules, written from the rules alone (docs/rules.md).
 
 It is used by the tests to check the engine and shares no code with it: nothing here imports
 `sim`. Everything is written to be obviously correct rather than fast: sheets are dictionaries
@@ -198,11 +198,8 @@ def sheet_invariant_problems(sheet: Sheet) -> list[str]:
 
 
 def sheets_dir() -> Path:
-    """The engine's sheet folder; the shared one while the engine does not ship it yet."""
-    engine_dir = Path(__file__).resolve().parent.parent / "sim" / "data" / "sheets"
-    if engine_dir.is_dir():
-        return engine_dir
-    return Path("/work/shared/sheets")
+    """The sheet files the engine ships (only the files: their reading here is independent)."""
+    return Path(__file__).resolve().parent.parent / "sim" / "data" / "sheets"
 
 
 _SHEET_CACHE: dict[str, Sheet] = {}

@@ -11,6 +11,7 @@ from cli import main
 from sim import engine, players
 from sim.api import Lineup, check_chunk, lineup, play_chunk
 from sim.dataset import done_chunks, read_manifest
+from sim.state import MAX_SEATS
 
 # Each writes to one argument in a roll it can see; `lucky` is a game-dependent coin from the
 # seat's own random stream, so that the first game that writes is not game 0.
@@ -130,6 +131,23 @@ def test_a_write_found_after_its_block_is_traced_to_its_game_and_roll(cheats, fn
     for g in range(game):
         check_chunk(alone(g))
     assert _error(alone(game)) == message
+
+
+def test_a_user_strategy_beside_learned_and_its_packed_weights(cheats):
+    """learned's weights ride in its parameters row (tens of thousands of words), so every row
+    of params is that wide: a user's strategy is still given, and checked on, its own few."""
+    specs = [f"{cheats}:honest", "learned", "greedy"]
+    line = lineup(specs, players=3)
+    assert line.params.shape[1] > 10_000 and line.kinds[MAX_SEATS] == 0
+    watched = play_chunk(2, 0, 130, line, players=3, rotate=True)
+    check_chunk(watched)
+    kinds = line.kinds.copy()
+    kinds[:MAX_SEATS][kinds[:MAX_SEATS] == players.PLAYER_GUARDED] = players.PLAYER_CALL
+    trusted = play_chunk(2, 0, 130, Lineup(line.specs, line.fns, line.params, kinds, line.sheet, line.players),
+                         players=3, rotate=True)
+    assert np.array_equal(watched.games, trusted.games) and np.array_equal(watched.seats, trusted.seats)
+    message = _error(play_chunk(2, 0, 400, [f"{cheats}:param", "learned", "greedy"], players=3, rotate=True))
+    assert re.search(WROTE.format(what=r"params \(its parameters\)"), message), message
 
 
 def test_an_index_out_of_range_is_named(cheats):

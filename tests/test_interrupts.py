@@ -108,17 +108,18 @@ def test_ctrl_c_in_a_search_prints_the_best_so_far():
     assert "Interrupted. Best so far" in out.decode() and "heuristic:solo_joker=" in out.decode(), out
 
 
-def test_ctrl_c_in_compare_while_it_plays():
-    """compare on a terminal shows progress: once it does, Ctrl-C ends it with 130."""
+def _interrupt_on_a_terminal(args, cwd=ROOT) -> str:
+    """Run the command with stderr on a terminal, so that it shows progress; once it does, Ctrl-C.
+    Returns what the terminal showed; the command must have ended with 130 and no traceback."""
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "cli", "compare", "greedy", "random", "--games", "50000000",
-                             "--threads", "1"], cwd=ROOT, stdout=subprocess.PIPE, stderr=slave)
+    proc = subprocess.Popen([sys.executable, "-m", "cli", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=slave,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
     os.close(slave)
     seen = b""
     deadline = time.monotonic() + 240
-    while b"games/s" not in seen and time.monotonic() < deadline:
+    while b"/s" not in seen and time.monotonic() < deadline and proc.poll() is None:
         seen += os.read(master, 4096)
-    assert b"games/s" in seen, seen
+    assert b"/s" in seen, seen
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=120)
     try:
@@ -131,6 +132,53 @@ def test_ctrl_c_in_compare_while_it_plays():
         pass
     os.close(master)
     assert proc.returncode == 130 and b"Traceback" not in seen, seen[-2000:]
+    return seen.decode(errors="replace")
+
+
+def test_ctrl_c_in_compare_while_it_plays():
+    """compare on a terminal shows progress: once it does, Ctrl-C ends it with 130."""
+    _interrupt_on_a_terminal(["compare", "greedy", "random", "--games", "50000000", "--threads", "1"])
+
+
+def test_ctrl_c_in_the_clairvoyant_bound():
+    _interrupt_on_a_terminal(["bound", "--games", "100000", "--threads", "1"])
+
+
+def test_ctrl_c_while_training_writes_no_weights(tmp_path):
+    """train: Ctrl-C during training ends it with 130 and no weights file (nor a temporary)."""
+    seen = _interrupt_on_a_terminal(["train", "--games", "100000000", "--threads", "1", "--out",
+                                     str(tmp_path / "w.npz")])
+    assert "Interrupted: no weights were written." in seen, seen[-2000:]
+    assert not list(tmp_path.iterdir())
+
+
+SAVE_INTERRUPTED = """
+import os, signal, sys
+import numpy as np
+import cli
+from strategies import learned, training
+
+# Trained at once; then Ctrl-C arrives while the weights file is being written.
+training.train = lambda sheet, games, seed, progress=None: np.zeros(learned.weights_shape(1), np.float32)
+real = np.savez_compressed
+
+def savez(f, **arrays):
+    f.write(b"PK half a file")
+    os.kill(os.getpid(), signal.SIGINT)
+    real(f, **arrays)
+
+learned.np.savez_compressed = savez
+sys.argv = ["encore-sim", "train", "--games", "1", "--out", sys.argv[1]]
+cli.entry()
+"""
+
+
+def test_ctrl_c_while_the_weights_are_saved_leaves_no_file(tmp_path):
+    """While train saves, Ctrl-C removes the half-written temporary: no weights file, exit 130."""
+    r = subprocess.run([sys.executable, "-c", SAVE_INTERRUPTED, str(tmp_path / "w.npz")], cwd=ROOT,
+                       capture_output=True, text=True, timeout=600, check=False)
+    assert r.returncode == 130 and r.stderr.strip() == "Interrupted: no weights were written.", r.stderr
+    assert not list(tmp_path.iterdir())
 
 
 def test_the_dataset_and_its_manifest_appear_together(tmp_path, monkeypatch):

@@ -29,7 +29,7 @@ SHEETS = ["standard", "red", "blue", "green", "orange", "yellow"]
 def test_registered_with_a_description():
     s = REGISTRY["learned"]
     assert s.description
-    assert list(s.params) == ["top"] and s.file_param == "weights"
+    assert list(s.params) == ["top", "deny"] and s.file_param == "weights"
 
 
 @pytest.mark.parametrize("sheet", SHEETS)
@@ -42,7 +42,7 @@ def test_shipped_weights_of_every_sheet(sheet):
     assert not w[0].any(), "V after the last roll must be 0"
     assert np.abs(w[1:]).sum() > 0, "the shipped weights are untrained zeros"
     # What the strategy reads after its parameters: these weights, row after row.
-    assert np.array_equal(L.weights_data(sheet_obj), w.astype(np.float64).ravel())
+    assert np.array_equal(L.weights_data(sheet_obj).view(np.float32), w.ravel())
 
 
 def test_incremental_successor_value_is_exact():

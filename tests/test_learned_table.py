@@ -217,3 +217,24 @@ def test_table_training_is_deterministic_and_learns(tmp_path):
         seat = chunk.slots == 0
         return chunk.seats[:, :, PS_WINNER][seat].mean()
     assert wins(a) > wins(zero) + 0.05, (wins(a), wins(zero))
+
+
+def test_dice_left_worth_is_the_most_boxes_the_others_can_cross():
+    """Dice denial's measure, against the Python API's legal placements: per other seat, the
+    largest number shown that some colour shown can place, averaged over the other seats."""
+    rng = np.random.default_rng(4)
+    crossed = [["H1", "H2"], ["H3", "H4", "I4"], [], ["H5", "H6", "H7", "G7"]]
+    st, ps, bb, tab = _table(4, crossed)
+    from sim import legal_placements
+    for _ in range(40):
+        st[ST_DICE:ST_DICE + 6] = list(rng.integers(0, 6, 3)) + list(rng.integers(0, 6, 3))
+        avail = int(rng.integers(1, 64))
+        want = []
+        for s in (1, 2, 3):
+            cols = {int(st[ST_DICE + d]) for d in range(3) if avail >> d & 1 and st[ST_DICE + d] < 5}
+            nums = {int(st[ST_DICE + 3 + d]) for d in range(3) if avail >> (3 + d) & 1 and st[ST_DICE + 3 + d] > 0}
+            best = max([n for c in cols for n in nums
+                        if legal_placements(crossed[s], ["green", "yellow", "blue", "red", "orange"][c], n)]
+                       or [0])
+            want.append(best)
+        assert L.dice_left_worth(st, bb, tab, 0, avail) == pytest.approx(sum(want) / 3)

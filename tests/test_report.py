@@ -157,8 +157,8 @@ def test_figures_where_the_data_supports_them(reports):
 
 def test_png_format_and_cli(turns_ds, tmp_path):
     from PIL import Image
-    r = CliRunner().invoke(main, ["report", str(turns_ds), "-o", str(tmp_path / "r.html"), "--format", "png",
-                                  "--out", str(tmp_path / "figs")])
+    r = CliRunner().invoke(main, ["report", str(turns_ds), "-o", str(tmp_path / "r.html"),
+                                  "--figures", str(tmp_path / "figs")])
     assert r.exit_code == 0, r.output
     assert r.stdout.splitlines()[0].startswith(f"Report: {tmp_path / 'r.html'}")
     pngs = sorted((tmp_path / "figs").iterdir())
@@ -194,7 +194,7 @@ def test_bad_dataset_one_line_exit_2_no_file(turns_ds, tmp_path, how, message):
     bad = _damage(turns_ds, tmp_path, how)
     before = sorted(tmp_path.rglob("*"))
     r = CliRunner().invoke(main, ["report", str(bad), "-o", str(tmp_path / "r.html"), "-f", "png",
-                                  "--out", str(tmp_path / "figs")])
+                                  "--figures", str(tmp_path / "figs")])
     assert r.exit_code == 2, r.output
     assert r.stderr.startswith("Error: ") and r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
     assert sorted(tmp_path.rglob("*")) == before   # no report, no figures, no temporary file
@@ -202,8 +202,8 @@ def test_bad_dataset_one_line_exit_2_no_file(turns_ds, tmp_path, how, message):
 
 @pytest.mark.parametrize("args, message", [(["-o", "{tmp}/nofolder/r.html"], "does not exist"),
                                            (["-o", "{tmp}"], "is a directory"),
-                                           (["-f", "png"], "--format png needs --out DIR"),
-                                           (["--out", "{tmp}/figs"], "give --format png too")])
+                                           (["-f", "png"], "--format png needs --figures DIR"),
+                                           (["--figures", "{tmp}/figs", "-f", "html"], "cannot be combined")])
 def test_bad_output_one_line_exit_2(turns_ds, tmp_path, args, message):
     r = CliRunner().invoke(main, ["report", str(turns_ds), *(a.format(tmp=tmp_path) for a in args)])
     assert r.exit_code == 2 and r.stderr.count("\n") == 1 and message in r.stderr, r.stderr

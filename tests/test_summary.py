@@ -8,7 +8,7 @@ import pytest
 from sim.compare import compare
 from sim.dataset import DatasetError
 from sim.runner import run
-from sim.summary import QUANTILES, SOLO_BANDS, Summary, format_table, summarise, t_quantile, wilson
+from sim.summary import QUANTILES, SOLO_BANDS, Summary, format_table, notes, summarise, t_quantile, wilson
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def expected(path, keys):
                                                 on="game")
     g = p.groupby(keys)
     return pd.DataFrame({
-        "games": g.size(), "mean": g["score"].mean(), "sd": g["score"].std(),
+        "games": g["game"].nunique(), "seat_games": g.size(), "mean": g["score"].mean(), "sd": g["score"].std(),
         "q05": g["score"].quantile(0.05, interpolation="lower"),
         "q50": g["score"].quantile(0.5, interpolation="lower"),
         "q95": g["score"].quantile(0.95, interpolation="lower"),
@@ -49,7 +49,12 @@ def test_summary_matches_pandas(table_ds, by_seat):
             if col not in keys else None
     half = t_quantile(want["games"][0] - 1) * want["sd"][0] / math.sqrt(want["games"][0])
     assert got["ci_high"][0] - got["mean"][0] == pytest.approx(half)
-    assert got["games"].sum() == 2100
+    assert got["seat_games"].sum() == 2100
+    if by_seat:   # a row per seat: one result per game
+        assert (got["games"] == got["seat_games"]).all()
+    else:         # random holds two of the three seats: it played the 700 games, with two results in each
+        assert got.set_index("strategy")["games"].to_dict() == {"greedy": 700, "random": 700}
+        assert got.set_index("strategy")["seat_games"].to_dict() == {"greedy": 700, "random": 1400}
 
 
 @pytest.mark.parametrize("batch_size", [65_536, 7, 2, 1])
@@ -109,23 +114,29 @@ def pandas_format_table(summary):
     if "seat" in s:
         table["seat"] = s["seat"]
     table["games"] = s["games"].map("{:,}".format)
+    seats = s["seat_games"] / s["games"] if "seat_games" in s else s["games"] / s["games"]
+    if (seats != 1).any():
+        table["seats/game"] = seats.map("{:.3g}".format)
     table["mean score (95% CI)"] = [f"{a:.2f} ({lo:.2f}..{hi:.2f})"
                                    for a, lo, hi in zip(s["mean"], s["ci_low"], s["ci_high"])]
     table["sd"] = s["sd"].map("{:.2f}".format)
     table["q05/q25/q50/q75/q95"] = [
         "/".join(str(int(r[f"q{int(q * 100):02d}"])) for q in QUANTILES) for _, r in s.iterrows()]
     if not solo:
-        table["win rate (95% CI)"] = [f"{w:.1%} ({lo:.1%}..{hi:.1%})"
-                                      for w, lo, hi in zip(s["win_rate"], s["win_ci_low"], s["win_ci_high"])]
+        every = (seats == st.get("players")) & ("seat" not in s)
+        table["win rate (95% CI)"] = ["-" if e else f"{w:.1%} ({lo:.1%}..{hi:.1%})"
+                                      for e, w, lo, hi in zip(every, s["win_rate"], s["win_ci_low"], s["win_ci_high"])]
     table["rolls"] = s["rolls"].map("{:.1f}".format)
-    table["jokers"] = s["jokers_used"].map("{:.2f}".format)
+    table["jokers used"] = s["jokers_used"].map("{:.2f}".format)
     table["passes"] = s["passes"].map("{:.1f}".format)
     if not solo:
         table["capped"] = s["capped"].map("{:.2%}".format)
     lines.append(table.to_string(index=False))
+    if notes(summary):
+        lines += [""] + notes(summary)
     if summary.bands is not None:
         b = summary.bands
-        lines += ["", "Solo rating bands (RULES section 8):"]
+        lines += ["", "Solo rating bands (docs/rules.md, section 8):"]
         keys = ["strategy", "seat"] if "seat" in b else ["strategy"]
         wide = b.assign(cell=[f"{x:.1%}" for x in b["share"]]).pivot_table(
             index=["score", "stars", "rating"], columns=keys, values="cell", aggfunc="first", sort=False)
@@ -148,6 +159,8 @@ def test_format_table_several_groups_and_wide_cells():
              "passes": 4.25, "capped": 0.0}
             for name, seat, games, mean in [("greedy", 0, 12, -3.5), ("my_strategies/very_long_file.py:choose", 1,
                                                                           1_234_567, 12.25), ("random", 10, 5, 0.0)]]
+    for r, seats in zip(rows, (1, 2, 3)):   # seat results per game: 1, 2 and (at 3 players) every seat
+        r["seat_games"] = r["games"] * seats
     bands = [{"strategy": r["strategy"], "seat": r["seat"], "score": f"{lo}-{hi}", "stars": stars, "rating": rating,
               "games": 1, "share": share}
              for r in rows for (lo, hi, stars, rating), share in zip(SOLO_BANDS[:4], (0.0, 0.123, 1.0, 0.5))]

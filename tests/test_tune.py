@@ -186,7 +186,8 @@ def test_ctrl_c_prints_the_best_so_far(tmp_path):
     out = tmp_path / "stopped"
     proc = subprocess.Popen([sys.executable, "-m", "cli", "tune", START, "--param", PARAMS[0], "--param", PARAMS[1],
                              "--budget", str(10**9), "--trial-games", "200", "--out", str(out)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as on a terminal
     guard = threading.Timer(300, proc.kill)   # never wait for a billion games
     guard.daemon = True
     guard.start()

@@ -1,0 +1,209 @@
+"""The figures the docs quote, each computed afresh: `<!-- figure NAME -->...<!-- /figure -->`
+in a Markdown file must hold what NAME returns (tests/docs_check.py compares and rewrites).
+
+Timings are never measured here: they come from docs/bench.json, the record of the last
+`python -m sim.bench --all --record docs/bench.json`, with its machine, date and load; run that,
+then `python -m tests.docs_check --update`, to quote a new measurement. Everything else is
+played: deterministic for its seed, so the same code gives the same text.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "docs" / "bench.json"
+FIGURES = {}
+
+
+def figure(name: str) -> str:
+    if name not in FIGURES:
+        raise KeyError(f"no figure {name!r} in tests/docs_figures.py (known: {', '.join(sorted(FIGURES))})")
+    return FIGURES[name]()
+
+
+def register(name: str, slow: bool = False, learned: bool = False):
+    """Register fn as figure `name`; `slow`: takes more than a few seconds (left out by
+    --fast); `learned`: plays `learned`, whose weights are retrained apart (--skip-learned)."""
+    def wrap(fn):
+        fn.slow, fn.learned = slow, learned
+        FIGURES[name] = fn
+        return fn
+    return wrap
+
+
+# --- the dataset's schema ----------------------------------------------------------------
+
+@register("schema")
+def schema() -> str:
+    from sim.schema import markdown
+    return markdown()
+
+
+# --- timings, from the benchmark's record --------------------------------------------------
+
+@functools.cache
+def bench() -> dict:
+    return json.loads(BENCH.read_text())
+
+
+def rate(workload: str) -> float:
+    rows = {r["workload"]: r for r in bench()["results"]}
+    if workload not in rows:
+        raise KeyError(f"docs/bench.json has no row {workload!r}: record it with python -m sim.bench --all "
+                       "--record docs/bench.json")
+    return rows[workload]["value"]
+
+
+def _when() -> str:
+    day = dt.datetime.strptime(bench()["date"].split()[0], "%Y-%m-%d")
+    return f"{day.day} {day:%B %Y}"
+
+
+def _machine() -> str:
+    b = bench()
+    m = b["machine"]
+    load = b["load"]
+    return (f"{m['cpu']}, {m['cores']} vCPUs; Python {m['python']}, numba {m['numba']}, numpy {m['numpy']}; "
+            f"{_when()}, load average {min(load['start'][0], load['end'][0]):.1f}–"
+            f"{max(load['start'][0], load['end'][0]):.1f} from other jobs")
+
+
+@register("bench-machine")
+def bench_machine() -> str:
+    return _machine()
+
+
+def _about(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
+
+
+@register("bench-first-run")
+def first_run() -> str:
+    return _about(rate("first run, empty Numba cache"))
+
+
+@register("make-run-time")
+def make_run_time() -> str:
+    """make run's 100,000 games on 2 cores, from the one-core rate of its table."""
+    one_core = rate("4 players, learned, lookahead, heuristic, greedy (make run), 1 thread")
+    return (f"`make bench --all` plays {one_core:,.0f} of its games a second on one core: "
+            f"{_about(100_000 / one_core)} of play on one core, down to half that on two idle ones")
+
+
+@register("bench-plugin")
+def plugin() -> str:
+    inline, called = rate("solo, greedy, 1 thread"), rate("solo, greedy called as a user's file, 1 thread")
+    return f"{called / inline:.2f} of the inlined `greedy` ({called:,.0f} against {inline:,.0f} solo games/s)"
+
+
+@register("bench-table")
+def bench_table() -> str:
+    lines = ["| workload | measured | target | ratio | took |", "|---|---|---|---|---|"]
+    for r in bench()["results"]:
+        value = "error" if r["value"] is None else f"{r['value']:,} {r['unit']}".replace(" x", "×")
+        target = "" if r.get("target") is None else f"{r['target']:,}"
+        ratio = "" if r.get("ratio") is None else f"{r['ratio']:.2f}"
+        lines.append(f"| {r['workload']} | {value} | {target} | {ratio} | {r.get('seconds', 0):.0f} s |")
+    return "\n".join(lines)
+
+
+@register("bench-sizing")
+def sizing() -> str:
+    lines = ["| games | games/s per core | core-hours per 10^9 games | 10^9 games on 32 cores | on 256 cores |",
+             "|---|---|---|---|---|"]
+    for label, workload in (("solo, greedy", "solo, greedy, 1 thread"), ("4 players, greedy", "4 players, greedy, 1 thread"),
+                            ("4 players, heuristic", "4 players, heuristic, 1 thread")):
+        r = rate(workload)
+        core_s = 1e9 / r
+        lines.append(f"| {label} | {r:,.0f} | {core_s / 3600:.3g} | {_about(core_s / 32)} | {_about(core_s / 256)} |")
+    return "\n".join(lines)
+
+
+# --- played figures ------------------------------------------------------------------
+
+SOLO_SEED, SOLO_GAMES = 1, 10_000
+
+
+@functools.cache
+def _compare(strategies: tuple, players=1, opponents=None, games=SOLO_GAMES, seed=SOLO_SEED):
+    from sim.compare import compare
+    return compare(list(strategies), players=players, opponents=opponents, games=games, seed=seed)
+
+
+def _diff(result, row: int) -> str:
+    """Row's paired score difference against the first strategy, with its 95% CI."""
+    r = result.table.iloc[row]
+    return f"{r['diff']:+.2f} ({r['diff_ci_low']:+.2f}..{r['diff_ci_high']:+.2f})"
+
+
+def _diff_text(r) -> str:
+    return f"{r['diff']:+.2f}, {r['diff_ci_low']:+.2f}..{r['diff_ci_high']:+.2f}"
+
+
+@register("top4", slow=True)
+def top4() -> str:
+    r = _compare(("lookahead", "lookahead:top=4"))
+    return f"{_diff(r, 1)} points on {SOLO_GAMES:,} games of seed {SOLO_SEED}"
+
+
+BUILTINS = (("random", "uniform over the legal choices and pass"),
+            ("greedy", "most boxes now; on a tie fewest jokers"),
+            ("heuristic", "one-move evaluation of the sheet after each choice (below)"),
+            ("lookahead", "`heuristic`, plus the exact expectation over the next roll's dice for the `top` best "
+                          "choices"),
+            ("learned", "one-ply search on a learned afterstate value (below), per sheet; at tables a value of "
+                        "the margin"))
+
+
+@register("builtins", slow=True, learned=True)
+def builtins() -> str:
+    names = tuple(n for n, _ in BUILTINS) + ("learned:top=2",)
+    r = _compare(names).table.set_index("strategy")
+    rows = ["| name | what it does | solo mean (30 rolls), 95% CI | speed, solo, 1 core |", "|---|---|---|---|"]
+    for name, what in BUILTINS:
+        mean = f"{r.loc[name, 'mean']:.2f} (±{r.loc[name, 'ci_high'] - r.loc[name, 'mean']:.2f})"
+        if name == "learned":
+            mean += f"; `top=2`: {r.loc['learned:top=2', 'mean']:.2f}"
+        speed = f"{rate(f'solo, {name}, 1 thread'):,.0f} games/s"
+        if name in ("random", "greedy"):
+            speed += " (run inline by the engine)"
+        rows.append(f"| `{name}` | {what} | {mean} | {speed} |")
+    return "\n".join(rows)
+
+
+TABLE_GAMES = 4_000
+
+
+@register("table-wins", slow=True)
+def table_wins() -> str:
+    vs_greedy = _compare(("greedy", "heuristic", "lookahead"), players=4, games=TABLE_GAMES)
+    vs_heuristic = _compare(("heuristic", "lookahead"), players=4, games=TABLE_GAMES)
+    head = _compare(("heuristic", "lookahead"), players=2, games=TABLE_GAMES)
+    w = lambda res, i: f"{res.table.iloc[i]['win_rate']:.1%}"   # noqa: E731
+    return (f"At 4-player tables with seats rotated ({TABLE_GAMES:,} games of seed {SOLO_SEED}), `heuristic` wins "
+            f"{w(vs_greedy, 1)} of games against three `greedy`, `lookahead` {w(vs_greedy, 2)}; `lookahead` wins "
+            f"{w(vs_heuristic, 1)} against three default `heuristic` players and {w(head, 1)} head to head.")
+
+
+TUNED_SOLO = "heuristic:solo_joker=1.848,solo_colour=1.436"
+TUNED_TABLE = "heuristic:multi_joker=2.272,multi_colour=0.806,deny=0.673,end=11.09"
+
+
+@register("tuned-solo-seed11", slow=True)
+def tuned_solo() -> str:
+    r = _compare(("heuristic", TUNED_SOLO), games=20_000, seed=11).table
+    return (f"On 20,000 games of seed 11 the result scores {r.iloc[1]['mean']:.2f} and the default "
+            f"{r.iloc[0]['mean']:.2f} (paired {_diff_text(r.iloc[1])}).")
+
+
+@register("tuned-table-vs-heuristic", slow=True)
+def tuned_table() -> str:
+    r = _compare(("heuristic", TUNED_TABLE), players=4, opponents="heuristic", games=5_000, seed=3).table
+    t = r.iloc[1]
+    return (f"it wins {t['win_rate']:.1%} against the default's {r.iloc[0]['win_rate']:.1%} (paired "
+            f"{t['win_diff']:+.1%}, {t['win_diff_ci_low']:+.1%}..{t['win_diff_ci_high']:+.1%})")
