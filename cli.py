@@ -238,7 +238,7 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
         else:
             click.echo(f"Interrupted: finished chunks are kept in {out}; finish with "
                        f"`encore-sim run --out {shlex.quote(str(out))} --resume`", err=True)
-        sys.exit(130)
+        _exit_interrupted()
     except runner.RunFailed as e:   # the run itself broke (a cluster's task or scheduler), not its input
         _fail(str(e), 1)
     if not quiet:
@@ -476,7 +476,7 @@ def tune(spec, params, players, opponents, objective, budget, seed, validate_gam
                         progress=_progress_enabled(quiet), report=report)
     except t.TuneInterrupted as e:
         click.echo(json.dumps(e.result.to_dict(), indent=2) if fmt == "json" else t.format_best(e.result))
-        sys.exit(130)
+        _exit_interrupted()
     if fmt == "json":
         click.echo(json.dumps(result.to_dict(), indent=2))
         return
@@ -605,7 +605,7 @@ def train(sheet, players, games, seed, threads, out, quiet):
                    progress=_progress_enabled(quiet))
     except KeyboardInterrupt:
         click.echo("\nInterrupted: no weights were written.", err=True)
-        sys.exit(130)
+        _exit_interrupted()
     if not quiet:
         click.echo(f"Wrote {out}: weights for {'the solo game' if players == 1 else f'{players} players'} on "
                    f"sheet {sheet}. Play them with --strategy learned:weights={shlex.quote(out)}")
@@ -651,16 +651,24 @@ def list_strategies():
             click.echo(f"{'':<12}   {k} = {v:g}")
 
 
+def _exit_interrupted():
+    """Exit as a command interrupted by Ctrl-C (130) or SIGTERM (143) exits, its work finished."""
+    from sim import interrupts
+    sys.exit(interrupts.exit_code())
+
+
 def _abort_at_once(signum, frame):
     # Until sim.interrupts takes over (importing it imports Numba): nothing needs finishing yet.
     os.write(2, b"Aborted.\n")
-    os._exit(130)
+    os._exit(128 + signum)
 
 
 def entry() -> None:
-    """The `encore-sim` program: main(), with Ctrl-C an interruption at any moment (sim.interrupts)."""
+    """The `encore-sim` program: main(), with Ctrl-C or SIGTERM an interruption at any moment
+    (sim.interrupts)."""
     global _PROGRAM
-    signal.signal(signal.SIGINT, _abort_at_once)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _abort_at_once)
     _PROGRAM = True
     main()
 

@@ -1,5 +1,9 @@
 """Ctrl-C at any moment of a command is an interruption: exit 130, no traceback, nothing half-written.
 
+SIGTERM (what `kill` and batch schedulers send) is the same interruption, with exit code 143
+(128 + 15, as a shell reports a process ended by it): a run's manifest says "interrupted", its
+finished chunks are kept and `--resume` finishes it.
+
 Python turns SIGINT into KeyboardInterrupt wherever the main thread is. During a
 cold start that is mostly inside Numba's compiler, which is not written to be
 interrupted: the exception can be swallowed in a ctypes callback or a finaliser
@@ -32,22 +36,32 @@ import threading
 
 ABORT, RAISE, SHIELD = "abort", "raise", "shield"
 EXIT_CODE = 130   # as a shell reports a process ended by SIGINT (128 + 2)
+#: The signals that interrupt a command (cli.entry, install).
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 _mode = RAISE
 _pending = False
+_signum = signal.SIGINT   # the last interrupting signal: it sets the exit code
 _installed = False
 _message = "Aborted."
+
+
+def exit_code() -> int:
+    """The exit code of an interrupted command: 128 + the signal that interrupted it (130 for
+    Ctrl-C, 143 for SIGTERM), as a shell reports a process that signal ended."""
+    return 128 + int(_signum)
 
 
 def _exit_now() -> None:
     # os.write, not sys.stderr: the signal may have arrived in the middle of a write to it.
     os.write(2, (_message + "\n").encode())
-    os._exit(EXIT_CODE)
+    os._exit(exit_code())
 
 
 def _handler(signum, frame) -> None:
-    global _pending
+    global _pending, _signum
     _pending = True
+    _signum = signum
     if _mode == ABORT:
         _exit_now()
     if _mode == RAISE:
@@ -64,13 +78,14 @@ def _unraisable(hook):
 
 
 def install(message: str = "Aborted.") -> None:
-    """For the command line: from now on Ctrl-C exits at once (ABORT) except where a
-    block asks otherwise. `message` is what it prints then."""
+    """For the command line: from now on Ctrl-C (or SIGTERM) exits at once (ABORT) except
+    where a block asks otherwise. `message` is what it prints then."""
     global _installed, _mode, _message
     _message = message
     _mode = ABORT
     if not _installed:
-        signal.signal(signal.SIGINT, _handler)
+        for signum in SIGNALS:
+            signal.signal(signum, _handler)
         sys.unraisablehook = _unraisable(sys.unraisablehook)
         _installed = True
 

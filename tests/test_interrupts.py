@@ -97,6 +97,52 @@ def test_ctrl_c_while_playing_and_writing(tmp_path):
     assert read_manifest(out)["status"] == "complete"
 
 
+def _rows(out, table):
+    df = pq.read_table(out / table).to_pandas()
+    return df.sort_values([c for c in ("game", "seat") if c in df]).reset_index(drop=True)
+
+
+def test_sigterm_mid_run_then_resume_gives_the_uninterrupted_data(tmp_path):
+    """SIGTERM (kill, a batch scheduler) once the manifest counts finished chunks: exit 143, the
+    manifest says "interrupted" and keeps them, and --resume gives the rows of a run never stopped."""
+    out = tmp_path / "stopped"
+    proc = _start([*RUN, "--out", str(out)])
+
+    def chunks_finished():
+        try:
+            return read_manifest(out)["games_done"] >= 500
+        except Exception:   # not written yet
+            return False
+    _when(proc, chunks_finished, "a finished chunk in the manifest")
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    err = err.decode()
+    assert proc.returncode == 143, err
+    assert err.startswith(f"Interrupted: finished chunks are kept in {out}") and "Traceback" not in err, err
+    m = read_manifest(out)
+    assert m["status"] == "interrupted" and 500 <= m["games_done"] == 500 * len(done_chunks(out)) < 6000
+
+    r = subprocess.run([sys.executable, "-m", "cli", "run", "--out", str(out), "--resume", "-q"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=600, check=False)
+    assert r.returncode == 0, r.stderr
+    assert read_manifest(out)["status"] == "complete"
+    ref = tmp_path / "ref"
+    run(ref, games=6000, players=2, strategies=["heuristic", "random"], seed=3, chunk_size=500, rotate=True)
+    for table in ("games", "players"):
+        assert _rows(out, table).equals(_rows(ref, table)), table
+
+
+def test_sigterm_while_starting_is_an_abort(tmp_path):
+    """SIGTERM before the run has created anything: "Aborted.", exit 143, nothing made."""
+    out = tmp_path / "ds"
+    proc = _start([*RUN, "--out", str(out)])
+    _when(proc, _mapped(proc, "llvmlite"), "Numba's import")
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143 and err.decode() == "Aborted.\n", err
+    assert not out.exists()
+
+
 def test_ctrl_c_in_a_search_prints_the_best_so_far():
     """tune: once its header is printed, Ctrl-C stops the search and prints the best so far."""
     proc = _start(["tune", "heuristic", "--param", "solo_joker=0..3", "--budget", "100000000", "--threads", "1"])
