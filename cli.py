@@ -141,6 +141,11 @@ class _Seed(click.ParamType):
 
 
 SEED = _Seed()
+#: --unchecked, on the commands that play strategies (run, compare, replay).
+UNCHECKED = click.option(
+    "--unchecked", is_flag=True,
+    help="Compile users' strategies (-s file.py:function) without bounds checking: faster, but an index out "
+         "of range reads or writes memory it does not own instead of stopping the run with its file and line.")
 SEED_HELP = "Root seed: game g of a seed is the same game in every command [default: 0; 'random': a fresh one]."
 
 
@@ -185,10 +190,11 @@ def main() -> None:
                    "for N worker processes on this machine. Needs encore-sim[dask].")
 @click.option("--retries", type=int, default=3, show_default=True,
               help="With --scheduler: retries of a chunk whose task failed.")
+@UNCHECKED
 @click.pass_context
 @_errors
 def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size, out, max_rolls, log_turns,
-        resume, force, quiet, scheduler, retries):
+        resume, force, quiet, scheduler, retries, unchecked):
     """Play many games in parallel and write them to a Parquet dataset.
 
     Without options: 100,000 solo games of greedy, seed 0.
@@ -231,7 +237,7 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
                               threads=threads, chunk_size=chunk_size, max_rolls=max_rolls, rotate=rotate,
                               log_turns=log_turns, resume=resume, force=force,
                               progress=_progress_enabled(quiet), command=command, scheduler=scheduler,
-                              retries=retries)
+                              retries=retries, checked=not unchecked)
     except KeyboardInterrupt:
         if not open_store(out).is_file(MANIFEST):   # interrupted before the run created anything
             click.echo("Aborted.", err=True)
@@ -355,9 +361,10 @@ def summary(path, by, fmt, output, output_old):
 @click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               metavar="FILE.html",
               help="Also write an HTML report: the paired differences as a forest plot and the score distributions.")
+@UNCHECKED
 @_errors
 def compare(strategies, players, opponents, games, until_ci, max_games, seed, sheet, max_rolls, threads,
-            chunk_size, fmt, quiet, report_file):
+            chunk_size, fmt, quiet, report_file, unchecked):
     """Compare strategies on common random numbers (the same dice), paired against the first.
 
     Either --games N, or --until-ci X (at most --max-games; giving --games too is an error):
@@ -375,7 +382,8 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
         check_output(report_file)
     result = run_compare(strategies, players=players, opponents=opponents, games=games, seed=seed,
                          until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
-                         max_rolls=max_rolls, threads=threads, progress=_progress_enabled(quiet))
+                         max_rolls=max_rolls, threads=threads, progress=_progress_enabled(quiet),
+                         checked=not unchecked)
     if fmt == "table":
         click.echo(format_table(result))
     else:
@@ -503,9 +511,10 @@ def tune(spec, params, players, opponents, objective, budget, seed, validate_gam
 @click.option("--max-rolls", type=int, default=200, show_default=True, help="Without PATH: roll cap for tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the engine's game log as JSON.")
 @click.option("--every-roll", is_flag=True, help="Draw the sheets after every roll, not only at the end.")
+@UNCHECKED
 @click.pass_context
 @_errors
-def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, as_json, every_roll):
+def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, as_json, every_roll, unchecked):
     """Replay one game exactly, roll by roll: game N of a dataset (PATH --game N), or game N
     of what `run` would play with the same --seed and --strategy options.
 
@@ -515,6 +524,7 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
     """
     _announce_compiling(sys.stderr.isatty())
     from sim import play_game
+    from sim.api import lineup
     from sim.replay import check_stored, from_dataset, render, seat_strategies
     from sim.sheets import load_sheet
 
@@ -525,7 +535,7 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
         if extra:
             raise ValueError(f"--{extra[0].replace('_', '-')} cannot be combined with PATH: "
                              "a dataset's games are replayed with its own settings")
-        log, sheet_obj, stored = from_dataset(path, game)
+        log, sheet_obj, stored = from_dataset(path, game, checked=not unchecked)
     else:
         if not strategy:
             raise ValueError("give a dataset PATH, or --strategy (once per seat, or once for all) and --seed")
@@ -533,7 +543,9 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
         sheet_obj = load_sheet(sheet)
         if len(strategy) not in (1, players):
             raise ValueError(f"{len(strategy)} strategies for {players} players: give one per seat, or one for all")
-        log = play_game(seed, game, seat_strategies(strategy, players, game, rotate), sheet_obj, max_rolls)
+        line = lineup(seat_strategies(strategy, players, game, rotate), sheet=sheet_obj, players=players,
+                      checked=not unchecked)
+        log = play_game(seed, game, line, sheet_obj, max_rolls)
     problem = check_stored(log, stored)
     if as_json:
         click.echo(json.dumps(log, indent=1))

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import engine, guard, players as reference_players
-from .batch import play_batch, watched_batch
+from .batch import alone_watched, play_batch, watched_batch
 from .sheets import COLOURS, load_sheet, parse_cell, cell_name
 from .state import (
     CAND_SUB, MAX_SEATS, PS_SIZE, PS_BOXES, PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLOURS_FIRST,
@@ -100,6 +100,7 @@ class Lineup:
     kinds: np.ndarray   # int64 (2 * MAX_SEATS,) how each is run (sim.players.PLAYER_*), then its parameter count
     sheet: object = None    # the sim.sheets.Sheet the strategies' data is for
     players: int | None = None  # the number of players it is for
+    checked: bool = True    # users' strategies compiled with bounds checking (sim.guard)
 
 
 def _check_specs(strategies) -> None:
@@ -107,19 +108,20 @@ def _check_specs(strategies) -> None:
         raise ValueError(f"strategies must be a list of 1..{MAX_SEATS} strategy specs, one per seat")
 
 
-def lineup(strategies, files=None, sheet="standard", players=None) -> Lineup:
+def lineup(strategies, files=None, sheet="standard", players=None, checked=True) -> Lineup:
     """Resolve strategy specs ("greedy", "heuristic:joker_cost=2", "file.py:fn", ...) for games
     of `players` (default: one per spec) on `sheet`.
 
     `files`, one per spec (None for most), says where the file a spec names is when it is
     not where the spec says from here (strategies.resolve). A strategy with data (learned's
-    weights) gets those for `sheet` and `players` after its parameters.
+    weights) gets those for `sheet` and `players` after its parameters. A user's strategy is
+    compiled with bounds checking unless `checked` is false, and played watched (sim.guard).
     """
     from strategies import resolve  # the engine does not depend on strategies at import
 
     _check_specs(strategies)
     files = [None] * len(strategies) if files is None else list(files)
-    resolved = [resolve(s, f) for s, f in zip(strategies, files, strict=True)]
+    resolved = [resolve(s, f, checked=checked) for s, f in zip(strategies, files, strict=True)]
     sheet_obj = load_sheet(sheet)
     players = check_int("players", len(resolved) if players is None else players, 1, MAX_SEATS)
     rows = []
@@ -130,10 +132,13 @@ def lineup(strategies, files=None, sheet="standard", players=None) -> Lineup:
     params = np.zeros((MAX_SEATS, width))
     for i, row in enumerate(rows):
         params[i, :len(row)] = row
-    fns = tuple(r.fn for r in resolved) + (resolved[0].fn,) * (MAX_SEATS - len(resolved))
-    lengths = [len(row) for row in rows] + [len(rows[0])] * (MAX_SEATS - len(rows))
-    kinds = np.array([player_kind(f) for f in fns] + lengths, np.int64)
-    return Lineup(tuple(r.spec for r in resolved), fns, params, kinds, sheet_obj, players)
+    fns = [r.fn for r in resolved]
+    kinds = [player_kind(f) for f in fns]
+    fns = [guard.watched(f) if k == reference_players.PLAYER_GUARDED else f for f, k in zip(fns, kinds)]
+    pad = MAX_SEATS - len(resolved)
+    lengths = [len(row) for row in rows] + [len(rows[0])] * pad
+    return Lineup(tuple(r.spec for r in resolved), tuple(fns + fns[:1] * pad),
+                  params, np.array(kinds + kinds[:1] * pad + lengths, np.int64), sheet_obj, players, checked)
 
 
 def player_kind(fn) -> int:
@@ -176,6 +181,8 @@ class Chunk:
     log_start: np.ndarray | None = None
     log: np.ndarray | None = None
     sheet: object = None     # the sim.sheets.Sheet played on
+    #: With an exception in a user's strategy (sim.guard.ERR_RAISED): what it did and where.
+    raised: str | None = None
 
     def to_arrow(self, table: str = "players"):
         """Table "games" (a row per game), "players" (per game and seat) or "turns" (per
@@ -225,26 +232,26 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
         raise ValueError(f"{len(line.specs)} strategies for {players} players: give one per seat, or one for all")
     if len(line.specs) == 1 and players > 1:
         line = Lineup(line.specs, (line.fns[0],) * MAX_SEATS, np.repeat(line.params[:1], MAX_SEATS, axis=0),
-                      np.repeat(line.kinds[::MAX_SEATS], MAX_SEATS), line.sheet, line.players)
+                      np.repeat(line.kinds[::MAX_SEATS], MAX_SEATS), line.sheet, line.players, line.checked)
     tab = kernel_tables(sheet)
     slots = np.arange(MAX_SEATS, dtype=np.int64) if len(line.specs) > 1 else np.zeros(MAX_SEATS, np.int64)
 
     # A user's strategy is watched (sim.guard): by a kernel of its own, compiled when first needed.
     kernel = watched_batch() if (line.kinds[:MAX_SEATS] >= reference_players.PLAYER_GUARDED).any() else play_batch
 
-    def run(dice_start, dice, log_start, log, first=first, count=count, kinds=line.kinds):
+    def run(dice_start, dice, log_start, log, first=first, count=count, kinds=line.kinds, kernel=kernel):
         games = np.zeros((count, engine.GR_SIZE), np.int64)
         seats = np.zeros((count, players, PS_SIZE), np.int64)
-        kernel(line.fns, kinds, line.params, slots, bool(rotate), tab, np.uint64(seed), first, players,
-               max_rolls, games, seats, dice_start, dice, log_start, log)
-        return games, seats
+        out = kernel(line.fns, kinds, line.params, slots, bool(rotate), tab, np.uint64(seed), first, players,
+                     max_rolls, games, seats, dice_start, dice, log_start, log)
+        return games, seats, out
 
-    def unlogged(first=first, count=count, kinds=line.kinds):
+    def unlogged(first=first, count=count, kinds=line.kinds, kernel=kernel):
         no_offsets = np.zeros(count + 1, np.int64)
         return run(no_offsets, np.zeros((0, 6), np.int64), no_offsets, np.zeros((0, engine.LOG_SIZE), np.int64),
-                   first, count, kinds)
+                   first, count, kinds, kernel)
 
-    games, seats = unlogged()
+    games, seats, _ = unlogged()
     chunk = Chunk(seed, first, line.specs, games, seats, _seat_slots(first, count, players, rotate, line),
                   sheet=sheet)
     if games[:, engine.GR_ERROR].any():
@@ -253,9 +260,15 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
         strict = line.kinds.copy()
         strict[:MAX_SEATS][strict[:MAX_SEATS] == reference_players.PLAYER_GUARDED] = reference_players.PLAYER_STRICT
         for g in np.flatnonzero(games[:, engine.GR_ERROR]):
+            if games[g, engine.GR_ERROR] == guard.ERR_RAISED:
+                # Where: the game again, alone, returns the failing decision's arguments.
+                _, _, saved = unlogged(first + int(g), 1, kernel=alone_watched())
+                chunk.raised = _where_raised(line, int(chunk.slots[g, games[g, engine.GR_ERR_SEAT]]), saved,
+                                             players, tab)
+                break
             if games[g, engine.GR_ERROR] != guard.ERR_WRITE_SEEN_LATE:
                 break
-            again, _ = unlogged(first + int(g), 1, strict)
+            again, _, _ = unlogged(first + int(g), 1, strict)
             if again[0, engine.GR_ERROR]:
                 games[g] = again[0]
                 break
@@ -267,10 +280,20 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
         chunk.log_start = chunk.dice_start * players
         chunk.dice = np.zeros((chunk.dice_start[-1], 6), np.int64)
         chunk.log = np.zeros((chunk.log_start[-1], engine.LOG_SIZE), np.int64)
-        games2, seats2 = run(chunk.dice_start, chunk.dice, chunk.log_start, chunk.log)
+        games2, seats2, _ = run(chunk.dice_start, chunk.dice, chunk.log_start, chunk.log)
         same = np.array_equal(games[:, :engine.GR_LOG_ROWS], games2[:, :engine.GR_LOG_ROWS])
         assert same and np.array_equal(seats, seats2), "a game played differently twice: the kernels are not deterministic"
     return chunk
+
+
+def _where_raised(line, slot, saved, players, tab) -> str:
+    """sim.guard.where_it_raised for the strategy of `slot`, on the arguments `saved` (the guest
+    arrays of sim.batch.play_alone_watched) of the decision at which it raised."""
+    st, ps, bb, cands, n, rng = guard.saved_decision(*saved, players)
+    own = line.kinds[MAX_SEATS + slot]
+    params = np.zeros(max(1, own))   # its row as the engine hands it: its parameters, then zeros
+    params[:own] = line.params[slot, :own]
+    return guard.where_it_raised(guard.played_by(line.fns[slot]), (st, ps, bb, cands, n, tab, params, rng))
 
 
 def _seat_slots(first, count, players, rotate, line) -> np.ndarray:
@@ -297,6 +320,8 @@ def check_chunk(chunk: Chunk) -> None:
         if error == guard.ERR_INDEX:
             raise StrategyError(f"strategy {spec!r} (seat {seat}) returned {value}, "
                                 f"not a legal choice index or -1 (pass), {where}")
+        if error == guard.ERR_RAISED:
+            raise StrategyError(f"strategy {spec!r} (seat {seat}) {chunk.raised}, {where}")
         raise StrategyError(f"strategy {spec!r} (seat {seat}) wrote to {guard.WROTE_NAMES[value]} {where}: "
                             "a strategy may only read the game it is shown")
 

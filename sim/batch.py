@@ -18,12 +18,11 @@ from numba.extending import intrinsic
 
 from .engine import GR_ERR_VALUE, GR_ERROR, play
 from .guard import ERR_WRITE_SEEN_LATE, any_copy_written, guest_arrays
-from .state import BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SIZE, ST_SIZE, StrategySet
+from .state import BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SIZE, RNG_WORDS, ST_SIZE, StrategySet
 from .tables import TablesType, copy_tables
 
 #: Games one thread plays between allocations of its scratch arrays.
 BLOCK = 64
-RNG_WORDS = 4
 
 BATCH_SIG = types.void(
     StrategySet, types.int64[:], types.float64[:, :], types.int64[:], types.boolean, TablesType, types.uint64,
@@ -141,6 +140,28 @@ def play_batch_watched(strats, kinds, params, slots, rotate, tab, root, first, p
                         games[g, GR_ERROR] = ERR_WRITE_SEEN_LATE
                         games[g, GR_ERR_VALUE] = wrote
             b = _fetch_add(claimed, 1)
+
+
+@njit(cache=True)
+def play_alone_watched(strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
+                       dice_start, dice_log, log_start, log):
+    """Game `first` alone (games and seats have one row), played as play_batch_watched plays it;
+    returns sim.guard's saved arguments of its last watched decision (its saved ints and
+    bitboards: sim.guard.saved_decision), which is the failing one of a game that ended in an error."""
+    scratch = _scratch()
+    tab_b, params_b, kinds_b = copy_tables(tab), params.copy(), kinds.copy()
+    guest = guest_arrays(kinds_b, params_b, tab_b)
+    _play_block(0, strats, kinds_b, params_b, slots, rotate, tab_b, root, first, players, max_rolls, games, seats,
+                dice_start, dice_log, log_start, log, scratch, guest)
+    return guest[0], guest[1]
+
+
+def alone_watched():
+    """play_alone_watched, compiled for play_batch's arguments on first use (an error's path)."""
+    if not play_alone_watched.signatures:
+        play_alone_watched.compile(types.Tuple((types.int64[::1], types.uint64[::1]))(*BATCH_SIG.args))
+        play_alone_watched.disable_compile()
+    return play_alone_watched
 
 
 def watched_batch():

@@ -107,11 +107,12 @@ def candidate_results(line, seed, first, count, players, sheet, max_rolls=DEFAUL
 
 def compare(strategies, players=1, opponents=None, games=None, seed=0, until_ci=None, max_games=None,
             chunk_size=None, sheet="standard", max_rolls=DEFAULT_MAX_ROLLS, threads=None,
-            progress=False) -> Comparison:
+            progress=False, checked=True) -> Comparison:
     """Compare the candidates (first = baseline) on common random numbers.
 
     `games` (default 10,000) and `until_ci` exclude each other; `max_games` (default
-    1,000,000) is the limit of `until_ci` and needs it.
+    1,000,000) is the limit of `until_ci` and needs it. `checked`: users' strategies are
+    compiled with bounds checking.
     """
     strategies = [strategies] if isinstance(strategies, str) else list(strategies)
     if len(strategies) < 2:
@@ -142,10 +143,11 @@ def compare(strategies, players=1, opponents=None, games=None, seed=0, until_ci=
     if players == 1:
         if opponents is not None:
             raise ValueError("--opponents needs --players 2..6 (the solo game has none)")
-        lineups = [api.lineup([s], sheet=sheet_obj, players=1) for s in strategies]
+        lineups = [api.lineup([s], sheet=sheet_obj, players=1, checked=checked) for s in strategies]
     else:
         opponents = opponents or strategies[0]
-        lineups = [api.lineup([s] + [opponents] * (players - 1), sheet=sheet_obj, players=players) for s in strategies]
+        lineups = [api.lineup([s] + [opponents] * (players - 1), sheet=sheet_obj, players=players, checked=checked)
+                   for s in strategies]
     names = [line.specs[0] for line in lineups]
 
     numba.set_num_threads(threads)

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from .bits import ONE, ZERO, ctz, popcount
-from .guard import ERR_INDEX, ERR_WRITE, ERR_WRITE_SEEN_LATE, empty_seats_written, guarded_call
+from .guard import ERR_INDEX, ERR_RAISED, ERR_WRITE, ERR_WRITE_SEEN_LATE, RAISED, empty_seats_written, guarded_call
 from .players import PLAYER_GREEDY, PLAYER_GUARDED, PLAYER_RANDOM, greedy_pick, offered_dice, random_choice
 from .rng import die, game_key, seat_stream
 from .state import (
@@ -39,7 +39,7 @@ GR_ROLLS = 0        # rolls played
 GR_CAPPED = 1       # 1 if stopped by the roll cap without a natural end
 GR_ENDED_BY = 2     # bitmask of seats with two colours when the game ended naturally
 GR_WINNERS = 3      # bitmask of winning seats
-GR_ERROR = 4        # 0 = fine; else sim.guard.ERR_*: an index out of range, or a write to the game
+GR_ERROR = 4        # 0 = fine; else sim.guard.ERR_*: an illegal choice, a write to the game, an exception
 GR_ERR_ROLL = 5
 GR_ERR_SEAT = 6
 GR_ERR_VALUE = 7    # what the strategy returned (ERR_INDEX), or what it wrote (sim.guard.WROTE_*)
@@ -337,6 +337,9 @@ def decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, s
     n = legal_choices(st, ps, bb, tab, cands)
     k, wrote = guarded_call(strats[slot], kinds[slot], slot, st[ST_PLAYERS], st, ps, bb, cands, n, tab, params,
                             rngs[seat], guest)
+    if k == RAISED:   # an exception (sim.guard.watched): what it wrote before is moot, the game ends
+        _fail(gres, ERR_RAISED, st[ST_ROLL], seat, 0)
+        return -2, -1, -1, -1, 0
     if wrote >= 0:
         _fail(gres, ERR_WRITE, st[ST_ROLL], seat, wrote)
         return -2, -1, -1, -1, 0

@@ -24,21 +24,37 @@ engine hands them its arrays and checks nothing. A user's strategy
 Lineups with a user's strategy are played by their own kernel
 (sim.batch.play_batch_watched, compiled the first time one plays), so the
 built-ins' kernel and its cold start are what they were. Watching costs a
-user's strategy about 0.4 µs per decision (docs/performance.md). A strategy
-can still reach memory outside its arrays (Numba does not check bounds):
-deliberate sabotage, not a slip this catches.
+user's strategy about 0.4 µs per decision (docs/performance.md).
+
+Numba does not check array bounds, so a user's strategy indexing out of range
+would read or write memory it does not own. It is compiled with Numba's bounds
+checking (unless the run says `unchecked`: bounds_checked), and played through
+a wrapper (watched) that turns any exception it raises, an IndexError above
+all, into RAISED: the game stops with ERR_RAISED. Numba's IndexError says
+neither where nor which index, so sim.api replays that game alone to the
+failing decision (sim.batch.play_alone_watched, which returns the saved
+arguments of it) and calls the strategy's Python function on them: Python's
+traceback names the file and the line (where_it_raised).
 """
+import os
+import traceback
+import warnings
+
 import numpy as np
 from numba import njit
 
 from .players import PLAYER_GUARDED, PLAYER_STRICT
-from .state import BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SIZE, ST_SIZE
+from .state import BB_SIZE, CAND_SIZE, DECIDE_SIG, MAX_CANDS, MAX_SEATS, PS_SIZE, RNG_WORDS, ST_SIZE
 from .tables import copy_tables
 
 # --- gres[GR_ERROR] (sim.engine) -----------------------------------------------
 ERR_INDEX = 1            # returned something that is not a candidate index or -1
 ERR_WRITE = 2            # wrote to an argument; gres[GR_ERR_VALUE] says which (WROTE_*)
 ERR_WRITE_SEEN_LATE = 3  # a write found after its game or block of games: roll not known yet
+ERR_RAISED = 4           # raised an exception (an index out of range, with bounds checking)
+
+#: What a watched strategy "returns" when it raised: no candidate index is this low.
+RAISED = np.iinfo(np.int64).min
 
 # --- which argument it wrote ----------------------------------------------------
 WROTE_ST = 0
@@ -69,7 +85,10 @@ def param_lengths(kinds, params):
 _PS_AT = ST_SIZE
 _CANDS_AT = _PS_AT + MAX_SEATS * PS_SIZE
 _PLEN_AT = _CANDS_AT + MAX_CANDS * CAND_SIZE
-_INTS = _PLEN_AT + MAX_SEATS
+_N_AT = _PLEN_AT + MAX_SEATS
+_INTS = _N_AT + 1
+_RNG_AT = MAX_SEATS * BB_SIZE     # in the saved bitboards' array, after them
+_BITS = _RNG_AT + RNG_WORDS
 
 
 @njit(cache=True)
@@ -77,7 +96,8 @@ def guest_arrays(kinds, params, tab):
     """One thread's room for guarding user strategies: (saved ints, saved bitboards, parameters, tables).
 
     The saved ints are st, ps and the candidates as they were before a decision, then each
-    slot's parameter count. A guarded slot's parameter row is its own parameters, then zeros
+    slot's parameter count, then the number of candidates; the saved bitboards are bb, then
+    the deciding seat's random stream. A guarded slot's parameter row is its own parameters, then zeros
     to the longest guarded row. The tables are one private copy that every guarded slot reads
     (when none is guarded, the engine's: nothing is copied).
     """
@@ -96,7 +116,7 @@ def guest_arrays(kinds, params, tab):
         if kinds[i] >= PLAYER_GUARDED:
             for j in range(plen[i]):
                 gparams[i, j] = params[i, j]
-    return ints, np.zeros(MAX_SEATS * BB_SIZE, np.uint64), gparams, copy_tables(tab) if guarded else tab
+    return ints, np.zeros(_BITS, np.uint64), gparams, copy_tables(tab) if guarded else tab
 
 
 @njit(cache=True, inline="always")
@@ -204,6 +224,9 @@ def guarded_call(fn, kind, slot, players, st, ps, bb, cands, n, tab, params, rng
     _save(ints, _PS_AT, ps, players)
     _save(bits, 0, bb, players)
     _save(ints, _CANDS_AT, cands, n)
+    ints[_N_AT] = n
+    for i in range(rng.shape[0]):   # what a strategy that raises drew from (sim.api replays it)
+        bits[_RNG_AT + i] = rng[i]
     k = fn(st, ps, bb, cands, n, gtab, gparams[slot], rng)
     if not _same_1d(ints, st, st.shape[0]):
         return k, WROTE_ST
@@ -217,3 +240,94 @@ def guarded_call(fn, kind, slot, players, st, ps, bb, cands, n, tab, params, rng
         wrote = empty_seats_written(ps, bb, players)
         return k, wrote if wrote >= 0 else copies_written(guest, slot, tab, params)
     return k, -1
+
+
+# --- bounds checking and exceptions ----------------------------------------------
+
+def bounds_checked(dispatcher):
+    """A user's decision function compiled again, as its author declared it but with Numba's
+    bounds checking: an index out of range raises IndexError instead of reaching other memory.
+    (Functions it calls are checked where they are inlined into it, or declared so themselves.)"""
+    options = {k: v for k, v in dispatcher.targetoptions.items() if k != "nopython"}
+    options["boundscheck"] = True
+    return njit(**options)(dispatcher.py_func)
+
+
+#: watched(): the wrapper of each user function, and the function each wrapper plays.
+_WRAPPERS: dict = {}
+_PLAYS: dict = {}
+
+
+def watched(fn):
+    """The decision function a user's strategy `fn` (a dispatcher) is played through: it returns
+    what fn returns, or RAISED if fn raised an exception.
+
+    Numba calls a function value through a C wrapper that prints an exception it raises and
+    returns garbage, so the run would go on with a made-up move: this wrapper calls fn
+    directly, where Numba can catch the exception (it cannot say which one)."""
+    if fn not in _WRAPPERS:
+        def decision(st, ps, bb, cands, n, tab, params, rng):
+            try:
+                return fn(st, ps, bb, cands, n, tab, params, rng)
+            except Exception:   # noqa: BLE001 (Numba catches no narrower class)
+                return RAISED
+
+        wrapper = njit(decision)
+        wrapper.compile(DECIDE_SIG)
+        wrapper.disable_compile()
+        _WRAPPERS[fn] = wrapper
+        _PLAYS[wrapper] = fn
+    return _WRAPPERS[fn]
+
+
+def played_by(wrapper):
+    """The user's function a watched() wrapper plays (None for any other function)."""
+    return _PLAYS.get(wrapper)
+
+
+def saved_decision(ints, bits, players):
+    """The arguments of the last watched decision of a game, as guarded_call saved them before
+    the call (the guest arrays that sim.batch.play_alone_watched returns): st, ps, bb, cands, n, rng."""
+    st = ints[:ST_SIZE].copy()
+    ps = np.zeros((MAX_SEATS, PS_SIZE), np.int64)
+    ps[:players] = ints[_PS_AT:_PS_AT + players * PS_SIZE].reshape(players, PS_SIZE)
+    bb = np.zeros((MAX_SEATS, BB_SIZE), np.uint64)
+    bb[:players] = bits[:players * BB_SIZE].reshape(players, BB_SIZE)
+    n = int(ints[_N_AT])
+    cands = np.zeros((MAX_CANDS, CAND_SIZE), np.int64)
+    cands[:n] = ints[_CANDS_AT:_CANDS_AT + n * CAND_SIZE].reshape(n, CAND_SIZE)
+    return st, ps, bb, cands, n, bits[_RNG_AT:_RNG_AT + RNG_WORDS].copy()
+
+
+def _shown(path: str) -> str:
+    """A file as an error message names it: relative to the working folder when inside it."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
+def where_it_raised(fn, args) -> str:
+    """What a strategy's decision function did wrong, with the file and line, found by calling
+    its Python function (fn.py_func) on the arguments (saved_decision) of the decision at which
+    the compiled one raised: "indexed out of range at cheat.py line 7".
+
+    Python checks every index, as Numba with bounds checking does, so it raises at the same
+    line; its traceback's last frame outside NumPy and Numba is the strategy's own code (or a
+    helper of it). Should Python not raise (a helper compiled without bounds checks, arithmetic
+    that differs), the line is unknown and the message says so."""
+    try:
+        # NumPy's scalars divide by zero with a warning where Numba raises ZeroDivisionError:
+        # made an error here too. Overflow wraps around in both.
+        with warnings.catch_warnings(), np.errstate(divide="raise", over="ignore", under="ignore", invalid="ignore"):
+            warnings.simplefilter("ignore")
+            fn.py_func(*args)
+    except Exception as e:   # noqa: BLE001 (whatever it raises is what it did wrong)
+        frames = [f for f in traceback.extract_tb(e.__traceback__)
+                  if f.filename != __file__
+                  and not any(part in f.filename for part in (os.sep + "numpy" + os.sep, os.sep + "numba" + os.sep))]
+        where = f" at {_shown(frames[-1].filename)} line {frames[-1].lineno}" if frames else ""
+        if isinstance(e, IndexError):
+            return f"indexed out of range{where}"
+        if isinstance(e, (ZeroDivisionError, FloatingPointError)):
+            return f"divided by zero{where}"
+        return f"raised {type(e).__name__}{f' ({e})' if str(e) else ''}{where}"
+    return "raised an exception (an index out of range?) that its Python code does not raise, so its line is unknown"

@@ -74,9 +74,10 @@ def check_files(manifest: dict) -> None:
                              "so its games cannot be replayed")
 
 
-def from_dataset(path, game: int) -> tuple[dict, Sheet, list[dict] | None]:
+def from_dataset(path, game: int, checked: bool = True) -> tuple[dict, Sheet, list[dict] | None]:
     """(game log, sheet, stored players rows or None) for game `game` of the dataset at `path`
-    (a folder or a filesystem URL); None when the game's chunk is not finished."""
+    (a folder or a filesystem URL); None when the game's chunk is not finished. `checked`:
+    users' strategies are compiled with bounds checking."""
     manifest = read_manifest(path)
     st = manifest.get("settings") or {}
     total = int(st.get("games", 0))
@@ -85,7 +86,7 @@ def from_dataset(path, game: int) -> tuple[dict, Sheet, list[dict] | None]:
     specs = seat_strategies(st["strategies"], st["players"], game, st["rotate"])
     check_files(manifest)
     files = manifest_files(manifest)
-    line = lineup(specs, [files.get(s) for s in specs], sheet, st["players"])
+    line = lineup(specs, [files.get(s) for s in specs], sheet, st["players"], checked)
     log = play_game(st["seed"], game, line, sheet, st.get("max_rolls", DEFAULT_MAX_ROLLS))
     stored = None
     c = game // st["chunk_size"]

@@ -149,7 +149,7 @@ class Progress:
 
 
 def prepare(games, players, strategies, sheet, seed, chunk_size, max_rolls, rotate, log_turns, threads,
-            files=None):
+            files=None, checked=True):
     """Validate every argument (compiling the strategies, loading the sheet); touches no files.
     `files` maps a user file spec to the file a resumed run was started with."""
     games = check_int("games", games, 1, 2**40)
@@ -181,8 +181,8 @@ def prepare(games, players, strategies, sheet, seed, chunk_size, max_rolls, rota
                              "package.module:function), so that the dataset can be replayed and resumed; "
                              f"got {s!r:.80}")
     files = files or {}
-    resolved = [resolve(s, files.get(s) if isinstance(s, str) else None) for s in strategies]
-    line = api.lineup(resolved, sheet=sheet_obj, players=players)
+    resolved = [resolve(s, files.get(s) if isinstance(s, str) else None, checked=checked) for s in strategies]
+    line = api.lineup(resolved, sheet=sheet_obj, players=players, checked=checked)
     infos = [_strategy_info(r) for r in resolved]
     # Rotation only matters with several strategies at a table; store it as it acts.
     rotate = bool(rotate) and players > 1 and len(strategies) > 1
@@ -207,6 +207,7 @@ class ChunkJob:
     sheet_text: str
     threads: int             # Numba threads per chunk
     files: tuple = ()        # per strategy of settings: the absolute path of its user file, or None
+    checked: bool = True     # users' strategies compiled with bounds checking (sim.guard)
 
     def chunk_games(self, c: int) -> tuple[int, int]:
         size, n = self.settings["chunk_size"], self.settings["games"]
@@ -221,11 +222,17 @@ _CELLS: dict = {}
 _KERNEL_LOCK = threading.Lock()
 
 
+def _job_key(job: ChunkJob) -> tuple:
+    return (tuple(job.settings["strategies"]), job.files, job.sheet_name, job.sheet_text, job.settings["players"],
+            job.checked)
+
+
 def _resolve(job: ChunkJob):
-    key = (tuple(job.settings["strategies"]), job.files, job.sheet_name, job.sheet_text, job.settings["players"])
+    key = _job_key(job)
     if key not in _RESOLVED:
         sheet = parse_sheet(job.sheet_text, job.sheet_name)
-        _RESOLVED[key] = (api.lineup(list(key[0]), job.files or None, sheet, job.settings["players"]), sheet)
+        _RESOLVED[key] = (api.lineup(list(key[0]), job.files or None, sheet, job.settings["players"], job.checked),
+                          sheet)
     return _RESOLVED[key]
 
 
@@ -293,14 +300,15 @@ def play_ahead(job: ChunkJob, todo: list[int]):
 def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="standard", seed=None,
         threads=None, chunk_size=None, max_rolls=DEFAULT_MAX_ROLLS, rotate=False, log_turns=False,
         resume=False, force=False, progress=False, command=None, on_chunk=None, scheduler=None,
-        retries=3) -> dict:
+        retries=3, checked=True) -> dict:
     """Play `games` games into the dataset at `out`; return the final manifest.
 
     `out` is a local folder or a filesystem URL (sim.dataset.open_store). With
     `scheduler` (a Dask scheduler address, or "local" / "local:N" for a
     LocalCluster of N worker processes on 127.0.0.1), every chunk is a Dask task
     that plays and writes it, retried up to `retries` times; `threads` is then
-    the Numba threads per task (default 1).
+    the Numba threads per task (default 1). `checked`: users' strategies are compiled with
+    bounds checking (an index out of range stops the run, naming the file and line).
     """
     store = open_store(out)
     if scheduler is not None and threads is None:
@@ -308,7 +316,7 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
     old = _resumable(store) if resume else None
     settings, line, sheet_obj, infos, threads = prepare(
         games, players, strategies, sheet, seed, chunk_size, max_rolls, rotate, log_turns, threads,
-        files=manifest_files(old) if old else None)
+        files=manifest_files(old) if old else None, checked=checked)
     if scheduler is not None:
         retries = check_int("retries", retries, 0, 1000)
         from .distributed import check_reachable, import_distributed, local_workers
@@ -331,11 +339,11 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
     # folders appear with their manifest, and the manifest always says how the run ended.
     with interrupts.shielded():
         return _play_into(store, old, created, existing and force and not resume, settings, line, sheet_obj, infos,
-                          threads, scheduler, retries, progress, command, on_chunk)
+                          threads, scheduler, retries, progress, command, on_chunk, checked)
 
 
 def _play_into(store, old, created, clear, settings, line, sheet_obj, infos, threads, scheduler, retries,
-               progress, command, on_chunk) -> dict:
+               progress, command, on_chunk, checked) -> dict:
     """run() once the arguments are checked: create or continue the dataset, play, write the manifest."""
     if clear:
         _clear(store)
@@ -361,6 +369,7 @@ def _play_into(store, old, created, clear, settings, line, sheet_obj, infos, thr
         "chunks": n_chunks,
         "games_done": games_done,
         "threads": threads,
+        "bounds_checked": bool(checked),
         "versions": versions(),
         "git_revision": git_revision(),
         "kernel_sources": numba_cache.DIGEST,
@@ -375,9 +384,8 @@ def _play_into(store, old, created, clear, settings, line, sheet_obj, infos, thr
     write_json(store, manifest)
 
     files = tuple(info.get("file") for info in infos)
-    job = ChunkJob(store, settings, sheet_obj.name, sheet_obj.text, threads, files)
-    _RESOLVED[(tuple(settings["strategies"]), files, sheet_obj.name, sheet_obj.text, settings["players"])] = \
-        (line, sheet_obj)
+    job = ChunkJob(store, settings, sheet_obj.name, sheet_obj.text, threads, files, bool(checked))
+    _RESOLVED[_job_key(job)] = (line, sheet_obj)
     todo = [c for c in range(n_chunks) if c not in done]
     if scheduler is None and threads > 1:
         finished = play_ahead(job, todo)

@@ -86,6 +86,9 @@ CAND_SIZE = 4
 #: Enough for any roll: at most 9 distinct dice pairs, each at most every subset.
 MAX_CANDS = 9 * NW * 64
 
+#: Words of a seat's random stream (the rng a strategy gets: sim.rng).
+RNG_WORDS = 4
+
 #: choose(st, ps, bb, cands, n_cands, tables, params, rng) -> candidate index or -1
 DECIDE_SIG = types.int64(
     types.int64[:],

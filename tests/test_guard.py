@@ -73,7 +73,30 @@ def param(st, ps, bb, cands, n, tab, params, rng):
 
 def honest(st, ps, bb, cands, n, tab, params, rng):
     return n - 1
+
+
+def out_of_range(st, ps, bb, cands, n, tab, params, rng):
+    if st[ST_ROLL] == 5 and lucky(rng):
+        return ps[st[ST_SEAT] + 6, 0]        # a row past the last seat
+    return n - 1
+
+
+def past_params(st, ps, bb, cands, n, tab, params, rng):
+    if params[3] == 0.0:                     # it has no parameters: past the end of its row
+        return n - 1
+    return 0
+
+
+def divide(st, ps, bb, cands, n, tab, params, rng):
+    if n // (st[ST_ROLL] - 4) == 12345:      # roll 4 divides by zero
+        return 0
+    return n - 1
 '''
+
+
+def line_of(text):
+    """The line number of `text` in CHEATS (the file the cheats are written to)."""
+    return next(i for i, line in enumerate(CHEATS.splitlines(), 1) if text in line)
 
 WROTE = r"\(seat (\d)\) wrote to {what} in seed (\d+), game (\d+), roll (\d+): a strategy may only read the game it is shown"
 
@@ -226,3 +249,46 @@ def test_the_tables_comparison_covers_every_field():
         changed = [a.copy() for a in arrays]
         changed[i].reshape(-1)[-1] += 1
         assert not same_tables(kernel_tables("standard"), _pack(*changed)), name
+
+
+def test_an_index_out_of_range_stops_the_run_naming_the_file_and_line(cheats, tmp_path):
+    """Users' strategies are compiled with bounds checking: an index out of range stops the run
+    with one line naming the strategy, its file and line (exit 2); the chunks before are kept."""
+    spec = f"{cheats}:out_of_range"
+    first = _error(play_chunk(6, 0, 400, [spec, "greedy"], players=2, rotate=True))
+    m = re.fullmatch(rf"strategy '{re.escape(spec)}' \(seat \d\) indexed out of range at {re.escape(str(cheats))} "
+                     rf"line {line_of('a row past the last seat')}, in seed 6, game (\d+), roll 5", first)
+    assert m, first
+    game = int(m[1])
+    assert game >= 2, "seed 6 should let a chunk finish before the first bad index"
+    out = tmp_path / "ds"
+    r = invoke("run", "-n", 400, "-p", 2, "-s", spec, "-s", "greedy", "--seed", 6, "--chunk-size", game // 2,
+               "-o", out, "-q")
+    assert r.exit_code == 2 and r.stderr == f"Error: {first}\n", r.output
+    assert done_chunks(out) == {0, 1} and read_manifest(out)["status"] == "failed"
+
+
+def test_the_file_is_named_as_given_from_the_working_folder(cheats, monkeypatch):
+    monkeypatch.chdir(cheats.parent)
+    with pytest.raises(sim.StrategyError, match=rf"indexed out of range at cheat.py line "
+                                                 rf"{line_of('a row past the last seat')}, in seed 6"):
+        check_chunk(play_chunk(6, 0, 400, ["cheat.py:out_of_range", "greedy"], players=2, rotate=True))
+
+
+def test_another_exception_is_named_with_its_line(cheats):
+    with pytest.raises(sim.StrategyError, match=rf"^strategy '.*:divide' \(seat 0\) divided by zero "
+                                                 rf"at .*cheat.py line {line_of('divides by zero')}, "
+                                                 rf"in seed 1, game 0, roll 4$"):
+        sim.play_game(1, 0, [f"{cheats}:divide", "greedy"])
+
+
+def test_unchecked_turns_bounds_checking_off(cheats, tmp_path):
+    """--unchecked: past_params reads past its (empty) parameters row, into memory the engine
+    owns (the next seat's row, zeros): unchecked it plays on, checked it stops."""
+    args = ["run", "-n", 50, "-p", 2, "-s", f"{cheats}:past_params", "-s", "greedy", "-q"]
+    r = invoke(*args, "-o", tmp_path / "checked")
+    assert r.exit_code == 2 and f"indexed out of range at {cheats} line {line_of('past the end of its row')}" \
+        in r.stderr, r.output
+    r = invoke(*args, "-o", tmp_path / "unchecked", "--unchecked")
+    assert r.exit_code == 0, r.output
+    assert read_manifest(tmp_path / "unchecked")["status"] == "complete"
