@@ -203,6 +203,7 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
     from sim import runner
     from sim.dataset import MANIFEST, is_url, open_store, read_manifest
     from sim.replay import manifest_sheet
+    from sim.settings import Settings
 
     if resume and force:
         raise ValueError("--resume and --force exclude each other")
@@ -214,30 +215,29 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
         out = Path(out)
     strategies = list(strategy) or ["greedy"]
     if resume and open_store(out).is_file(MANIFEST):
-        stored = read_manifest(out)["settings"]
+        manifest = read_manifest(out)
+        stored = Settings.from_manifest(manifest, manifest_sheet(manifest))
 
         def given(name):
             return ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT
 
-        games = games if given("games") else stored["games"]
-        players = players if given("players") else stored["players"]
-        strategies = strategies if given("strategy") else stored["strategies"]
-        rotate = rotate if given("rotate") else stored["rotate"]
-        seed = seed if given("seed") else stored["seed"]
-        chunk_size = chunk_size if given("chunk_size") else stored["chunk_size"]
-        max_rolls = max_rolls if given("max_rolls") else stored["max_rolls"]
-        log_turns = log_turns if given("log_turns") else stored["log_turns"]
-        sheet = sheet if given("sheet") else manifest_sheet(read_manifest(out))
-    if players is None:
-        players = len(strategies)
+        games = games if given("games") else stored.games
+        players = players if given("players") else stored.players
+        strategies = strategies if given("strategy") else stored.strategies
+        rotate = rotate if given("rotate") else stored.rotate
+        seed = seed if given("seed") else stored.seed
+        chunk_size = chunk_size if given("chunk_size") else stored.chunk_size
+        max_rolls = max_rolls if given("max_rolls") else stored.max_rolls
+        log_turns = log_turns if given("log_turns") else stored.log_turns
+        sheet = sheet if given("sheet") else stored.sheet
+    settings = Settings.of(strategies=strategies, players=players, games=games, seed=seed, sheet=sheet,
+                           rotate=rotate, max_rolls=max_rolls, threads=runner.task_threads(threads, scheduler),
+                           chunk_size=chunk_size, log_turns=log_turns, checked=not unchecked)
     command = "encore-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if Path(sys.argv[0]).name.startswith("encore-sim") else None
     try:
-        manifest = runner.run(out, games=games, players=players, strategies=strategies, sheet=sheet, seed=seed,
-                              threads=threads, chunk_size=chunk_size, max_rolls=max_rolls, rotate=rotate,
-                              log_turns=log_turns, resume=resume, force=force,
-                              progress=_progress_enabled(quiet), command=command, scheduler=scheduler,
-                              retries=retries, checked=not unchecked)
+        manifest = runner.run(out, settings=settings, resume=resume, force=force, progress=_progress_enabled(quiet),
+                              command=command, scheduler=scheduler, retries=retries)
     except KeyboardInterrupt:
         if not open_store(out).is_file(MANIFEST):   # interrupted before the run created anything
             click.echo("Aborted.", err=True)
@@ -523,10 +523,8 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
     is                   encore-sim replay --seed 7 --game 4 -s greedy -s random -s heuristic
     """
     _announce_compiling(sys.stderr.isatty())
-    from sim import play_game
-    from sim.api import lineup
-    from sim.replay import check_stored, from_dataset, render, seat_strategies
-    from sim.sheets import load_sheet
+    from sim.replay import check_stored, from_dataset, game_of, render
+    from sim.settings import Settings
 
     stored = None
     if path is not None:
@@ -539,13 +537,10 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
     else:
         if not strategy:
             raise ValueError("give a dataset PATH, or --strategy (once per seat, or once for all) and --seed")
-        players = players or len(strategy)
-        sheet_obj = load_sheet(sheet)
-        if len(strategy) not in (1, players):
-            raise ValueError(f"{len(strategy)} strategies for {players} players: give one per seat, or one for all")
-        line = lineup(seat_strategies(strategy, players, game, rotate), sheet=sheet_obj, players=players,
-                      checked=not unchecked)
-        log = play_game(seed, game, line, sheet_obj, max_rolls)
+        s = Settings.of(strategies=strategy, players=players, seed=seed, sheet=sheet, rotate=rotate,
+                        max_rolls=max_rolls, checked=not unchecked)
+        sheet_obj = s.sheet
+        log = game_of(s, game)
     problem = check_stored(log, stored)
     if as_json:
         click.echo(json.dumps(log, indent=1))

@@ -5,39 +5,28 @@ arguments, sets up the state arrays and turns results into Python objects.
 """
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import engine, guard, players as reference_players
 from .batch import alone_watched, play_batch, watched_batch
+from .settings import DEFAULT_MAX_ROLLS, MAX_SEED, Settings, check_int
 from .sheets import COLOURS, load_sheet, parse_cell, cell_name
 from .state import (
     CAND_SUB, MAX_SEATS, PS_SIZE, PS_BOXES, PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLOURS_FIRST,
     PS_COLS, PS_COLS_FIRST, PS_FIRST_JOKER_ROLL, PS_JOKERS, PS_PASSES, PS_RANK, PS_SCORE, PS_STAR_PENALTY,
-    PS_WINNER, ST_AVAIL, ST_DICE, ST_SEAT, COLOUR_JOKER, NUMBER_JOKER, new_state,
+    PS_WINNER, ST_AVAIL, ST_DICE, ST_SEAT, COLOUR_JOKER, NUMBER_JOKER, new_state, seat_slot,
 )
 from .tables import START_JOKERS, build_tables, from_words, kernel_tables
 
-DEFAULT_MAX_ROLLS = 200
-MAX_SEED = 2**64 - 1
+__all__ = ["DEFAULT_MAX_ROLLS", "MAX_SEED", "check_int"]   # the validation is sim.settings'; named here too
 
 
 def colour_index(colour) -> int:
     if colour not in COLOURS:
         raise ValueError(f"unknown colour {colour!r}: expected one of {', '.join(COLOURS)}")
     return COLOURS.index(colour)
-
-
-def check_int(name: str, value, lo: int, hi: int | None = None) -> int:
-    """value as an int in lo..hi, or a ValueError naming the argument."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if value < lo or (hi is not None and value > hi):
-        bounds = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ValueError(f"{name} must be {bounds}, got {value}")
-    return int(value)
 
 
 def mask_cells(mask) -> list[str]:
@@ -210,26 +199,23 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
 
     `strategies` gives one spec per seat, or one spec for every seat when
     `players` says how many; players == 1 is the solo game. With `rotate`,
-    seat s of game g is played by strategies[(s + g) % players].
+    seat s of game g is played by strategies[(s + g) % players] (sim.state.seat_slot).
     """
-    seed = check_int("seed", seed, 0, MAX_SEED)
     first = check_int("first game", first, 0, 2**62)
     count = check_int("count", count, 0, 2**40)
-    max_rolls = check_int("max_rolls", max_rolls, 1, 100_000)
-    sheet = load_sheet(sheet)
-    if players is None:
-        if isinstance(strategies, Lineup):
-            players = strategies.players or len(strategies.specs)
-        else:
-            _check_specs(strategies)
-            players = len(strategies)
-    players = check_int("players", players, 1, MAX_SEATS)
+    if isinstance(strategies, Lineup):
+        specs = strategies.specs
+        if players is None:
+            players = strategies.players or len(specs)
+    else:
+        _check_specs(strategies)
+        specs = strategies
+    s = Settings.of(strategies=specs, players=players, seed=seed, sheet=sheet, max_rolls=max_rolls)
+    seed, players, sheet, max_rolls = s.seed, s.players, s.sheet, s.max_rolls
     line = strategies if isinstance(strategies, Lineup) else lineup(strategies, sheet=sheet, players=players)
     if line.sheet is not None and (line.sheet != sheet or line.players != players):
         raise ValueError(f"the strategies were set up for {line.players} players on sheet {line.sheet.name!r}, "
                          f"not for {players} on {sheet.name!r}")
-    if len(line.specs) not in (1, players):
-        raise ValueError(f"{len(line.specs)} strategies for {players} players: give one per seat, or one for all")
     if len(line.specs) == 1 and players > 1:
         line = Lineup(line.specs, (line.fns[0],) * MAX_SEATS, np.repeat(line.params[:1], MAX_SEATS, axis=0),
                       np.repeat(line.kinds[::MAX_SEATS], MAX_SEATS), line.sheet, line.players, line.checked)
@@ -297,13 +283,11 @@ def _where_raised(line, slot, saved, players, tab) -> str:
 
 
 def _seat_slots(first, count, players, rotate, line) -> np.ndarray:
-    seat = np.arange(players)
+    """Which strategy (index into line.specs) played each seat of games first .. first+count-1."""
     if len(line.specs) == 1:
         return np.zeros((count, players), np.int64)
-    if not rotate:
-        return np.broadcast_to(seat, (count, players)).astype(np.int64)
-    number = first + np.arange(count)[:, None]
-    return ((seat[None, :] + number) % players).astype(np.int64)
+    seat, number = np.arange(players)[None, :], first + np.arange(count)[:, None]
+    return np.broadcast_to(seat_slot.py_func(seat, number, players, bool(rotate)), (count, players)).astype(np.int64)
 
 
 def check_chunk(chunk: Chunk) -> None:

@@ -18,7 +18,7 @@ from numba.extending import intrinsic
 
 from .engine import GR_ERR_VALUE, GR_ERROR, play
 from .guard import ERR_WRITE_SEEN_LATE, any_copy_written, guest_arrays
-from .state import BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SIZE, RNG_WORDS, ST_SIZE, StrategySet
+from .state import BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SIZE, RNG_WORDS, ST_SIZE, StrategySet, seat_slot
 from .tables import TablesType, copy_tables
 
 #: Games one thread plays between allocations of its scratch arrays.
@@ -65,7 +65,7 @@ def _play_block(b, strats, kinds, params, slots, rotate, tab, root, first, playe
     for g in range(b * BLOCK, min(games.shape[0], (b + 1) * BLOCK)):
         number = first + g
         for s in range(players):
-            game_slots[s] = slots[(s + number) % players] if rotate else slots[s]
+            game_slots[s] = slots[seat_slot(s, number, players, rotate)]
         play(strats, kinds, params, game_slots, tab, root, number, players, max_rolls,
              st, ps, bb, cands, pending, rngs, games[g],
              dice_log[dice_start[g]:dice_start[g + 1]], log[log_start[g]:log_start[g + 1]], guest)
@@ -78,8 +78,8 @@ def play_batch(strats, kinds, params, slots, rotate, tab, root, first, players, 
                dice_start, dice_log, log_start, log):
     """Play games first .. first+len(games)-1; games[g] gets gres, seats[g] the players' ps rows.
 
-    Seat s is played by strategy slot slots[s], or with `rotate` by
-    slots[(s + game) % players], so every strategy sits in every seat equally often.
+    Seat s is played by strategy slot slots[seat_slot(s, game, players, rotate)] (sim.state):
+    with `rotate` every strategy sits in every seat equally often.
     Slot i is strats[i] run as kinds[i] (sim.players.PLAYER_*: the reference
     players inline, others through the function value). A lineup with a user's
     strategy (PLAYER_GUARDED) is played by play_batch_watched, same arguments.

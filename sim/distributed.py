@@ -3,7 +3,7 @@
     run_chunks(scheduler, job, chunks, retries=3) -> iterator of (chunk, games), as they finish
 
 sim.runner.run(..., scheduler=ADDRESS) uses this; the client keeps the
-manifest. Every task calls sim.runner.play_and_write, the same function the
+manifest. Every task calls sim.chunks.play_and_write, the same function the
 local runner calls, so the rows are those of a local run. A task's files have
 names determined by its chunk and are moved into place whole, so a task that
 is retried (an exception: up to `retries` times; a worker that died: Dask
@@ -22,7 +22,8 @@ import logging
 import os
 import uuid
 
-from .api import StrategyError
+from .api import StrategyError, play_chunk
+from .chunks import play_and_write, resolve_job
 
 class ClusterError(RuntimeError):
     """The cluster could not play a chunk: its task failed every retry, or the scheduler is gone."""
@@ -112,7 +113,6 @@ def chunk_task(c: int, job):
     An illegal move is returned, not raised, because retrying cannot help: the
     game would be played the same way again.
     """
-    from .runner import play_and_write
     try:
         return "ok", play_and_write(job, c)
     except StrategyError as e:
@@ -124,9 +124,7 @@ def warm_up(job) -> None:
 
     Workers on this machine then load them from the cache instead of each compiling them.
     """
-    from .api import play_chunk
-    from .runner import _resolve
-    line, sheet = _resolve(job)
+    line, sheet = resolve_job(job)
     st = job.settings
     play_chunk(st["seed"], 0, 1, line, players=st["players"], sheet=sheet, max_rolls=st["max_rolls"],
                rotate=st["rotate"], log_turns=st["log_turns"])

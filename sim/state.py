@@ -24,7 +24,7 @@ A decision function returns the index of the chosen candidate, or -1 to pass.
 import warnings
 
 import numpy as np
-from numba import types
+from numba import njit, types
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 # Strategies are first-class function values (one compiled, cached game kernel
@@ -103,6 +103,16 @@ DECIDE_SIG = types.int64(
 DecideFn = types.FunctionType(DECIDE_SIG)
 #: Per-seat strategies as passed to the game kernels (padded to MAX_SEATS).
 StrategySet = types.UniTuple(DecideFn, MAX_SEATS)
+
+
+@njit(cache=True, inline="always")
+def seat_slot(seat, game, players, rotate):
+    """The strategy slot that plays `seat` in game number `game`: slot `seat`, or with `rotate`
+    slot (seat + game) mod players, so that every strategy sits in every seat equally often.
+
+    The one definition of the rotation: the kernels inline it (sim.batch); the host calls its
+    Python function, on NumPy arrays too (sim.api, sim.settings)."""
+    return (seat + game) % players if rotate else seat
 
 
 def new_state():
