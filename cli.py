@@ -12,12 +12,16 @@ import io
 import json
 import os
 import shlex
+import signal
 import sys
 from pathlib import Path
 
 import click
 
 EXIT_USAGE = 2
+#: Set by entry(): this process is the encore-sim program (not a test invoking main()), so it
+#: decides what Ctrl-C does (sim.interrupts).
+_PROGRAM = False
 
 
 def _fail(message: str, code: int = EXIT_USAGE, details: bool = False):
@@ -59,6 +63,9 @@ def _errors(fn):
     """Turn the API's errors into one-line messages with exit code 2."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        if _PROGRAM:
+            from sim import interrupts   # light: sim.api (the kernels) is not imported with it
+            interrupts.install()   # Ctrl-C: exit 130 at once, except where the work finishes it itself
         try:
             return fn(*args, **kwargs)
         except BrokenPipeError:  # e.g. `encore-sim replay ... | head`
@@ -138,6 +145,11 @@ class _Seed(click.ParamType):
 
 
 SEED = _Seed()
+#: --unchecked, on the commands that play strategies (run, compare, replay).
+UNCHECKED = click.option(
+    "--unchecked", is_flag=True,
+    help="Compile users' strategies (-s file.py:function) without bounds checking: faster, but an index out "
+         "of range reads or writes memory it does not own instead of stopping the run with its file and line.")
 SEED_HELP = "Root seed: game g of a seed is the same game in every command [default: 0; 'random': a fresh one]."
 
 
@@ -182,10 +194,11 @@ def main() -> None:
                    "for N worker processes on this machine. Needs encore-sim[dask].")
 @click.option("--retries", type=int, default=3, show_default=True,
               help="With --scheduler: retries of a chunk whose task failed.")
+@UNCHECKED
 @click.pass_context
 @_errors
 def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size, out, max_rolls, log_turns,
-        resume, force, quiet, scheduler, retries):
+        resume, force, quiet, scheduler, retries, unchecked):
     """Play many games in parallel and write them to a Parquet dataset.
 
     Without options: 100,000 solo games of greedy, seed 0.
@@ -194,6 +207,7 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
     from sim import runner
     from sim.dataset import MANIFEST, is_url, open_store, read_manifest
     from sim.replay import manifest_sheet
+    from sim.settings import Settings
 
     if resume and force:
         raise ValueError("--resume and --force exclude each other")
@@ -205,34 +219,38 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
         out = Path(out)
     strategies = list(strategy) or ["greedy"]
     if resume and open_store(out).is_file(MANIFEST):
-        stored = read_manifest(out)["settings"]
+        manifest = read_manifest(out)
+        stored = Settings.from_manifest(manifest, manifest_sheet(manifest))
 
         def given(name):
             return ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT
 
-        games = games if given("games") else stored["games"]
-        players = players if given("players") else stored["players"]
-        strategies = strategies if given("strategy") else stored["strategies"]
-        rotate = rotate if given("rotate") else stored["rotate"]
-        seed = seed if given("seed") else stored["seed"]
-        chunk_size = chunk_size if given("chunk_size") else stored["chunk_size"]
-        max_rolls = max_rolls if given("max_rolls") else stored["max_rolls"]
-        log_turns = log_turns if given("log_turns") else stored["log_turns"]
-        sheet = sheet if given("sheet") else manifest_sheet(read_manifest(out))
-    if players is None:
-        players = len(strategies)
+        games = games if given("games") else stored.games
+        players = players if given("players") else stored.players
+        strategies = strategies if given("strategy") else stored.strategies
+        rotate = rotate if given("rotate") else stored.rotate
+        seed = seed if given("seed") else stored.seed
+        chunk_size = chunk_size if given("chunk_size") else stored.chunk_size
+        max_rolls = max_rolls if given("max_rolls") else stored.max_rolls
+        log_turns = log_turns if given("log_turns") else stored.log_turns
+        sheet = sheet if given("sheet") else stored.sheet
+    settings = Settings.of(strategies=strategies, players=players, games=games, seed=seed, sheet=sheet,
+                           rotate=rotate, max_rolls=max_rolls, threads=runner.task_threads(threads, scheduler),
+                           chunk_size=chunk_size, log_turns=log_turns, checked=not unchecked)
     command = "encore-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if Path(sys.argv[0]).name.startswith("encore-sim") else None
     try:
-        manifest = runner.run(out, games=games, players=players, strategies=strategies, sheet=sheet, seed=seed,
-                              threads=threads, chunk_size=chunk_size, max_rolls=max_rolls, rotate=rotate,
-                              log_turns=log_turns, resume=resume, force=force,
-                              progress=_progress_enabled(quiet), command=command, scheduler=scheduler,
-                              retries=retries)
+        manifest = runner.run(out, settings=settings, resume=resume, force=force, progress=_progress_enabled(quiet),
+                              command=command, scheduler=scheduler, retries=retries)
     except KeyboardInterrupt:
-        click.echo(f"Interrupted: finished chunks are kept in {out}; finish with "
-                   f"`encore-sim run --out {shlex.quote(str(out))} --resume`", err=True)
-        sys.exit(130)
+        if not open_store(out).is_file(MANIFEST):   # interrupted before the run created anything
+            click.echo("Aborted.", err=True)
+        else:
+            click.echo(f"Interrupted: finished chunks are kept in {out}; finish with "
+                       f"`encore-sim run --out {shlex.quote(str(out))} --resume`", err=True)
+        _exit_interrupted()
+    except runner.RunFailed as e:   # the run itself broke (a cluster's task or scheduler), not its input
+        _fail(str(e), 1)
     if not quiet:
         from sim.summary import default_by_seat, format_table, summarise
         by_seat = default_by_seat(manifest)
@@ -273,25 +291,16 @@ def _emit(df, fmt, output, extra_json=None):
             sys.stdout.buffer.write(buf.getvalue())
             sys.stdout.flush()
         else:
-            _write_atomically(Path(output), buf.getvalue())
+            from sim.dataset import atomic_write_bytes
+            atomic_write_bytes(Path(output), buf.getvalue())
         return
     else:
         text = df
     if output is None:
         click.echo(text, nl=not str(text).endswith("\n"))
     else:
-        text = str(text)
-        _write_atomically(Path(output), (text if text.endswith("\n") else f"{text}\n").encode())
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    """A temporary file beside `path`, then moved over it: never a half-written file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+        from sim.dataset import atomic_write_bytes
+        atomic_write_bytes(Path(output), (str(text) if str(text).endswith("\n") else f"{text}\n").encode())
 
 
 @main.command()
@@ -356,9 +365,10 @@ def summary(path, by, fmt, output, output_old):
 @click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               metavar="FILE.html",
               help="Also write an HTML report: the paired differences as a forest plot and the score distributions.")
+@UNCHECKED
 @_errors
 def compare(strategies, players, opponents, games, until_ci, max_games, seed, sheet, max_rolls, threads,
-            chunk_size, fmt, quiet, report_file):
+            chunk_size, fmt, quiet, report_file, unchecked):
     """Compare strategies on common random numbers (the same dice), paired against the first.
 
     Either --games N, or --until-ci X (at most --max-games; giving --games too is an error):
@@ -376,7 +386,8 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
         check_output(report_file)
     result = run_compare(strategies, players=players, opponents=opponents, games=games, seed=seed,
                          until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
-                         max_rolls=max_rolls, threads=threads, progress=_progress_enabled(quiet))
+                         max_rolls=max_rolls, threads=threads, progress=_progress_enabled(quiet),
+                         checked=not unchecked)
     if fmt == "table":
         click.echo(format_table(result))
     else:
@@ -461,9 +472,12 @@ def tune(spec, params, players, opponents, objective, budget, seed, validate_gam
     Example: encore-sim tune heuristic:solo_joker=0 --param solo_joker=0..3 --param solo_colour=0..2
     """
     _announce_compiling(_progress_enabled(quiet))
+    from sim import interrupts
     from sim import tune as t
 
     def report(result):
+        if not result.history:   # set up: from now on Ctrl-C stops the search with its best so far
+            interrupts.set_mode(interrupts.RAISE)
         if fmt == "table":
             click.echo(t.format_iteration(result, result.history[-1]) if result.history else t.format_header(result))
 
@@ -474,7 +488,7 @@ def tune(spec, params, players, opponents, objective, budget, seed, validate_gam
                         progress=_progress_enabled(quiet), report=report)
     except t.TuneInterrupted as e:
         click.echo(json.dumps(e.result.to_dict(), indent=2) if fmt == "json" else t.format_best(e.result))
-        sys.exit(130)
+        _exit_interrupted()
     if fmt == "json":
         click.echo(json.dumps(result.to_dict(), indent=2))
         return
@@ -501,9 +515,10 @@ def tune(spec, params, players, opponents, objective, budget, seed, validate_gam
 @click.option("--max-rolls", type=int, default=200, show_default=True, help="Without PATH: roll cap for tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the engine's game log as JSON.")
 @click.option("--every-roll", is_flag=True, help="Draw the sheets after every roll, not only at the end.")
+@UNCHECKED
 @click.pass_context
 @_errors
-def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, as_json, every_roll):
+def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, as_json, every_roll, unchecked):
     """Replay one game exactly, roll by roll: game N of a dataset (PATH --game N), or game N
     of what `run` would play with the same --seed and --strategy options.
 
@@ -512,9 +527,8 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
     is                   encore-sim replay --seed 7 --game 4 -s greedy -s random -s heuristic
     """
     _announce_compiling(sys.stderr.isatty())
-    from sim import play_game
-    from sim.replay import check_stored, from_dataset, render, seat_strategies
-    from sim.sheets import load_sheet
+    from sim.replay import check_stored, from_dataset, game_of, render
+    from sim.settings import Settings
 
     stored = None
     if path is not None:
@@ -523,15 +537,14 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
         if extra:
             raise ValueError(f"--{extra[0].replace('_', '-')} cannot be combined with PATH: "
                              "a dataset's games are replayed with its own settings")
-        log, sheet_obj, stored = from_dataset(path, game)
+        log, sheet_obj, stored = from_dataset(path, game, checked=not unchecked)
     else:
         if not strategy:
             raise ValueError("give a dataset PATH, or --strategy (once per seat, or once for all) and --seed")
-        players = players or len(strategy)
-        sheet_obj = load_sheet(sheet)
-        if len(strategy) not in (1, players):
-            raise ValueError(f"{len(strategy)} strategies for {players} players: give one per seat, or one for all")
-        log = play_game(seed, game, seat_strategies(strategy, players, game, rotate), sheet_obj, max_rolls)
+        s = Settings.of(strategies=strategy, players=players, seed=seed, sheet=sheet, rotate=rotate,
+                        max_rolls=max_rolls, checked=not unchecked)
+        sheet_obj = s.sheet
+        log = game_of(s, game)
     problem = check_stored(log, stored)
     if as_json:
         click.echo(json.dumps(log, indent=1))
@@ -594,13 +607,16 @@ def train(sheet, players, games, seed, threads, out, quiet):
     comparisons never play the games it learned from.
     """
     _announce_compiling(_progress_enabled(quiet))
+    from sim import interrupts
     from strategies.training import train_file
+    if _PROGRAM:
+        interrupts.install("Interrupted: no weights were written.")
     try:
         train_file(out, sheet=sheet, players=players, games=games, seed=seed, threads=threads,
                    progress=_progress_enabled(quiet))
     except KeyboardInterrupt:
         click.echo("\nInterrupted: no weights were written.", err=True)
-        sys.exit(130)
+        _exit_interrupted()
     if not quiet:
         click.echo(f"Wrote {out}: weights for {'the solo game' if players == 1 else f'{players} players'} on "
                    f"sheet {sheet}. Play them with --strategy learned:weights={shlex.quote(out)}")
@@ -646,5 +662,27 @@ def list_strategies():
             click.echo(f"{'':<12}   {k} = {v:g}")
 
 
-if __name__ == "__main__":
+def _exit_interrupted():
+    """Exit as a command interrupted by Ctrl-C (130) or SIGTERM (143) exits, its work finished."""
+    from sim import interrupts
+    sys.exit(interrupts.exit_code())
+
+
+def _abort_at_once(signum, frame):
+    # Until sim.interrupts takes over (importing it imports Numba): nothing needs finishing yet.
+    os.write(2, b"Aborted.\n")
+    os._exit(128 + signum)
+
+
+def entry() -> None:
+    """The `encore-sim` program: main(), with Ctrl-C or SIGTERM an interruption at any moment
+    (sim.interrupts)."""
+    global _PROGRAM
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _abort_at_once)
+    _PROGRAM = True
     main()
+
+
+if __name__ == "__main__":
+    entry()

@@ -5,39 +5,28 @@ arguments, sets up the state arrays and turns results into Python objects.
 """
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import engine, players as reference_players
-from .batch import play_batch
+from . import engine, guard, players as reference_players
+from .batch import alone_watched, play_batch, watched_batch
+from .settings import DEFAULT_MAX_ROLLS, MAX_SEED, Settings, check_int
 from .sheets import COLOURS, load_sheet, parse_cell, cell_name
 from .state import (
-    CAND_SUB, MAX_SEATS, PS_SIZE, PS_BOXES, PS_COL_POINTS, PS_COLOUR_POINTS, PS_JOKERS, PS_SCORE,
-    PS_STAR_PENALTY, PS_WINNER, ST_AVAIL, ST_DICE, ST_SEAT, COLOUR_JOKER,
-    NUMBER_JOKER, new_state,
+    CAND_SUB, MAX_SEATS, PS_SIZE, PS_BOXES, PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLOURS_FIRST,
+    PS_COLS, PS_COLS_FIRST, PS_FIRST_JOKER_ROLL, PS_JOKERS, PS_PASSES, PS_RANK, PS_SCORE, PS_STAR_PENALTY,
+    PS_WINNER, ST_AVAIL, ST_DICE, ST_SEAT, COLOUR_JOKER, NUMBER_JOKER, new_state, seat_slot,
 )
-from .tables import build_tables, from_words, kernel_tables
+from .tables import START_JOKERS, build_tables, from_words, kernel_tables
 
-DEFAULT_MAX_ROLLS = 200
-MAX_SEED = 2**64 - 1
+__all__ = ["DEFAULT_MAX_ROLLS", "MAX_SEED", "check_int"]   # the validation is sim.settings'; named here too
 
 
 def colour_index(colour) -> int:
     if colour not in COLOURS:
         raise ValueError(f"unknown colour {colour!r}: expected one of {', '.join(COLOURS)}")
     return COLOURS.index(colour)
-
-
-def check_int(name: str, value, lo: int, hi: int | None = None) -> int:
-    """value as an int in lo..hi, or a ValueError naming the argument."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if value < lo or (hi is not None and value > hi):
-        bounds = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ValueError(f"{name} must be {bounds}, got {value}")
-    return int(value)
 
 
 def mask_cells(mask) -> list[str]:
@@ -97,9 +86,10 @@ class Lineup:
     specs: tuple[str, ...]
     fns: tuple      # MAX_SEATS decision functions, padded
     params: np.ndarray  # float64 (MAX_SEATS, P)
-    kinds: np.ndarray   # int64 (MAX_SEATS,) how each is run: sim.players.PLAYER_*
+    kinds: np.ndarray   # int64 (2 * MAX_SEATS,) how each is run (sim.players.PLAYER_*), then its parameter count
     sheet: object = None    # the sim.sheets.Sheet the strategies' data is for
     players: int | None = None  # the number of players it is for
+    checked: bool = True    # users' strategies compiled with bounds checking (sim.guard)
 
 
 def _check_specs(strategies) -> None:
@@ -107,19 +97,20 @@ def _check_specs(strategies) -> None:
         raise ValueError(f"strategies must be a list of 1..{MAX_SEATS} strategy specs, one per seat")
 
 
-def lineup(strategies, files=None, sheet="standard", players=None) -> Lineup:
+def lineup(strategies, files=None, sheet="standard", players=None, checked=True) -> Lineup:
     """Resolve strategy specs ("greedy", "heuristic:joker_cost=2", "file.py:fn", ...) for games
     of `players` (default: one per spec) on `sheet`.
 
     `files`, one per spec (None for most), says where the file a spec names is when it is
     not where the spec says from here (strategies.resolve). A strategy with data (learned's
-    weights) gets those for `sheet` and `players` after its parameters.
+    weights) gets those for `sheet` and `players` after its parameters. A user's strategy is
+    compiled with bounds checking unless `checked` is false, and played watched (sim.guard).
     """
     from strategies import resolve  # the engine does not depend on strategies at import
 
     _check_specs(strategies)
     files = [None] * len(strategies) if files is None else list(files)
-    resolved = [resolve(s, f) for s, f in zip(strategies, files, strict=True)]
+    resolved = [resolve(s, f, checked=checked) for s, f in zip(strategies, files, strict=True)]
     sheet_obj = load_sheet(sheet)
     players = check_int("players", len(resolved) if players is None else players, 1, MAX_SEATS)
     rows = []
@@ -130,18 +121,27 @@ def lineup(strategies, files=None, sheet="standard", players=None) -> Lineup:
     params = np.zeros((MAX_SEATS, width))
     for i, row in enumerate(rows):
         params[i, :len(row)] = row
-    fns = tuple(r.fn for r in resolved) + (resolved[0].fn,) * (MAX_SEATS - len(resolved))
-    kinds = np.array([player_kind(f) for f in fns], np.int64)
-    return Lineup(tuple(r.spec for r in resolved), fns, params, kinds, sheet_obj, players)
+    fns = [r.fn for r in resolved]
+    kinds = [player_kind(f) for f in fns]
+    fns = [guard.watched(f) if k == reference_players.PLAYER_GUARDED else f for f, k in zip(fns, kinds)]
+    pad = MAX_SEATS - len(resolved)
+    lengths = [len(row) for row in rows] + [len(rows[0])] * pad
+    return Lineup(tuple(r.spec for r in resolved), tuple(fns + fns[:1] * pad),
+                  params, np.array(kinds + kinds[:1] * pad + lengths, np.int64), sheet_obj, players, checked)
 
 
 def player_kind(fn) -> int:
-    """How the game loop runs decision function fn: the reference players of sim.players inline."""
+    """How the game loop runs decision function fn: the reference players of sim.players inline,
+    the other built-in strategies on the engine's arrays, any other on copies (sim.guard)."""
+    from strategies import REGISTRY
+
     if fn is reference_players.greedy:
         return reference_players.PLAYER_GREEDY
     if fn is reference_players.random_choice:
         return reference_players.PLAYER_RANDOM
-    return reference_players.PLAYER_CALL
+    if any(fn is s.dispatcher for s in REGISTRY.values()):
+        return reference_players.PLAYER_CALL
+    return reference_players.PLAYER_GUARDED
 
 
 @dataclass
@@ -170,6 +170,8 @@ class Chunk:
     log_start: np.ndarray | None = None
     log: np.ndarray | None = None
     sheet: object = None     # the sim.sheets.Sheet played on
+    #: With an exception in a user's strategy (sim.guard.ERR_RAISED): what it did and where.
+    raised: str | None = None
 
     def to_arrow(self, table: str = "players"):
         """Table "games" (a row per game), "players" (per game and seat) or "turns" (per
@@ -197,63 +199,95 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
 
     `strategies` gives one spec per seat, or one spec for every seat when
     `players` says how many; players == 1 is the solo game. With `rotate`,
-    seat s of game g is played by strategies[(s + g) % players].
+    seat s of game g is played by strategies[(s + g) % players] (sim.state.seat_slot).
     """
-    seed = check_int("seed", seed, 0, MAX_SEED)
     first = check_int("first game", first, 0, 2**62)
     count = check_int("count", count, 0, 2**40)
-    max_rolls = check_int("max_rolls", max_rolls, 1, 100_000)
-    sheet = load_sheet(sheet)
-    if players is None:
-        if isinstance(strategies, Lineup):
-            players = strategies.players or len(strategies.specs)
-        else:
-            _check_specs(strategies)
-            players = len(strategies)
-    players = check_int("players", players, 1, MAX_SEATS)
+    if isinstance(strategies, Lineup):
+        specs = strategies.specs
+        if players is None:
+            players = strategies.players or len(specs)
+    else:
+        _check_specs(strategies)
+        specs = strategies
+    s = Settings.of(strategies=specs, players=players, seed=seed, sheet=sheet, max_rolls=max_rolls)
+    seed, players, sheet, max_rolls = s.seed, s.players, s.sheet, s.max_rolls
     line = strategies if isinstance(strategies, Lineup) else lineup(strategies, sheet=sheet, players=players)
     if line.sheet is not None and (line.sheet != sheet or line.players != players):
         raise ValueError(f"the strategies were set up for {line.players} players on sheet {line.sheet.name!r}, "
                          f"not for {players} on {sheet.name!r}")
-    if len(line.specs) not in (1, players):
-        raise ValueError(f"{len(line.specs)} strategies for {players} players: give one per seat, or one for all")
     if len(line.specs) == 1 and players > 1:
         line = Lineup(line.specs, (line.fns[0],) * MAX_SEATS, np.repeat(line.params[:1], MAX_SEATS, axis=0),
-                      np.repeat(line.kinds[:1], MAX_SEATS), line.sheet, line.players)
+                      np.repeat(line.kinds[::MAX_SEATS], MAX_SEATS), line.sheet, line.players, line.checked)
     tab = kernel_tables(sheet)
     slots = np.arange(MAX_SEATS, dtype=np.int64) if len(line.specs) > 1 else np.zeros(MAX_SEATS, np.int64)
 
-    def run(dice_start, dice, log_start, log):
+    # A user's strategy is watched (sim.guard): by a kernel of its own, compiled when first needed.
+    kernel = watched_batch() if (line.kinds[:MAX_SEATS] >= reference_players.PLAYER_GUARDED).any() else play_batch
+
+    def run(dice_start, dice, log_start, log, first=first, count=count, kinds=line.kinds, kernel=kernel):
         games = np.zeros((count, engine.GR_SIZE), np.int64)
         seats = np.zeros((count, players, PS_SIZE), np.int64)
-        play_batch(line.fns, line.kinds, line.params, slots, bool(rotate), tab, np.uint64(seed), first, players,
-                   max_rolls, games, seats, dice_start, dice, log_start, log)
-        return games, seats
+        out = kernel(line.fns, kinds, line.params, slots, bool(rotate), tab, np.uint64(seed), first, players,
+                     max_rolls, games, seats, dice_start, dice, log_start, log)
+        return games, seats, out
 
-    no_offsets = np.zeros(count + 1, np.int64)
-    games, seats = run(no_offsets, np.zeros((0, 6), np.int64), no_offsets, np.zeros((0, engine.LOG_SIZE), np.int64))
+    def unlogged(first=first, count=count, kinds=line.kinds, kernel=kernel):
+        no_offsets = np.zeros(count + 1, np.int64)
+        return run(no_offsets, np.zeros((0, 6), np.int64), no_offsets, np.zeros((0, engine.LOG_SIZE), np.int64),
+                   first, count, kinds, kernel)
+
+    games, seats, _ = unlogged()
     chunk = Chunk(seed, first, line.specs, games, seats, _seat_slots(first, count, players, rotate, line),
                   sheet=sheet)
+    if games[:, engine.GR_ERROR].any():
+        # A write seen only after its game (or block of games: sim.guard): replay the games
+        # marked so, alone and checked after every decision, until one shows the roll and seat.
+        strict = line.kinds.copy()
+        strict[:MAX_SEATS][strict[:MAX_SEATS] == reference_players.PLAYER_GUARDED] = reference_players.PLAYER_STRICT
+        for g in np.flatnonzero(games[:, engine.GR_ERROR]):
+            if games[g, engine.GR_ERROR] == guard.ERR_RAISED:
+                # Where: the game again, alone, returns the failing decision's arguments.
+                _, _, saved = unlogged(first + int(g), 1, kernel=alone_watched())
+                chunk.raised = _where_raised(line, int(chunk.slots[g, games[g, engine.GR_ERR_SEAT]]), saved,
+                                             players, tab)
+                break
+            if games[g, engine.GR_ERROR] != guard.ERR_WRITE_SEEN_LATE:
+                break
+            again, _, _ = unlogged(first + int(g), 1, strict)
+            if again[0, engine.GR_ERROR]:
+                games[g] = again[0]
+                break
+            games[g, engine.GR_ERROR] = 0   # played by the book: another game of its block wrote
+        return chunk   # check_chunk names the error; nothing of this chunk is kept
     if log_turns:
         rolls = games[:, engine.GR_ROLLS]
         chunk.dice_start = np.concatenate(([0], np.cumsum(rolls)))
         chunk.log_start = chunk.dice_start * players
         chunk.dice = np.zeros((chunk.dice_start[-1], 6), np.int64)
         chunk.log = np.zeros((chunk.log_start[-1], engine.LOG_SIZE), np.int64)
-        games2, seats2 = run(chunk.dice_start, chunk.dice, chunk.log_start, chunk.log)
+        games2, seats2, _ = run(chunk.dice_start, chunk.dice, chunk.log_start, chunk.log)
         same = np.array_equal(games[:, :engine.GR_LOG_ROWS], games2[:, :engine.GR_LOG_ROWS])
         assert same and np.array_equal(seats, seats2), "a game played differently twice: the kernels are not deterministic"
     return chunk
 
 
+def _where_raised(line, slot, saved, players, tab) -> str:
+    """sim.guard.where_it_raised for the strategy of `slot`, on the arguments `saved` (the guest
+    arrays of sim.batch.play_alone_watched) of the decision at which it raised."""
+    st, ps, bb, cands, n, rng = guard.saved_decision(*saved, players)
+    own = line.kinds[MAX_SEATS + slot]
+    params = np.zeros(max(1, own))   # its row as the engine hands it: its parameters, then zeros
+    params[:own] = line.params[slot, :own]
+    return guard.where_it_raised(guard.played_by(line.fns[slot]), (st, ps, bb, cands, n, tab, params, rng))
+
+
 def _seat_slots(first, count, players, rotate, line) -> np.ndarray:
-    seat = np.arange(players)
+    """Which strategy (index into line.specs) played each seat of games first .. first+count-1."""
     if len(line.specs) == 1:
         return np.zeros((count, players), np.int64)
-    if not rotate:
-        return np.broadcast_to(seat, (count, players)).astype(np.int64)
-    number = first + np.arange(count)[:, None]
-    return ((seat[None, :] + number) % players).astype(np.int64)
+    seat, number = np.arange(players)[None, :], first + np.arange(count)[:, None]
+    return np.broadcast_to(seat_slot.py_func(seat, number, players, bool(rotate)), (count, players)).astype(np.int64)
 
 
 def check_chunk(chunk: Chunk) -> None:
@@ -264,11 +298,16 @@ def check_chunk(chunk: Chunk) -> None:
         gres = chunk.games[g]
         seat = int(gres[engine.GR_ERR_SEAT])
         spec = chunk.specs[chunk.slots[g, seat]]
-        raise StrategyError(
-            f"strategy {spec!r} (seat {seat}) returned {int(gres[engine.GR_ERR_VALUE])}, "
-            f"not a legal choice index or -1 (pass), in seed {chunk.seed}, game {chunk.first + g}, "
-            f"roll {int(gres[engine.GR_ERR_ROLL])}"
-        )
+        error, value = int(gres[engine.GR_ERROR]), int(gres[engine.GR_ERR_VALUE])
+        where = f"in seed {chunk.seed}, game {chunk.first + g}"
+        where += f", roll {int(gres[engine.GR_ERR_ROLL])}" if error != guard.ERR_WRITE_SEEN_LATE else ""
+        if error == guard.ERR_INDEX:
+            raise StrategyError(f"strategy {spec!r} (seat {seat}) returned {value}, "
+                                f"not a legal choice index or -1 (pass), {where}")
+        if error == guard.ERR_RAISED:
+            raise StrategyError(f"strategy {spec!r} (seat {seat}) {chunk.raised}, {where}")
+        raise StrategyError(f"strategy {spec!r} (seat {seat}) wrote to {guard.WROTE_NAMES[value]} {where}: "
+                            "a strategy may only read the game it is shown")
 
 
 def play_game(seed, game, strategies, sheet="standard", max_rolls=DEFAULT_MAX_ROLLS) -> dict:
@@ -291,9 +330,15 @@ def play_game(seed, game, strategies, sheet="standard", max_rolls=DEFAULT_MAX_RO
         "strategies": list(chunk.specs),
         "max_rolls": chunk_max_rolls(max_rolls, players),
         "capped": bool(gres[engine.GR_CAPPED]),
+        "ended_by": _seats(gres[engine.GR_ENDED_BY], players),
+        "winners": _seats(gres[engine.GR_WINNERS], players),
         "rolls": game_rolls(chunk.dice, chunk.log, gres, tab, players),
         "result": game_result(chunk.seats[0], players),
     }
+
+
+def _seats(mask, players) -> list[int]:
+    return [s for s in range(players) if (int(mask) >> s) & 1]
 
 
 def chunk_max_rolls(max_rolls, players):
@@ -328,9 +373,10 @@ def game_rolls(dice_log, log, gres, tab, players) -> list[dict]:
 
 def game_move(row, tab) -> dict:
     seat = int(row[engine.LOG_SEAT])
+    offered = {"available": int(row[engine.LOG_AVAIL]), "n_choices": int(row[engine.LOG_CHOICES])}
     if row[engine.LOG_SUB] < 0:
         return {"seat": seat, "pass": True, "colour_die": None, "number_die": None, "colour": None,
-                "number": None, "cells": [], "jokers": 0}
+                "number": None, "cells": [], "jokers": 0, **offered}
     sub = row[engine.LOG_SUB]
     return {
         "seat": seat,
@@ -341,10 +387,12 @@ def game_move(row, tab) -> dict:
         "number": int(tab.size[sub]),
         "cells": mask_cells(tab.mask[sub]),
         "jokers": int(row[engine.LOG_COST]),
+        **offered,
     }
 
 
 def game_result(ps, players) -> list[dict]:
+    """Each seat's result: the fields of a dataset's players table (sim.schema.PLAYERS)."""
     return [
         {
             "seat": s,
@@ -352,8 +400,16 @@ def game_result(ps, players) -> list[dict]:
             "column_points": int(ps[s, PS_COL_POINTS]),
             "colour_points": int(ps[s, PS_COLOUR_POINTS]),
             "jokers_left": int(ps[s, PS_JOKERS]),
+            "jokers_used": START_JOKERS - int(ps[s, PS_JOKERS]),
             "star_penalty": int(ps[s, PS_STAR_PENALTY]),
             "boxes": int(ps[s, PS_BOXES]),
+            "columns_first": int(ps[s, PS_COLS_FIRST]),
+            "columns_later": int(ps[s, PS_COLS]).bit_count() - int(ps[s, PS_COLS_FIRST]),
+            "colours_first": int(ps[s, PS_COLOURS_FIRST]),
+            "colours_later": int(ps[s, PS_COLOURS]).bit_count() - int(ps[s, PS_COLOURS_FIRST]),
+            "first_joker_roll": int(ps[s, PS_FIRST_JOKER_ROLL]) or None,
+            "passes": int(ps[s, PS_PASSES]),
+            "rank": int(ps[s, PS_RANK]),
             "winner": bool(ps[s, PS_WINNER]),
         }
         for s in range(players)

@@ -16,13 +16,13 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
-from .engine import play
-from .state import BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SIZE, ST_SIZE, StrategySet
+from .engine import GR_ERR_VALUE, GR_ERROR, play
+from .guard import ERR_WRITE_SEEN_LATE, any_copy_written, guest_arrays
+from .state import BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SIZE, RNG_WORDS, ST_SIZE, StrategySet, seat_slot
 from .tables import TablesType, copy_tables
 
 #: Games one thread plays between allocations of its scratch arrays.
 BLOCK = 64
-RNG_WORDS = 4
 
 BATCH_SIG = types.void(
     StrategySet, types.int64[:], types.float64[:, :], types.int64[:], types.boolean, TablesType, types.uint64,
@@ -45,24 +45,51 @@ def _fetch_add(typingctx, counter, delta):
     return types.int64(counter, delta), codegen
 
 
+@njit(cache=True, inline="always")
+def _scratch():
+    """One thread's state arrays: st, ps, bb, cands, pending, rngs, game slots."""
+    return (np.zeros(ST_SIZE, np.int64), np.zeros((MAX_SEATS, PS_SIZE), np.int64),
+            np.zeros((MAX_SEATS, BB_SIZE), np.uint64), np.empty((MAX_CANDS, CAND_SIZE), np.int64),
+            np.zeros((MAX_SEATS, 4), np.int64), np.zeros((MAX_SEATS, RNG_WORDS), np.uint64),
+            np.zeros(MAX_SEATS, np.int64))
+
+
+# Inlined into each kernel: as a function of its own, called by the kernels, it made the cold
+# start's compilation a third longer.
+@njit(cache=True, inline="always")
+def _play_block(b, strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
+                dice_start, dice_log, log_start, log, scratch, guest):
+    """Play the games of block b on one thread's scratch arrays (`guest`: None, or sim.guard's
+    room for watching user strategies)."""
+    st, ps, bb, cands, pending, rngs, game_slots = scratch
+    for g in range(b * BLOCK, min(games.shape[0], (b + 1) * BLOCK)):
+        number = first + g
+        for s in range(players):
+            game_slots[s] = slots[seat_slot(s, number, players, rotate)]
+        play(strats, kinds, params, game_slots, tab, root, number, players, max_rolls,
+             st, ps, bb, cands, pending, rngs, games[g],
+             dice_log[dice_start[g]:dice_start[g + 1]], log[log_start[g]:log_start[g + 1]], guest)
+        seats[g, :, :] = ps[:players]
+
+
 # nogil: the runner plays the next chunk on a worker thread while it writes this one.
 @njit(BATCH_SIG, cache=True, parallel=True, nogil=True)
 def play_batch(strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
                dice_start, dice_log, log_start, log):
     """Play games first .. first+len(games)-1; games[g] gets gres, seats[g] the players' ps rows.
 
-    Seat s is played by strategy slot slots[s], or with `rotate` by
-    slots[(s + game) % players], so every strategy sits in every seat equally often.
+    Seat s is played by strategy slot slots[seat_slot(s, game, players, rotate)] (sim.state):
+    with `rotate` every strategy sits in every seat equally often.
     Slot i is strats[i] run as kinds[i] (sim.players.PLAYER_*: the reference
-    players inline, others through the function value).
+    players inline, others through the function value). A lineup with a user's
+    strategy (PLAYER_GUARDED) is played by play_batch_watched, same arguments.
 
     Game g logs its dice to dice_log[dice_start[g]:dice_start[g+1]] and its
     decisions to log[log_start[g]:log_start[g+1]]; all-zero offsets mean no
     log. The caller sizes the log from a first, unlogged pass: games are
     deterministic, so the second pass plays the same rolls.
     """
-    n = games.shape[0]
-    n_blocks = (n + BLOCK - 1) // BLOCK
+    n_blocks = (games.shape[0] + BLOCK - 1) // BLOCK
     claimed = np.zeros(1, np.int64)   # blocks handed out so far
     # prange only puts the threads to work: the first iteration a thread runs claims
     # blocks until none is left, and its later iterations find nothing to claim.
@@ -71,24 +98,76 @@ def play_batch(strats, kinds, params, slots, rotate, tab, root, first, players, 
         b = _fetch_add(claimed, 1)
         if b >= n_blocks:
             continue
-        st = np.zeros(ST_SIZE, np.int64)
-        ps = np.zeros((MAX_SEATS, PS_SIZE), np.int64)
-        bb = np.zeros((MAX_SEATS, BB_SIZE), np.uint64)
-        cands = np.empty((MAX_CANDS, CAND_SIZE), np.int64)
-        pending = np.zeros((MAX_SEATS, 4), np.int64)
-        rngs = np.zeros((MAX_SEATS, RNG_WORDS), np.uint64)
-        game_slots = np.zeros(MAX_SEATS, np.int64)
+        scratch = _scratch()
         # Private copies: reference counts of shared arrays would bounce between cores.
-        tab_b = copy_tables(tab)
-        params_b = params.copy()
-        kinds_b = kinds.copy()
+        tab_b, params_b, kinds_b = copy_tables(tab), params.copy(), kinds.copy()
         while b < n_blocks:
-            for g in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-                number = first + g
-                for s in range(players):
-                    game_slots[s] = slots[(s + number) % players] if rotate else slots[s]
-                play(strats, kinds_b, params_b, game_slots, tab_b, root, number, players, max_rolls,
-                     st, ps, bb, cands, pending, rngs, games[g],
-                     dice_log[dice_start[g]:dice_start[g + 1]], log[log_start[g]:log_start[g + 1]])
-                seats[g, :, :] = ps[:players]
+            _play_block(b, strats, kinds_b, params_b, slots, rotate, tab_b, root, first, players, max_rolls, games,
+                        seats, dice_start, dice_log, log_start, log, scratch, None)
             b = _fetch_add(claimed, 1)
+
+
+# Compiled when a user's strategy first plays (watched_batch), so that a cold start that does
+# not need it does not pay for it.
+@njit(cache=True, parallel=True, nogil=True)
+def play_batch_watched(strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
+                       dice_start, dice_log, log_start, log):
+    """play_batch for a lineup with a user's strategy, which is watched (sim.guard).
+
+    kinds[MAX_SEATS + i], if given, is the length of slot i's parameters (the
+    rest of its row in params is padding).
+    """
+    n = games.shape[0]
+    n_blocks = (n + BLOCK - 1) // BLOCK
+    claimed = np.zeros(1, np.int64)
+    for _ in prange(n_blocks):
+        b = _fetch_add(claimed, 1)
+        if b >= n_blocks:
+            continue
+        scratch = _scratch()
+        tab_b, params_b, kinds_b = copy_tables(tab), params.copy(), kinds.copy()
+        guest = guest_arrays(kinds_b, params_b, tab_b)
+        while b < n_blocks:
+            _play_block(b, strats, kinds_b, params_b, slots, rotate, tab_b, root, first, players, max_rolls, games,
+                        seats, dice_start, dice_log, log_start, log, scratch, guest)
+            # The tables and parameters a user's strategy reads are its private copies, and
+            # comparing them after every game would cost more than the game: once a block.
+            # Every game of the block is marked; sim.api.play_chunk finds the one that wrote.
+            wrote = any_copy_written(guest, kinds_b, tab_b, params_b)
+            if wrote >= 0:
+                for g in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+                    if games[g, GR_ERROR] == 0:
+                        games[g, GR_ERROR] = ERR_WRITE_SEEN_LATE
+                        games[g, GR_ERR_VALUE] = wrote
+            b = _fetch_add(claimed, 1)
+
+
+@njit(cache=True)
+def play_alone_watched(strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
+                       dice_start, dice_log, log_start, log):
+    """Game `first` alone (games and seats have one row), played as play_batch_watched plays it;
+    returns sim.guard's saved arguments of its last watched decision (its saved ints and
+    bitboards: sim.guard.saved_decision), which is the failing one of a game that ended in an error."""
+    scratch = _scratch()
+    tab_b, params_b, kinds_b = copy_tables(tab), params.copy(), kinds.copy()
+    guest = guest_arrays(kinds_b, params_b, tab_b)
+    _play_block(0, strats, kinds_b, params_b, slots, rotate, tab_b, root, first, players, max_rolls, games, seats,
+                dice_start, dice_log, log_start, log, scratch, guest)
+    return guest[0], guest[1]
+
+
+def alone_watched():
+    """play_alone_watched, compiled for play_batch's arguments on first use (an error's path)."""
+    if not play_alone_watched.signatures:
+        play_alone_watched.compile(types.Tuple((types.int64[::1], types.uint64[::1]))(*BATCH_SIG.args))
+        play_alone_watched.disable_compile()
+    return play_alone_watched
+
+
+def watched_batch():
+    """play_batch_watched, compiled for play_batch's signature (or loaded from the cache) on first use."""
+    if not play_batch_watched.signatures:
+        play_batch_watched.compile(BATCH_SIG.args)
+        # Only that signature, as play_batch's: strategies typed as function values, not each its own type.
+        play_batch_watched.disable_compile()
+    return play_batch_watched

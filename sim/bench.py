@@ -49,9 +49,10 @@ def machine() -> dict:
 
 
 def games_per_second(spec, players: int, repeats: int, threads: int = 1, seconds: float = 1.0,
-                     rotate: bool = False) -> float:
+                     rotate: bool = False, checked: bool = True) -> float:
     """Median games/s of play_chunk on `threads` threads; `spec` is one strategy spec for every
-    seat, or a list of one per seat (rotated with `rotate`).
+    seat, or a list of one per seat (rotated with `rotate`); `checked`: a user's file compiled
+    with bounds checking (as run plays it without --unchecked).
 
     Only play is timed. The strategies are resolved once, before timing: resolving a spec
     that names a user's file loads and compiles the file again (0.1-0.2 s a call), which a
@@ -62,7 +63,7 @@ def games_per_second(spec, players: int, repeats: int, threads: int = 1, seconds
     from .api import lineup, play_chunk
 
     specs = [spec] if isinstance(spec, str) else list(spec)
-    line = lineup(specs, players=players)
+    line = lineup(specs, players=players, checked=checked)
     before = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
@@ -169,6 +170,7 @@ def run(quick: bool, everything: bool = False) -> list[dict]:
         rows.extend(_throughput_rows(names, quick))
         inline = next(r["value"] for r in rows if r["workload"] == "solo, greedy, 1 thread")
         rows.append(_timed(_plugin_row, tmp, inline, quick))
+        rows.append(_timed(_plugin_row, tmp, inline, quick, False))
         if everything:
             rows.append(_timed(_lineup_row, quick))
         if numba.config.NUMBA_NUM_THREADS >= 2:
@@ -187,14 +189,16 @@ def _timed(step, *args) -> dict:
     return row
 
 
-def _plugin_row(tmp: str, inline_rate: float, quick: bool) -> dict:
+def _plugin_row(tmp: str, inline_rate: float, quick: bool, checked: bool = True) -> dict:
     """greedy called through the plug-in interface against the inlined greedy (the row before):
-    the engine's share of any called strategy's time."""
+    the engine's share of any called strategy's time, watched (sim.guard) and compiled with
+    bounds checking, or (not `checked`) as --unchecked compiles it."""
     path = Path(tmp, "called_greedy.py")
     path.write_text(CALLED_GREEDY)
-    rate = games_per_second(f"{path}:choose", 1, 3, seconds=0.3 if quick else 0.4)
-    return {"workload": "solo, greedy called as a user's file, 1 thread", "value": round(rate),
-            "unit": "games/s", "target": round(inline_rate), "ratio": round(rate / inline_rate, 2)}
+    rate = games_per_second(f"{path}:choose", 1, 3, seconds=0.3 if quick else 0.4, checked=checked)
+    return {"workload": f"solo, greedy called as a user's file{'' if checked else ', --unchecked'}, 1 thread",
+            "value": round(rate), "unit": "games/s", "target": round(inline_rate),
+            "ratio": round(rate / inline_rate, 2)}
 
 
 def _lineup_row(quick: bool) -> dict:

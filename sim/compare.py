@@ -36,10 +36,10 @@ import numpy as np
 import pandas as pd
 
 from . import api
-from .api import DEFAULT_MAX_ROLLS, MAX_SEED, check_chunk, check_int, play_chunk
+from .api import check_chunk, play_chunk
 from .runner import Progress
-from .sheets import load_sheet
-from .state import MAX_SEATS, PS_SCORE, PS_WINNER
+from .settings import DEFAULT_MAX_ROLLS, MAX_GAMES, Settings, check_int
+from .state import PS_SCORE, PS_WINNER
 from .summary import mean_ci, wilson
 
 
@@ -92,139 +92,173 @@ def _games_needed(done: int, widest: float, until_ci: float) -> float:
 
 
 def candidate_results(line, seed, first, count, players, sheet, max_rolls=DEFAULT_MAX_ROLLS):
-    """(scores, winner flags) of the candidate, seat 0 of lineup `line`, in games first .. first+count-1.
+    """(scores, winner flags) of the candidate, slot 0 of lineup `line`, in games first .. first+count-1.
 
-    Solo it plays each game alone; at a table of `players` the seats rotate, so in game g it sits
-    in seat (-g) mod players. Raises StrategyError if a strategy made an illegal move.
+    Solo it plays each game alone; at a table of `players` the seats rotate (sim.state.seat_slot),
+    so in game g it sits in seat (-g) mod players. Raises StrategyError if a strategy made an
+    illegal move.
     """
     chunk = play_chunk(seed, first, count, line, players=players, sheet=sheet, max_rolls=max_rolls,
                        rotate=players > 1)
     check_chunk(chunk)
-    seat = (-(first + np.arange(count))) % players
-    rows = chunk.seats[np.arange(count), seat]
+    rows = chunk.seats[np.arange(count), np.argmax(chunk.slots == 0, axis=1)]
     return rows[:, PS_SCORE], rows[:, PS_WINNER]
 
 
 def compare(strategies, players=1, opponents=None, games=None, seed=0, until_ci=None, max_games=None,
             chunk_size=None, sheet="standard", max_rolls=DEFAULT_MAX_ROLLS, threads=None,
-            progress=False) -> Comparison:
+            progress=False, checked=True) -> Comparison:
     """Compare the candidates (first = baseline) on common random numbers.
 
     `games` (default 10,000) and `until_ci` exclude each other; `max_games` (default
-    1,000,000) is the limit of `until_ci` and needs it.
+    1,000,000) is the limit of `until_ci` and needs it. `checked`: users' strategies are
+    compiled with bounds checking.
     """
     strategies = [strategies] if isinstance(strategies, str) else list(strategies)
     if len(strategies) < 2:
         raise ValueError("compare needs at least two strategies")
-    players = check_int("players", players, 1, MAX_SEATS)
-    seed = check_int("seed", seed, 0, MAX_SEED)
-    max_rolls = check_int("max-rolls", max_rolls, 1, 100_000)
+    s = _settings(players, opponents, games, seed, until_ci, max_games, chunk_size, sheet, max_rolls, threads,
+                  checked)
+    opponents = None if s.players == 1 else opponents or strategies[0]
+    lineups = [api.lineup([c] + [opponents] * (s.players - 1), sheet=s.sheet, players=s.players, checked=s.checked)
+               for c in strategies]
+    numba.set_num_threads(s.threads)
+    tally = _play(lineups, s, until_ci, progress)
+    settings = {"players": s.players, "seed": s.seed, "sheet": s.sheet.name, "max_rolls": s.max_rolls,
+                "opponents": opponents, "until_ci": until_ci}
+    if until_ci is not None:
+        settings["max_games"] = s.games
+    return Comparison(_table([line.specs[0] for line in lineups], tally, s.players), tally.done, s.players, s.seed,
+                      opponents, settings, None if until_ci is None else _stop(tally, until_ci, s.games),
+                      [dict(sorted(h.items())) for h in tally.hists])
+
+
+def _settings(players, opponents, games, seed, until_ci, max_games, chunk_size, sheet, max_rolls, threads,
+              checked):
+    """The comparison's settings (sim.settings.Settings), checked; their `games` are the most it
+    plays: `games`, or with `until_ci` `max_games`. The chunk size is the largest batch."""
     if until_ci is None:
         if max_games is not None:
             raise ValueError("--max-games is the limit of --until-ci and needs it "
                              "(without --until-ci, --games sets the number of games)")
-        games = check_int("games", DEFAULT_GAMES if games is None else games, 1, 2**40)
+        limit = DEFAULT_GAMES if games is None else games
     else:
         if games is not None:
             raise ValueError("--games and --until-ci exclude each other: --until-ci plays until its target "
                              "is reached, at most --max-games games")
         if not until_ci > 0:
             raise ValueError(f"--until-ci must be a positive number of points, got {until_ci}")
-        max_games = check_int("max-games", DEFAULT_MAX_GAMES if max_games is None else max_games, 1, 2**40)
-    if chunk_size is None:
-        chunk_size = 20_000 if players == 1 else 5_000
-        if until_ci is None:
-            chunk_size = min(chunk_size, games)
-    chunk_size = check_int("chunk-size", chunk_size, 1, 10_000_000)
-    max_threads = numba.config.NUMBA_NUM_THREADS
-    threads = max_threads if threads is None else check_int("threads", threads, 1, max_threads)
-    sheet_obj = load_sheet(sheet)
-    if players == 1:
-        if opponents is not None:
-            raise ValueError("--opponents needs --players 2..6 (the solo game has none)")
-        lineups = [api.lineup([s], sheet=sheet_obj, players=1) for s in strategies]
-    else:
-        opponents = opponents or strategies[0]
-        lineups = [api.lineup([s] + [opponents] * (players - 1), sheet=sheet_obj, players=players) for s in strategies]
-    names = [line.specs[0] for line in lineups]
+        limit = check_int("max-games", DEFAULT_MAX_GAMES if max_games is None else max_games, 1, MAX_GAMES)
+    s = Settings.of(players=players, games=limit, seed=seed, sheet=sheet, max_rolls=max_rolls, threads=threads,
+                    chunk_size=chunk_size, checked=checked)
+    if s.players == 1 and opponents is not None:
+        raise ValueError("--opponents needs --players 2..6 (the solo game has none)")
+    if s.chunk_size is None:
+        default = 20_000 if s.players == 1 else 5_000
+        s = s.with_(chunk_size=default if until_ci is not None else min(default, s.games))
+    return s
 
-    numba.set_num_threads(threads)
-    score = [_Sums() for _ in names]
-    win = [_Sums() for _ in names]
-    dscore = [_Sums() for _ in names]
-    dwin = [_Sums() for _ in names]
-    hists = [Counter() for _ in names]
-    limit = max_games if until_ci is not None else games
+
+@dataclass
+class _Tally:
+    """Per candidate: score and win sums, paired differences against the first, score counts."""
+    score: list
+    win: list
+    dscore: list
+    dwin: list
+    hists: list
+    done: int = 0
+    widest: float = float("nan")   # with until_ci: the widest score difference's half-width
+
+    @classmethod
+    def of(cls, n: int) -> _Tally:
+        return cls(*([_Sums() for _ in range(n)] for _ in range(4)), [Counter() for _ in range(n)])
+
+    def add(self, results) -> None:
+        """One batch: (scores, winner flags) per candidate, the same games for each."""
+        base_s, base_w = results[0]
+        for i, (s, w) in enumerate(results):
+            self.score[i].add(s)
+            self.hists[i].update(dict(zip(*(a.tolist() for a in np.unique(s, return_counts=True)))))
+            self.win[i].add(w)
+            if i > 0:
+                self.dscore[i].add(s - base_s)
+                self.dwin[i].add(w - base_w)
+        self.done += len(base_s)
+
+
+def _play(lineups, s, until_ci, progress) -> _Tally:
+    """Play the candidates batch by batch (s.games of them, or with until_ci until its target)."""
+    tally = _Tally.of(len(lineups))
+    limit, chunk_size = s.games, s.chunk_size
     first_check = min(FIRST_CHECK, 2 * chunk_size)
     bar = Progress(limit, 0, enabled=progress)
-    done = 0
     count = chunk_size if until_ci is None else min(chunk_size, first_check)
-    widest = float("nan")
-    while done < limit:
-        count = min(count, limit - done)
-        base_s = base_w = None
-        for i, line in enumerate(lineups):
-            s, w = candidate_results(line, seed, done, count, players, sheet_obj, max_rolls)
-            score[i].add(s)
-            hists[i].update(dict(zip(*(a.tolist() for a in np.unique(s, return_counts=True)))))
-            win[i].add(w)
-            if i == 0:
-                base_s, base_w = s, w
-            else:
-                dscore[i].add(s - base_s)
-                dwin[i].add(w - base_w)
-        done += count
-        bar.update(done)
+    while tally.done < limit:
+        count = min(count, limit - tally.done)
+        tally.add([candidate_results(line, s.seed, tally.done, count, s.players, s.sheet, s.max_rolls)
+                   for line in lineups])
+        bar.update(tally.done)
         if until_ci is None:
             continue
-        if done < min(first_check, limit):
-            count = min(chunk_size, first_check - done)
-            continue
-        widest = _widest(dscore[1:])
-        if widest < until_ci or done >= limit or math.isnan(widest):
-            break  # (nan: under 2 games, only possible at max_games)
-        # Aim 10% past the games the current half-width predicts; no batch under a
-        # twentieth of the games so far (each one has a fixed cost), none over chunk_size.
-        need = _games_needed(done, widest, until_ci) * 1.1
-        count = int(min(chunk_size, max(math.ceil(need) - done, 100, done // 20)))
-        bar.total = min(limit, max(done + count, math.ceil(need)))   # the progress line's ETA: this estimate
+        count = _next_batch(tally, until_ci, limit, chunk_size, first_check, bar)
+        if count == 0:
+            break
     bar.close()
+    return tally
 
+
+def _next_batch(tally, until_ci, limit, chunk_size, first_check, bar) -> int:
+    """With until_ci: the games of the next batch, 0 to stop (tally.widest set once checked)."""
+    done = tally.done
+    if done < min(first_check, limit):
+        return min(chunk_size, first_check - done)
+    tally.widest = _widest(tally.dscore[1:])
+    if tally.widest < until_ci or done >= limit or math.isnan(tally.widest):
+        return 0  # (nan: under 2 games, only possible at max_games)
+    # Aim 10% past the games the current half-width predicts; no batch under a
+    # twentieth of the games so far (each one has a fixed cost), none over chunk_size.
+    need = _games_needed(done, tally.widest, until_ci) * 1.1
+    count = int(min(chunk_size, max(math.ceil(need) - done, 100, done // 20)))
+    bar.total = min(limit, max(done + count, math.ceil(need)))   # the progress line's ETA: this estimate
+    return count
+
+
+def _table(names, tally: _Tally, players: int) -> pd.DataFrame:
+    """A row per candidate: mean score and 95% CI (and win rate at tables), paired differences."""
     rows = []
     for i, name in enumerate(names):
-        m, sd, h = score[i].ci()
-        row = {"strategy": name, "games": score[i].n, "mean": m, "ci_low": m - h, "ci_high": m + h, "sd": sd}
+        m, sd, h = tally.score[i].ci()
+        row = {"strategy": name, "games": tally.score[i].n, "mean": m, "ci_low": m - h, "ci_high": m + h, "sd": sd}
         if players > 1:
             # a candidate holds one seat a game: its wins are Bernoulli, as summary's Wilson interval takes
-            lo, hi = wilson(win[i].s, win[i].n)
-            row.update(win_rate=win[i].s / win[i].n, win_ci_low=lo, win_ci_high=hi)
+            lo, hi = wilson(tally.win[i].s, tally.win[i].n)
+            row.update(win_rate=tally.win[i].s / tally.win[i].n, win_ci_low=lo, win_ci_high=hi)
         if i == 0:
             row.update(diff=0.0, diff_ci_low=float("nan"), diff_ci_high=float("nan"), significant=None)
             if players > 1:
                 row.update(win_diff=0.0, win_diff_ci_low=float("nan"), win_diff_ci_high=float("nan"),
                            win_significant=None)
         else:
-            dm, _, dh = dscore[i].ci()
+            dm, _, dh = tally.dscore[i].ci()
             row.update(diff=dm, diff_ci_low=dm - dh, diff_ci_high=dm + dh, significant=bool(abs(dm) > dh))
             if players > 1:
-                wm, _, wh = dwin[i].ci()
+                wm, _, wh = tally.dwin[i].ci()
                 row.update(win_diff=wm, win_diff_ci_low=max(wm - wh, -1.0), win_diff_ci_high=min(wm + wh, 1.0),
                            win_significant=bool(abs(wm) > wh))
         rows.append(row)
-    settings = {"players": players, "seed": seed, "sheet": sheet_obj.name, "max_rolls": max_rolls,
-                "opponents": opponents, "until_ci": until_ci}
-    stop = None
-    if until_ci is not None:
-        settings["max_games"] = max_games
-        reached = bool(widest < until_ci)
-        known = not math.isnan(widest)
-        stop = {"until_ci": until_ci, "max_games": max_games, "target_reached": reached,
-                "stopped_by": "until_ci" if reached else "max_games",
-                "widest_half_width": widest if known else None,
-                "games_needed": None if reached or not known
-                else math.ceil(_games_needed(done, widest, until_ci))}
-    return Comparison(pd.DataFrame(rows), done, players, seed, opponents, settings, stop,
-                      [dict(sorted(h.items())) for h in hists])
+    return pd.DataFrame(rows)
+
+
+def _stop(tally: _Tally, until_ci: float, max_games: int) -> dict:
+    """Comparison.stop: what ended an until_ci comparison."""
+    widest = tally.widest
+    reached = bool(widest < until_ci)
+    known = not math.isnan(widest)
+    return {"until_ci": until_ci, "max_games": max_games, "target_reached": reached,
+            "stopped_by": "until_ci" if reached else "max_games",
+            "widest_half_width": widest if known else None,
+            "games_needed": None if reached or not known else math.ceil(_games_needed(tally.done, widest, until_ci))}
 
 
 def stop_message(result: Comparison) -> str | None:

@@ -3,7 +3,7 @@
     run_chunks(scheduler, job, chunks, retries=3) -> iterator of (chunk, games), as they finish
 
 sim.runner.run(..., scheduler=ADDRESS) uses this; the client keeps the
-manifest. Every task calls sim.runner.play_and_write, the same function the
+manifest. Every task calls sim.chunks.play_and_write, the same function the
 local runner calls, so the rows are those of a local run. A task's files have
 names determined by its chunk and are moved into place whole, so a task that
 is retried (an exception: up to `retries` times; a worker that died: Dask
@@ -18,12 +18,18 @@ Dask (`pip install encore-sim[dask]`) is imported only here.
 """
 from __future__ import annotations
 
+import logging
 import os
 import uuid
 
-from .api import StrategyError
+from .api import StrategyError, play_chunk
+from .chunks import play_and_write, resolve_job
 
-def _import_distributed():
+class ClusterError(RuntimeError):
+    """The cluster could not play a chunk: its task failed every retry, or the scheduler is gone."""
+
+
+def import_distributed():
     try:
         import distributed
     except ImportError:
@@ -65,16 +71,31 @@ def check_reachable(scheduler: str, timeout: float = 5.0) -> None:
 
 def connect(scheduler: str):
     """(client, cluster or None) for a scheduler address or "local[:N]"."""
-    distributed = _import_distributed()
+    distributed = import_distributed()
     scheduler = str(scheduler)
     if scheduler == "local" or scheduler.startswith("local:"):
         n = local_workers(scheduler) or os.cpu_count() or 1
-        cluster = distributed.LocalCluster(
-            n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-            # No NUMBA_NUM_THREADS in env: the nanny sets it after a spawned worker has imported the
-            # caller's __main__ (and Numba, with the default), and the next compilation (a user's
-            # strategy) then fails on the change. Each task runs on job.threads (1) anyway.
-            dashboard_address=None)
+        # A terminal's Ctrl-C reaches every process of its group, and each worker would print a
+        # KeyboardInterrupt traceback (this process closes them anyway). Their stderr is
+        # /dev/null: fd 2 while they are started, which they inherit; everything they could
+        # say that matters comes back to this process as a task's error.
+        saved = os.dup(2)
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, 2)
+        os.close(quiet)
+        try:
+            cluster = distributed.LocalCluster(
+                n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                # The workers write to this terminal: only the run's own one-line messages, not
+                # their logs of a task that failed (the error comes back here and is told once).
+                silence_logs=logging.CRITICAL,
+                # No NUMBA_NUM_THREADS in env: the nanny sets it after a spawned worker has imported the
+                # caller's __main__ (and Numba, with the default), and the next compilation (a user's
+                # strategy) then fails on the change. Each task runs on job.threads (1) anyway.
+                dashboard_address=None)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
         try:
             return distributed.Client(cluster), cluster
         except BaseException:
@@ -92,7 +113,6 @@ def chunk_task(c: int, job):
     An illegal move is returned, not raised, because retrying cannot help: the
     game would be played the same way again.
     """
-    from .runner import play_and_write
     try:
         return "ok", play_and_write(job, c)
     except StrategyError as e:
@@ -104,9 +124,7 @@ def warm_up(job) -> None:
 
     Workers on this machine then load them from the cache instead of each compiling them.
     """
-    from .api import play_chunk
-    from .runner import _resolve
-    line, sheet = _resolve(job)
+    line, sheet = resolve_job(job)
     st = job.settings
     play_chunk(st["seed"], 0, 1, line, players=st["players"], sheet=sheet, max_rolls=st["max_rolls"],
                rotate=st["rotate"], log_turns=st["log_turns"])
@@ -115,14 +133,14 @@ def warm_up(job) -> None:
 def run_chunks(scheduler, job, chunks, retries: int = 3, task=chunk_task):
     """Play and write `chunks` on the cluster; yield (chunk, games) as each one finishes.
 
-    Raises StrategyError for an illegal move, and the task's exception when it
-    failed `retries` + 1 times. Closing the iterator (or an error) cancels the
-    tasks not finished and closes the client and a cluster started here.
+    Raises StrategyError for an illegal move, ClusterError when a chunk's task
+    failed `retries` + 1 times or the scheduler is lost. Closing the iterator (or an error) cancels the tasks not finished and
+    closes the client and a cluster started here.
     """
     chunks = list(chunks)
     if not chunks:
         return
-    distributed = _import_distributed()
+    distributed = import_distributed()
     warm_up(job)
     client, cluster = connect(scheduler)
     futures = []
@@ -132,7 +150,16 @@ def run_chunks(scheduler, job, chunks, retries: int = 3, task=chunk_task):
         futures = client.map(task, chunks, job=job, key=keys, retries=retries)
         chunk_of = {f.key: c for f, c in zip(futures, chunks)}
         for future in distributed.as_completed(futures, loop=client.loop):
-            status, value = future.result()
+            try:
+                status, value = future.result()
+            except Exception as e:
+                # The connection can be seen to close, or the client cancels what it waits for.
+                if isinstance(e, distributed.comm.CommClosedError) or \
+                        getattr(e, "reason", None) == "scheduler-connection-lost":
+                    raise ClusterError(f"lost the connection to the Dask scheduler at {scheduler}") from None
+                # Raised by the task itself, on every attempt.
+                raise ClusterError(f"chunk {chunk_of[future.key]} failed {retries + 1} times on the cluster: "
+                                   f"{type(e).__name__}: {e}") from e
             if status == "strategy-error":
                 raise StrategyError(value)
             yield chunk_of[future.key], value

@@ -16,8 +16,9 @@ import numpy as np
 from numba import njit
 
 from .bits import ZERO, ctz, popcount
+from .guard import ERR_INDEX, ERR_RAISED, ERR_WRITE, ERR_WRITE_SEEN_LATE, RAISED, empty_seats_written, guarded_call
 from .moves import die_pair, legal_word, next_group, next_row
-from .players import PLAYER_GREEDY, PLAYER_RANDOM, greedy_pick, offered_dice, random_choice
+from .players import PLAYER_GREEDY, PLAYER_GUARDED, PLAYER_RANDOM, greedy_pick, offered_dice, random_choice
 from .rng import die, game_key, seat_stream
 from .state import (
     BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB,
@@ -39,10 +40,10 @@ GR_ROLLS = 0        # rolls played
 GR_CAPPED = 1       # 1 if stopped by the roll cap without a natural end
 GR_ENDED_BY = 2     # bitmask of seats with two colours when the game ended naturally
 GR_WINNERS = 3      # bitmask of winning seats
-GR_ERROR = 4        # 0 = fine; 1 = a strategy returned an index out of range
+GR_ERROR = 4        # 0 = fine; else sim.guard.ERR_*: an illegal choice, a write to the game, an exception
 GR_ERR_ROLL = 5
 GR_ERR_SEAT = 6
-GR_ERR_VALUE = 7    # what the strategy returned
+GR_ERR_VALUE = 7    # what the strategy returned (ERR_INDEX), or what it wrote (sim.guard.WROTE_*)
 GR_LOG_ROWS = 8     # rows written to the move log
 GR_SIZE = 9
 
@@ -57,6 +58,10 @@ LOG_SUB = 6
 LOG_COST = 7
 LOG_CHOICES = 8     # legal choices offered (pass not counted)
 LOG_SIZE = 9
+
+# is_active for decide_guarded, typed alike: literal 1 and 0 would compile it twice.
+ONE_ = np.int64(1)
+ZERO_ = np.int64(0)
 
 _LSB_BYTES = np.uint64(0x0101010101010101)
 _MSB_BYTES = np.uint64(0x8080808080808080)
@@ -242,12 +247,48 @@ def finish(ps, bb, tab, players):
 
 
 @njit(cache=True, inline="always")
+def _fail(gres, code, roll, seat, value):
+    gres[GR_ERROR] = code
+    gres[GR_ERR_ROLL] = roll
+    gres[GR_ERR_SEAT] = seat
+    gres[GR_ERR_VALUE] = value
+
+
+@njit(cache=True, inline="always")
+def _move(cands, n, k, roll, seat, gres):
+    """(k, colour die, number die, subset row, cost) of candidate k; k = -2 if it is none (or a pass)."""
+    if k < PASS or k >= n:
+        _fail(gres, ERR_INDEX, roll, seat, k)
+        return -2, -1, -1, -1, 0
+    if k == PASS:
+        return k, -1, -1, -1, 0
+    return k, cands[k, CAND_CDIE], cands[k, CAND_NDIE], cands[k, CAND_SUB], cands[k, CAND_COST]
+
+
+@njit(cache=True, inline="always")
+def _log(log, gres, st, seat, is_active, avail, n, cd, nd, sub, cost):
+    if log.shape[0] > 0:
+        r = gres[GR_LOG_ROWS]
+        gres[GR_LOG_ROWS] = r + 1
+        log[r, LOG_ROLL] = st[ST_ROLL]
+        log[r, LOG_SEAT] = seat
+        log[r, LOG_ACTIVE] = is_active
+        log[r, LOG_AVAIL] = avail
+        log[r, LOG_CHOICES] = n
+        log[r, LOG_CDIE] = cd
+        log[r, LOG_NDIE] = nd
+        log[r, LOG_SUB] = sub
+        log[r, LOG_COST] = cost
+
+
+@njit(cache=True, inline="always")
 def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, avail, is_active, gres, log):
     """Seat's choice: (k, colour die, number die, subset row, cost); k = -1 pass, -2 invalid.
 
     kinds[slot] (sim.players.PLAYER_*) says how the seat's strategy runs: the
-    reference players inline, any other through strats[slot] (an indirect call
-    the compiler cannot see through). greedy_pick skips the candidate table.
+    reference players inline, the other built-ins through strats[slot] (an
+    indirect call the compiler cannot see through). greedy_pick skips the
+    candidate table. A user's strategy goes through decide_guarded instead.
     """
     st[ST_SEAT] = seat
     st[ST_AVAIL] = avail
@@ -263,7 +304,7 @@ def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, ava
         else:
             k = strats[slot](st, ps, bb, cands, n, tab, params[slot], rngs[seat])
         if k < PASS or k >= n:
-            gres[GR_ERROR] = 1
+            gres[GR_ERROR] = ERR_INDEX
             gres[GR_ERR_ROLL] = st[ST_ROLL]
             gres[GR_ERR_SEAT] = seat
             gres[GR_ERR_VALUE] = k
@@ -272,6 +313,7 @@ def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, ava
             cd, nd, sub, cost = -1, -1, -1, 0
         else:
             cd, nd, sub, cost = cands[k, CAND_CDIE], cands[k, CAND_NDIE], cands[k, CAND_SUB], cands[k, CAND_COST]
+    # Written out, not _log: an inlined function that takes arrays counts references to them.
     if log.shape[0] > 0:
         r = gres[GR_LOG_ROWS]
         gres[GR_LOG_ROWS] = r + 1
@@ -287,15 +329,43 @@ def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, ava
     return k, cd, nd, sub, cost
 
 
+# Apart from decide, and not inlined: Numba counts a reference to every array an inlined
+# function receives, and passing `guest` through decide made every built-in's decisions half
+# as fast. play_batch compiles play with guest None, without this (see play).
+@njit(cache=True)
+def decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, avail, is_active, gres, log,
+                   guest):
+    """decide for a user's strategy (PLAYER_GUARDED, PLAYER_STRICT), watched by
+    sim.guard.guarded_call: a write to what it is shown ends the game with ERR_WRITE."""
+    st[ST_SEAT] = seat
+    st[ST_AVAIL] = avail
+    st[ST_IS_ACTIVE] = is_active
+    slot = slots[seat]
+    n = legal_choices(st, ps, bb, tab, cands)
+    k, wrote = guarded_call(strats[slot], kinds[slot], slot, st[ST_PLAYERS], st, ps, bb, cands, n, tab, params,
+                            rngs[seat], guest)
+    if k == RAISED:   # an exception (sim.guard.watched): what it wrote before is moot, the game ends
+        _fail(gres, ERR_RAISED, st[ST_ROLL], seat, 0)
+        return -2, -1, -1, -1, 0
+    if wrote >= 0:
+        _fail(gres, ERR_WRITE, st[ST_ROLL], seat, wrote)
+        return -2, -1, -1, -1, 0
+    k, cd, nd, sub, cost = _move(cands, n, k, st[ST_ROLL], seat, gres)
+    if k != -2:
+        _log(log, gres, st, seat, is_active, avail, n, cd, nd, sub, cost)
+    return k, cd, nd, sub, cost
+
+
 @njit(cache=True)
 def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
-         st, ps, bb, cands, pending, rngs, gres, dice_log, log):
+         st, ps, bb, cands, pending, rngs, gres, dice_log, log, guest):
     """Play game `game` of root seed `root` to the end; results in ps and gres.
 
     strats[slots[seat]] decides for seat, run as kinds[slots[seat]] (see decide),
     with parameters params[slots[seat]].
     pending (MAX_SEATS, 4) and rngs (MAX_SEATS, k) are scratch. dice_log and
-    log may have 0 rows (no log) or room for every roll / decision.
+    log may have 0 rows (no log) or room for every roll / decision. `guest` is
+    None, or sim.guard's room for watching user strategies (sim.guard.guest_arrays).
     """
     reset(st, ps, bb, tab, players, max_rolls)
     gres[:] = 0
@@ -321,8 +391,16 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
         st[ST_ACTIVE_CDIE] = -1
         st[ST_ACTIVE_NDIE] = -1
         st[ST_ACTIVE_SUB] = -1
-        k, cd, nd, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, active,
-                                      all_dice, 1, gres, log)
+        # `guest is None` is decided when play is compiled (for play_batch: no user strategy).
+        if guest is None:
+            k, cd, nd, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, active,
+                                          all_dice, 1, gres, log)
+        elif kinds[slots[active]] >= PLAYER_GUARDED:
+            k, cd, nd, sub, cost = decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands,
+                                                  active, all_dice, ONE_, gres, log, guest)
+        else:
+            k, cd, nd, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, active,
+                                          all_dice, 1, gres, log)
         if k == -2:
             return
         passive_dice = all_dice
@@ -341,8 +419,15 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
         for s in range(players):
             if s == active:
                 continue
-            k, _, _, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, s,
-                                        passive_dice, 0, gres, log)
+            if guest is None:
+                k, _, _, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, s,
+                                            passive_dice, 0, gres, log)
+            elif kinds[slots[s]] >= PLAYER_GUARDED:
+                k, _, _, sub, cost = decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, s,
+                                                    passive_dice, ZERO_, gres, log, guest)
+            else:
+                k, _, _, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, s,
+                                            passive_dice, 0, gres, log)
             if k == -2:
                 return
             pending[s, 0] = sub          # -1 = pass
@@ -364,3 +449,12 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
             if popcount(np.uint64(ps[s, PS_COLOURS])) >= 2:
                 gres[GR_ENDED_BY] |= 1 << s
     gres[GR_WINNERS] = finish(ps, bb, tab, players)
+    if guest is not None:
+        # A user's strategy may have written the rows of empty seats (its private tables and
+        # parameters are checked after each block of games: sim.batch).
+        for s in range(players):
+            if kinds[slots[s]] == PLAYER_GUARDED:   # one look covers every seat
+                wrote = empty_seats_written(ps, bb, players)
+                if wrote >= 0:
+                    _fail(gres, ERR_WRITE_SEEN_LATE, 0, s, wrote)
+                break

@@ -25,8 +25,9 @@ import numba
 _PACKAGES = ("sim", "strategies")
 #: Python-only modules: they call kernels but no machine code depends on their text.
 HOST_ONLY = frozenset({
-    "sim/__init__.py", "sim/api.py", "sim/bench.py", "sim/compare.py", "sim/dataset.py",
-    "sim/distributed.py", "sim/numba_cache.py", "sim/replay.py", "sim/report.py", "sim/runner.py", "sim/schema.py",
+    "sim/__init__.py", "sim/api.py", "sim/bench.py", "sim/chunks.py", "sim/compare.py", "sim/dataset.py",
+    "sim/distributed.py", "sim/interrupts.py", "sim/numba_cache.py", "sim/replay.py", "sim/report.py",
+    "sim/runner.py", "sim/schema.py", "sim/settings.py",
     "sim/summary.py", "sim/tune.py", "strategies/__init__.py", "strategies/builtin.py", "strategies/registry.py",
     "strategies/headroom.py", "strategies/training.py",
 })

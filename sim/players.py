@@ -3,7 +3,8 @@
 They live beside the engine, not in strategies/, because the game loop runs
 them without an indirect call: sim.engine.decide switches on a per-seat player
 kind (PLAYER_RANDOM, PLAYER_GREEDY) and plays them inline, and any other
-strategy is called through its function pointer (PLAYER_CALL).
+strategy is called through its function pointer: the built-in ones on the
+engine's own arrays (PLAYER_CALL), a user's on copies (PLAYER_GUARDED).
 strategies/builtin.py registers these very functions, so `greedy` played by
 the switch and `greedy` called as a strategy are one definition.
 
@@ -23,6 +24,8 @@ from .state import BB_ALIVE, BB_TOUCH, CAND_COST, CAND_SUB, PASS, PS_JOKERS, ST_
 PLAYER_CALL = 0      # any decision function, called through its first-class function value
 PLAYER_RANDOM = 1    # random_choice, inlined
 PLAYER_GREEDY = 2    # greedy, as greedy_pick
+PLAYER_GUARDED = 3   # a user's strategy: called on copies of the state, and stopped if it writes them (sim.guard)
+PLAYER_STRICT = 4    # as PLAYER_GUARDED, also checking the tables and parameters after every decision
 
 
 @njit(cache=True, inline="always")

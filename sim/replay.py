@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow.compute as pc
 
-from .api import DEFAULT_MAX_ROLLS, check_int, lineup, play_game
+from .api import check_int, lineup, play_game
 from .dataset import DatasetError, done_chunks, read_manifest, read_part
 from .sheets import (
     COLOURS,
@@ -29,22 +29,13 @@ from .sheets import (
     parse_sheet,
 )
 from .engine import awards
+from .settings import Settings
 from .tables import COLOUR_FIRST, COLOUR_LATER, COLUMN_FIRST, COLUMN_LATER, bit_of, build_tables, to_words
 
 LETTERS = "gybro"
 #: What draw_sheet's marks mean (docs/rules.md names the parts of the game).
 LEGEND = ("  g y b r o: green yellow blue red orange;  g  open, [g] crossed;  * a star box: -2 unless crossed\n"
           "  H<: the start column: every move crosses a box in H or next to a box its player crossed before")
-
-
-def seat_strategies(specs, players: int, game: int, rotate: bool) -> list[str]:
-    """The strategy of each seat in game `game` of a run (see sim.api.play_chunk)."""
-    specs = list(specs)
-    if len(specs) == 1:
-        return specs * players
-    if rotate:
-        return [specs[(s + game) % players] for s in range(players)]
-    return specs
 
 
 def manifest_sheet(manifest: dict) -> Sheet:
@@ -76,26 +67,30 @@ def check_files(manifest: dict) -> None:
                              "so its games cannot be replayed")
 
 
-def from_dataset(path, game: int) -> tuple[dict, Sheet, list[dict] | None]:
+def from_dataset(path, game: int, checked: bool = True) -> tuple[dict, Sheet, list[dict] | None]:
     """(game log, sheet, stored players rows or None) for game `game` of the dataset at `path`
-    (a folder or a filesystem URL); None when the game's chunk is not finished."""
+    (a folder or a filesystem URL); None when the game's chunk is not finished. `checked`:
+    users' strategies are compiled with bounds checking."""
     manifest = read_manifest(path)
-    st = manifest.get("settings") or {}
-    total = int(st.get("games", 0))
-    game = check_int("game", game, 0, max(0, total - 1))
-    sheet = manifest_sheet(manifest)
-    specs = seat_strategies(st["strategies"], st["players"], game, st["rotate"])
+    s = Settings.from_manifest(manifest, manifest_sheet(manifest), checked)
+    game = check_int("game", game, 0, s.games - 1)
     check_files(manifest)
-    files = manifest_files(manifest)
-    line = lineup(specs, [files.get(s) for s in specs], sheet, st["players"])
-    log = play_game(st["seed"], game, line, sheet, st.get("max_rolls", DEFAULT_MAX_ROLLS))
+    log = game_of(s, game, manifest_files(manifest))
     stored = None
-    c = game // st["chunk_size"]
+    c = game // s.chunk_size
     if c in done_chunks(path):
         table = read_part(path, "players", c)
         rows = table.filter(pc.equal(table["game"], game)).to_pylist()
         stored = sorted(rows, key=lambda r: r["seat"])
-    return log, sheet, stored
+    return log, s.sheet, stored
+
+
+def game_of(s: Settings, game: int, files: dict | None = None) -> dict:
+    """The log of game `game` of a run with settings `s` (sim.api.play_game), each seat played by
+    the strategy the run seats there; `files` maps a user file spec to the file it was run with."""
+    specs = s.seats(check_int("game", game, 0, 2**62))
+    line = lineup(specs, [(files or {}).get(spec) for spec in specs], s.sheet, s.players, s.checked)
+    return play_game(s.seed, game, line, s.sheet, s.max_rolls)
 
 
 def check_stored(log: dict, stored: list[dict] | None) -> str | None:

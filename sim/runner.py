@@ -11,64 +11,50 @@ An interrupted run keeps every finished chunk; run(..., resume=True) with the
 same settings plays only the missing chunks, so the final dataset has exactly
 the rows of an uninterrupted run.
 
-If a strategy returns an illegal move, the run stops with StrategyError: the
-chunks finished before are kept and the manifest says "failed" with the
-message; if none was finished, the output folder this run created is removed.
+If a strategy returns an illegal move or writes to the game (sim.guard), the
+run stops with StrategyError: the chunks finished before are kept and the
+manifest says "failed" with the message; if none was finished, the output
+folder this run created is removed. Any other failure while playing (a
+cluster's task that failed every retry, a lost scheduler) is RunFailed, the
+manifest "failed" too.
+
+Ctrl-C (sim.interrupts): the folders and the manifest are created together,
+and the games are played with KeyboardInterrupt raised, so that the manifest
+says "interrupted".
 """
 from __future__ import annotations
 
 import datetime as _dt
 import hashlib
-import secrets
 import subprocess
 import sys
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
-import numba
-
-from . import api, numba_cache
-from .api import (
-    DEFAULT_MAX_ROLLS,
-    MAX_SEED,
-    StrategyError,
-    check_chunk,
-    check_int,
-    play_chunk,
-)
+from . import api, interrupts, numba_cache
+from .api import StrategyError
+from .chunks import ChunkJob, play_ahead, play_and_write, remember
 from .dataset import (
     MANIFEST,
     DatasetError,
     _is_tmp,
     check_parts,
     done_chunks,
-    games_table,
     open_store,
-    players_table,
     read_manifest,
     remove_temporaries,
-    turns_table,
-    write_chunk,
     write_json,
 )
 from .replay import manifest_files
 from .schema import TABLES
-from .sheets import load_sheet, parse_sheet
-from .state import MAX_SEATS
-from .tables import build_tables
+from .settings import DEFAULT_MAX_ROLLS, STORED, Settings, check_int, default_chunk_size
 
 DEFAULT_GAMES = 100_000
-#: Settings that determine the rows of a dataset; --resume requires them all equal.
-SETTINGS = ("games", "players", "strategies", "rotate", "seed", "sheet", "max_rolls", "log_turns", "chunk_size")
 
 
-def default_chunk_size(players: int, log_turns: bool) -> int:
-    if log_turns:
-        return 5_000 if players == 1 else 1_000
-    return 50_000 if players == 1 else 10_000
+class RunFailed(RuntimeError):
+    """A run stopped by something other than its input: a Dask task that failed every retry, a
+    lost scheduler, a full disk. The manifest says "failed"; the finished chunks are kept."""
 
 
 def _now() -> str:
@@ -138,32 +124,13 @@ class Progress:
             self.stream.flush()
 
 
-def prepare(games, players, strategies, sheet, seed, chunk_size, max_rolls, rotate, log_turns, threads,
-            files=None):
-    """Validate every argument (compiling the strategies, loading the sheet); touches no files.
-    `files` maps a user file spec to the file a resumed run was started with."""
-    games = check_int("games", games, 1, 2**40)
-    if isinstance(strategies, str):
-        strategies = [strategies]
-    strategies = list(strategies)
-    if not 1 <= len(strategies) <= MAX_SEATS:
-        raise ValueError(f"give 1..{MAX_SEATS} strategies (one per seat, or one for all seats), "
-                         f"got {len(strategies)}")
-    if players is None:
-        players = len(strategies)
-    players = check_int("players", players, 1, MAX_SEATS)
-    if len(strategies) not in (1, players):
-        raise ValueError(f"{len(strategies)} strategies for {players} players: give one per seat, "
-                         "or one for all seats")
-    seed = secrets.randbits(32) if seed is None else check_int("seed", seed, 0, MAX_SEED)
-    max_rolls = check_int("max-rolls", max_rolls, 1, 100_000)
-    chunk_size = default_chunk_size(players, log_turns) if chunk_size is None else \
-        check_int("chunk-size", chunk_size, 1, 10_000_000)
-    max_threads = numba.config.NUMBA_NUM_THREADS
-    threads = max_threads if threads is None else check_int("threads", threads, 1, max_threads)
-    sheet_obj = load_sheet(sheet)
+def prepare(settings: Settings, files=None):
+    """Resolve and compile the strategies of `settings`; touches no files. Returns the manifest's
+    settings (sim.settings.STORED, with the strategies' canonical specs), the Lineup and each
+    strategy's manifest entry. `files` maps a user file spec to the file a resumed run was
+    started with."""
     from strategies import REGISTRY, resolve
-    for s in strategies:
+    for s in settings.strategies:
         # A dataset names its strategies by spec, to be replayed and resumed: an object made in a
         # script has no spec (its bare name could even be a built-in's).
         if not isinstance(s, str) and REGISTRY.get(getattr(s, "name", None)) is not s:
@@ -171,162 +138,87 @@ def prepare(games, players, strategies, sheet, seed, chunk_size, max_rolls, rota
                              "package.module:function), so that the dataset can be replayed and resumed; "
                              f"got {s!r:.80}")
     files = files or {}
-    resolved = [resolve(s, files.get(s) if isinstance(s, str) else None) for s in strategies]
-    line = api.lineup(resolved, sheet=sheet_obj, players=players)
-    infos = [_strategy_info(r) for r in resolved]
-    # Rotation only matters with several strategies at a table; store it as it acts.
-    rotate = bool(rotate) and players > 1 and len(strategies) > 1
-    settings = {
-        "games": games, "players": players, "strategies": list(line.specs), "rotate": rotate,
-        "seed": seed, "sheet": sheet_obj.name, "max_rolls": max_rolls, "log_turns": bool(log_turns),
-        "chunk_size": chunk_size,
-    }
-    return settings, line, sheet_obj, infos, threads
-
-
-@dataclass(frozen=True)
-class ChunkJob:
-    """Everything a process needs to play and write any chunk of a run (small and picklable).
-
-    The strategies travel as specs and the sheet as its text, so a Dask worker
-    resolves them itself (user strategy files must exist at the same path there).
-    """
-    store: object            # sim.dataset.LocalStore or ArrowStore
-    settings: dict
-    sheet_name: str
-    sheet_text: str
-    threads: int             # Numba threads per chunk
-    files: tuple = ()        # per strategy of settings: the absolute path of its user file, or None
-
-    def chunk_games(self, c: int) -> tuple[int, int]:
-        size, n = self.settings["chunk_size"], self.settings["games"]
-        return c * size, min(size, n - c * size)
-
-
-#: (strategy specs, sheet name, sheet text) -> (Lineup, Sheet), per process.
-_RESOLVED: dict = {}
-_CELLS: dict = {}
-#: Numba's default (workqueue) threading layer must not be entered by two
-#: threads at once, e.g. a Dask worker with --nthreads > 1.
-_KERNEL_LOCK = threading.Lock()
-
-
-def _resolve(job: ChunkJob):
-    key = (tuple(job.settings["strategies"]), job.files, job.sheet_name, job.sheet_text, job.settings["players"])
-    if key not in _RESOLVED:
-        sheet = parse_sheet(job.sheet_text, job.sheet_name)
-        _RESOLVED[key] = (api.lineup(list(key[0]), job.files or None, sheet, job.settings["players"]), sheet)
-    return _RESOLVED[key]
-
-
-def play_one(job: ChunkJob, c: int) -> api.Chunk:
-    """Play chunk c of a run (nothing is written); StrategyError if a strategy made an illegal move."""
-    st = job.settings
-    line, sheet_obj = _resolve(job)
-    first, count = job.chunk_games(c)
-    with _KERNEL_LOCK:
-        # Numba's thread count is per calling thread: set it in the thread that plays.
-        numba.set_num_threads(min(job.threads, numba.config.NUMBA_NUM_THREADS))
-        chunk = play_chunk(st["seed"], first, count, line, players=st["players"], sheet=sheet_obj,
-                           max_rolls=st["max_rolls"], rotate=st["rotate"], log_turns=st["log_turns"])
-    check_chunk(chunk)
-    return chunk
-
-
-def write_one(job: ChunkJob, c: int, chunk: api.Chunk) -> int:
-    """Write chunk c's files (atomically, games file last); return its games."""
-    _, sheet_obj = _resolve(job)
-    tables = {"games": games_table(chunk, sheet_obj.name), "players": players_table(chunk)}
-    if job.settings["log_turns"]:
-        tables["turns"] = turns_table(chunk, build_tables(sheet_obj), _CELLS)
-    write_chunk(job.store, c, tables)
-    return len(chunk.games)
-
-
-def play_and_write(job: ChunkJob, c: int) -> int:
-    """Play chunk c of a run and write its files (atomically, games file last); return its games.
-
-    The one code path of the Dask tasks (sim.distributed) and of the local
-    runner on one thread; on more threads the local runner pipelines the two
-    halves (play_ahead).
-    Raises StrategyError if a strategy made an illegal move (nothing is written then).
-    """
-    return write_one(job, c, play_one(job, c))
-
-
-def play_ahead(job: ChunkJob, todo: list[int]):
-    """(c, games) for each chunk of todo, played and written in order, the next chunk
-    playing on a worker thread while this thread writes the last one.
-
-    Writing Parquet runs on one thread; overlapped with the batch kernel (which
-    releases the GIL) it no longer leaves the other cores idle between chunks.
-    Only this thread writes, in order, so the files on disk at any moment are
-    what play_and_write in a loop would have left. A chunk still playing when
-    the caller stops (an error, Ctrl-C, close()) is waited for and dropped.
-    """
-    if not todo:
-        return
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="encore-sim-play")
-    try:
-        ahead = pool.submit(play_one, job, todo[0])
-        for i, c in enumerate(todo):
-            chunk = ahead.result()
-            if i + 1 < len(todo):
-                ahead = pool.submit(play_one, job, todo[i + 1])
-            count = write_one(job, c, chunk)
-            del chunk
-            yield c, count
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    resolved = [resolve(s, files.get(s) if isinstance(s, str) else None, checked=settings.checked)
+                for s in settings.strategies]
+    line = api.lineup(resolved, sheet=settings.sheet, players=settings.players, checked=settings.checked)
+    return settings.stored(line.specs), line, [_strategy_info(r) for r in resolved]
 
 
 def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="standard", seed=None,
         threads=None, chunk_size=None, max_rolls=DEFAULT_MAX_ROLLS, rotate=False, log_turns=False,
         resume=False, force=False, progress=False, command=None, on_chunk=None, scheduler=None,
-        retries=3) -> dict:
+        retries=3, checked=True, settings: Settings | None = None) -> dict:
     """Play `games` games into the dataset at `out`; return the final manifest.
 
     `out` is a local folder or a filesystem URL (sim.dataset.open_store). With
     `scheduler` (a Dask scheduler address, or "local" / "local:N" for a
     LocalCluster of N worker processes on 127.0.0.1), every chunk is a Dask task
     that plays and writes it, retried up to `retries` times; `threads` is then
-    the Numba threads per task (default 1).
+    the Numba threads per task (default 1). `checked`: users' strategies are compiled with
+    bounds checking (an index out of range stops the run, naming the file and line).
+    `settings` (sim.settings.Settings) stands for the arguments from `games` to `checked`.
     """
+    if settings is None:
+        settings = Settings.of(strategies=strategies, players=players, games=games, seed=seed, sheet=sheet,
+                               rotate=rotate, max_rolls=max_rolls, threads=task_threads(threads, scheduler),
+                               chunk_size=chunk_size, log_turns=log_turns, checked=checked)
+    if settings.games is None:
+        settings = settings.with_(games=DEFAULT_GAMES)
+    if settings.chunk_size is None:
+        settings = settings.with_(chunk_size=default_chunk_size(settings.players, settings.log_turns))
     store = open_store(out)
-    if scheduler is not None and threads is None:
-        threads = 1
     old = _resumable(store) if resume else None
-    settings, line, sheet_obj, infos, threads = prepare(
-        games, players, strategies, sheet, seed, chunk_size, max_rolls, rotate, log_turns, threads,
-        files=manifest_files(old) if old else None)
+    stored, line, infos = prepare(settings, manifest_files(old) if old else None)
     if scheduler is not None:
-        retries = check_int("retries", retries, 0, 1000)
-        from .distributed import check_reachable, local_workers
-        if str(scheduler).startswith("local"):
-            local_workers(str(scheduler))
-        else:
-            check_reachable(str(scheduler))
+        retries = _check_cluster(scheduler, retries)
     store.check_writable()
 
     existing = store.is_dir() and bool(store.listdir())
     if old:
-        _check_same(store, old, settings, sheet_obj, infos)
+        _check_same(store, old, stored, settings.sheet, infos)
     elif existing and not force:
         raise ValueError(f"output folder {store} is not empty: use --resume to finish the run in it, "
                          "or --force to replace it")
 
     created = not store.exists()
-    if existing and force and not resume:
-        _clear(store)
-    for name in ("games", "players") + (("turns",) if settings["log_turns"] else ()):
+    # From here on Ctrl-C is held back (interrupts.SHIELD) except while games are played: the
+    # folders appear with their manifest, and the manifest always says how the run ended.
+    with interrupts.shielded():
+        if existing and force and not resume:
+            _clear(store)
+        manifest = _start(store, old, stored, settings, infos, scheduler, command)
+        files = tuple(info.get("file") for info in infos)
+        job = ChunkJob(store, stored, settings.sheet.name, settings.sheet.text, settings.threads, files,
+                       settings.checked)
+        remember(job, line, settings.sheet)
+        return _play(store, manifest, job, created, scheduler, retries, progress, on_chunk)
+
+
+def task_threads(threads, scheduler):
+    """Numba threads to play a chunk with: on a cluster one per task unless said otherwise."""
+    return 1 if scheduler is not None and threads is None else threads
+
+
+def _check_cluster(scheduler, retries) -> int:
+    """ValueError, before anything is created, if the cluster cannot be used; the retries checked."""
+    retries = check_int("retries", retries, 0, 1000)
+    from .distributed import check_reachable, import_distributed, local_workers
+    import_distributed()
+    if str(scheduler).startswith("local"):
+        local_workers(str(scheduler))
+    else:
+        check_reachable(str(scheduler))
+    return retries
+
+
+def _start(store, old, stored, settings, infos, scheduler, command) -> dict:
+    """Create or continue the dataset's folders and write its manifest ("running"); return it."""
+    for name in ("games", "players") + (("turns",) if stored["log_turns"] else ()):
         store.makedirs(name)
     remove_temporaries(store)
-
-    n = settings["games"]
-    size = settings["chunk_size"]
+    n, size = stored["games"], stored["chunk_size"]
     n_chunks = (n + size - 1) // size
     done = {c for c in done_chunks(store) if c < n_chunks}
-    games_done = sum(min(size, n - c * size) for c in done)
     manifest = {
         "format": "encore-sim-dataset",
         "format_version": 1,
@@ -334,12 +226,13 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
         # The command that started the run (a resume only finishes it: see "resumed").
         "command": old["command"] if old and old.get("command") else
         (command if command is not None else " ".join(sys.argv)),
-        "settings": settings,
-        "sheet": {"name": sheet_obj.name, "text": sheet_obj.text},
+        "settings": stored,
+        "sheet": {"name": settings.sheet.name, "text": settings.sheet.text},
         "strategies": infos,
         "chunks": n_chunks,
-        "games_done": games_done,
-        "threads": threads,
+        "games_done": sum(min(size, n - c * size) for c in done),
+        "threads": settings.threads,
+        "bounds_checked": settings.checked,
         "versions": versions(),
         "git_revision": git_revision(),
         "kernel_sources": numba_cache.DIGEST,
@@ -352,48 +245,39 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
     if old:
         manifest["resumed"] = old.get("resumed", []) + [_now()]
     write_json(store, manifest)
+    return manifest
 
-    files = tuple(info.get("file") for info in infos)
-    job = ChunkJob(store, settings, sheet_obj.name, sheet_obj.text, threads, files)
-    _RESOLVED[(tuple(settings["strategies"]), files, sheet_obj.name, sheet_obj.text, settings["players"])] = \
-        (line, sheet_obj)
-    todo = [c for c in range(n_chunks) if c not in done]
-    if scheduler is None and threads > 1:
-        finished = play_ahead(job, todo)
-    elif scheduler is None:
-        # One thread means one core: writing is not overlapped with playing.
-        finished = ((c, play_and_write(job, c)) for c in todo)
-    else:
+
+def _chunks_played(job, todo, scheduler, retries):
+    """(chunk, games) for each chunk of `todo` as it is played and written: here, or on a cluster."""
+    if scheduler is not None:
         from .distributed import run_chunks
-        finished = run_chunks(scheduler, job, todo, retries=retries)
-    bar = Progress(n, games_done, enabled=progress)
+        return run_chunks(scheduler, job, todo, retries=retries)
+    if job.threads > 1:
+        return play_ahead(job, todo)
+    # One thread means one core: writing is not overlapped with playing.
+    return ((c, play_and_write(job, c)) for c in todo)
+
+
+def _play(store, manifest, job, created, scheduler, retries, progress, on_chunk) -> dict:
+    """Play the chunks the dataset lacks, recording each in the manifest, and how the run ended."""
+    n = manifest["settings"]["games"]
+    done = {c for c in done_chunks(store) if c < manifest["chunks"]}
+    finished = _chunks_played(job, [c for c in range(manifest["chunks"]) if c not in done], scheduler, retries)
+    bar = Progress(n, manifest["games_done"], enabled=progress)
     try:
-        for c, count in finished:
-            done.add(c)
-            games_done += count
-            manifest["games_done"] = games_done
-            write_json(store, manifest)
-            bar.update(games_done)
-            if on_chunk is not None:
-                on_chunk(c, games_done)
-    except StrategyError as e:
+        with interrupts.raising():
+            for c, count in finished:
+                done.add(c)
+                manifest["games_done"] += count
+                write_json(store, manifest)
+                bar.update(manifest["games_done"])
+                if on_chunk is not None:
+                    on_chunk(c, manifest["games_done"])
+                interrupts.check()   # a Ctrl-C that a finaliser swallowed
+    except BaseException as e:
         bar.close()
-        if not done and created:
-            store.rmtree()
-        else:
-            manifest.update(status="failed", error=str(e), finished=_now())
-            write_json(store, manifest)
-        raise
-    except KeyboardInterrupt:
-        bar.close()
-        manifest.update(status="interrupted", finished=_now())
-        write_json(store, manifest)
-        raise
-    except Exception as e:
-        bar.close()
-        manifest.update(status="failed", error=f"{type(e).__name__}: {e}", finished=_now())
-        write_json(store, manifest)
-        raise
+        _stopped(store, manifest, e, removable=created and not done)   # raises
     finally:
         close = getattr(finished, "close", None)
         if close is not None:
@@ -404,6 +288,32 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
     manifest.update(status="complete", finished=_now())
     write_json(store, manifest)
     return manifest
+
+
+def _stopped(store, manifest, e: BaseException, removable: bool):
+    """Record in the manifest how the run stopped, and raise: an illegal move (StrategyError: the
+    folder is removed if the run created it and finished nothing), Ctrl-C or SIGTERM
+    (KeyboardInterrupt), anything else (RunFailed)."""
+    if isinstance(e, StrategyError):
+        if removable:
+            store.rmtree()
+        else:
+            manifest.update(status="failed", error=str(e), finished=_now())
+            write_json(store, manifest)
+        raise e
+    if isinstance(e, KeyboardInterrupt):
+        interrupts.clear()
+        manifest.update(status="interrupted", finished=_now())
+        write_json(store, manifest)
+        raise e
+    if not isinstance(e, Exception):
+        raise e
+    from .distributed import ClusterError
+    error = (str(e) if isinstance(e, ClusterError) else f"{type(e).__name__}: {e}").strip().splitlines()[0]
+    manifest.update(status="failed", error=error, finished=_now())
+    write_json(store, manifest)
+    raise RunFailed(f"the run stopped: {error}; its finished chunks are kept in {store}: finish it with "
+                    f"`encore-sim run --out {store} --resume`") from e
 
 
 def _resumable(store) -> dict:
@@ -423,7 +333,7 @@ def _check_same(store, old: dict, settings: dict, sheet_obj, infos: list[dict]) 
     """ValueError unless resuming would play the games the finished chunks were played with:
     the same settings, sheet, strategy files and parameters, and kernels."""
     stored = old.get("settings", {})
-    for key in SETTINGS:
+    for key in STORED:
         if stored.get(key) != settings[key]:
             raise ValueError(f"cannot resume {store}: {key} is {settings[key]!r} here but "
                              f"{stored.get(key)!r} in its manifest")

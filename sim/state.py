@@ -86,6 +86,9 @@ CAND_SIZE = 4
 #: Enough for any roll: at most 9 distinct dice pairs, each at most every subset.
 MAX_CANDS = 9 * NW * 64
 
+#: Words of a seat's random stream (the rng a strategy gets: sim.rng).
+RNG_WORDS = 4
+
 #: choose(st, ps, bb, cands, n_cands, tables, params, rng) -> candidate index or -1
 DECIDE_SIG = types.int64(
     types.int64[:],
@@ -100,6 +103,16 @@ DECIDE_SIG = types.int64(
 DecideFn = types.FunctionType(DECIDE_SIG)
 #: Per-seat strategies as passed to the game kernels (padded to MAX_SEATS).
 StrategySet = types.UniTuple(DecideFn, MAX_SEATS)
+
+
+@njit(cache=True, inline="always")
+def seat_slot(seat, game, players, rotate):
+    """The strategy slot that plays `seat` in game number `game`: slot `seat`, or with `rotate`
+    slot (seat + game) mod players, so that every strategy sits in every seat equally often.
+
+    The one definition of the rotation: the kernels inline it (sim.batch); the host calls its
+    Python function, on NumPy arrays too (sim.api, sim.settings)."""
+    return (seat + game) % players if rotate else seat
 
 
 @njit(cache=True)

@@ -332,10 +332,11 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
         return m
 
     numba.set_num_threads(threads)
-    if report:
-        report(result)
-    bar = Progress(iterations * per_iteration * n, 0, enabled=progress)
+    bar = None
     try:
+        if report:   # inside the try: once it is called, Ctrl-C means "stop with the best so far" (cli.tune)
+            report(result)
+        bar = Progress(iterations * per_iteration * n, 0, enabled=progress)
         for it in range(1, iterations + 1):
             first = (it - 1) * n
             mean_values = values_of(es.result.xfavorite)
@@ -364,7 +365,8 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
             result.validation, result.comparison = validate(result, validate_games, threads, progress)
         result.status = "complete"
     except KeyboardInterrupt:
-        bar.close()
+        if bar is not None:
+            bar.close()
         set_best()
         result.status = "interrupted"
         if out is not None:

@@ -13,11 +13,14 @@ import math
 import os
 import re
 import sys
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from numba.core.errors import NumbaError
+
+from sim.guard import bounds_checked
 
 from .builtin import BUILTIN
 from .interface import Strategy, strategy
@@ -140,12 +143,13 @@ def _compiled(strat: Strategy, spec: str) -> Strategy:
     return strat
 
 
-def resolve(spec, file: str | None = None) -> Resolved:
+def resolve(spec, file: str | None = None, checked: bool = True) -> Resolved:
     """A Resolved strategy from a spec string (a Strategy or Resolved object is used as is).
 
     A user file in the spec is found relative to the working directory, unless `file` says
     where it is: a stored run names the file it was started with (sim.replay.manifest_files),
-    so it can be resumed or replayed from anywhere.
+    so it can be resumed or replayed from anywhere. A user's function is compiled with Numba's
+    bounds checking (sim.guard.bounds_checked) unless `checked` is false.
     """
     if isinstance(spec, Resolved):
         return spec
@@ -174,6 +178,8 @@ def resolve(spec, file: str | None = None) -> Resolved:
                              "a user strategy is path/to/file.py:function or package.module:function")
         func, _, ptext = rest.partition(":")
         strat, file = _load_user(head, func, spec, file)
+        if checked:
+            strat = dataclasses.replace(strat, dispatcher=bounds_checked(strat.dispatcher))
         params, _ = _parse_params(ptext, spec)
     vector = strat.param_vector(params)
     return Resolved(spec, _compiled(strat, spec), vector, file)

@@ -10,6 +10,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from sim import interrupts
 from sim.api import MAX_SEED, check_int, player_kind
 from sim.runner import Progress
 from sim.sheets import load_sheet
@@ -71,5 +72,8 @@ def train_file(out, sheet="standard", players: int = 1, games: int | None = None
     else:
         W = train_table(table_lineup(), sheet, players, games, seed, progress=show)
     bar.close()
-    save_weights(out, W, sheet, games, seed, players)
+    # Ctrl-C while saving raises (the command line otherwise exits at once, sim.interrupts), so
+    # that save_weights removes its temporary file: no half-written weights are left behind.
+    with interrupts.raising():
+        save_weights(out, W, sheet, games, seed, players)
     return W

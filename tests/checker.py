@@ -1,15 +1,23 @@
 """Replay a game log from scratch and check it against the rules (docs/rules.md), using only the
 independent reference in `reference.py` (nothing from `sim`).
 
-Log format (dict, as returned by `sim.play_game`):
+Log format (dict, as returned by `sim.play_game`, or built from a dataset's rows by `dataset_logs`):
 
     {"seed", "game", "sheet", "players", "strategies", "capped": bool,
+     "ended_by": [seats], "winners": [seats],
      "rolls": [{"roll": 1-based int, "active": seat,
                 "dice": {"colour": [...], "number": [...]},
                 "moves": [{"seat", "pass": bool, "colour_die", "number_die", "colour", "number",
-                           "cells": [...], "jokers"}]}],
-     "result": [{"seat", "score", "column_points", "colour_points", "jokers_left",
-                 "star_penalty", "winner"}]}
+                           "cells": [...], "jokers", "available", "n_choices"}]}],
+     "result": [{"seat", "score", "column_points", "colour_points", "jokers_left", "jokers_used",
+                 "star_penalty", "boxes", "columns_first", "columns_later", "colours_first",
+                 "colours_later", "first_joker_roll", "passes", "rank", "winner"}]}
+
+Every field is checked, the derived ones included: `available` (bit i: colour die i, bit 3+i:
+number die i, the dice the seat could use), `n_choices` (the choices it was offered: each
+distinct (colour face, number face, colour, number, placement) once, since two dice showing one
+face offer the same), `first_joker_roll` (None if the seat used no `!`), `rank` (1 + the seats
+with a higher score, or the same score and more `!` left).
 
 `check_game_log` raises AssertionError with a message naming the roll, the seat and what is wrong.
 """
@@ -23,9 +31,13 @@ except ImportError:  # pragma: no cover
 
 DEFAULT_MAX_ROLLS = 200
 
-TOP_LEVEL_KEYS = ("seed", "game", "sheet", "players", "strategies", "capped", "rolls", "result")
-MOVE_KEYS = ("seat", "pass", "colour_die", "number_die", "colour", "number", "cells", "jokers")
-RESULT_KEYS = ("seat", "score", "column_points", "colour_points", "jokers_left", "star_penalty", "winner")
+TOP_LEVEL_KEYS = ("seed", "game", "sheet", "players", "strategies", "capped", "ended_by", "winners", "rolls",
+                  "result")
+MOVE_KEYS = ("seat", "pass", "colour_die", "number_die", "colour", "number", "cells", "jokers", "available",
+             "n_choices")
+RESULT_KEYS = ("seat", "score", "column_points", "colour_points", "jokers_left", "jokers_used", "star_penalty",
+               "boxes", "columns_first", "columns_later", "colours_first", "colours_later", "first_joker_roll",
+               "passes", "rank", "winner")
 
 
 class LogError(AssertionError):
@@ -85,6 +97,9 @@ def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = 
     jokers_left = [R.JOKERS_AT_START] * players
     column_points = [0] * players
     colour_points = [0] * players
+    completed = {key: [0] * players for key in ("columns_first", "columns_later", "colours_first", "colours_later")}
+    passes = [0] * players
+    first_joker_roll = [None] * players
     columns_done_by_anyone: set[str] = set()  # completed by some player in an earlier roll
     colours_done_by_anyone: set[str] = set()
     ended_at = None  # roll after which the game ended naturally (multiplayer)
@@ -140,12 +155,20 @@ def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = 
             _check(isinstance(move["pass"], bool), mwhere, f"'pass' must be a bool, got {move['pass']!r}")
             colour_idx, number_idx = R.allowed_dice(
                 number, seat, active, None if seat == active else active_move, players, k)
+            options = R.legal_choices(sheet, crossed[seat], jokers_left[seat], dice, colour_idx, number_idx)
             if observer is not None:
-                observer(strategies[seat],
-                         R.legal_choices(sheet, crossed[seat], jokers_left[seat], dice, colour_idx, number_idx),
-                         move)
+                observer(strategies[seat], options, move)
+            available = sum(1 << i for i in colour_idx) | sum(1 << (3 + j) for j in number_idx)
+            _check(move["available"] == available and _is_int(move["available"]), mwhere,
+                   f"available is {move['available']!r}, expected {available} (colour dice {colour_idx}, "
+                   f"number dice {number_idx})")
+            offered = {(dice["colour"][i], dice["number"][j], colour, num, placement)
+                       for i, j, colour, num, placement, _ in options}
+            _check(move["n_choices"] == len(offered) and _is_int(move["n_choices"]), mwhere,
+                   f"n_choices is {move['n_choices']!r}, expected {len(offered)} distinct legal choices")
 
             if move["pass"]:
+                passes[seat] += 1
                 _check(move["colour_die"] is None and move["number_die"] is None, mwhere,
                        "a pass must have colour_die and number_die None")
                 _check(move["colour"] is None and move["number"] is None, mwhere,
@@ -154,7 +177,6 @@ def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = 
                 _check(move["jokers"] == 0 and _is_int(move["jokers"]), mwhere,
                        f"a pass spends no jokers, got {move['jokers']!r}")
                 if check_strategies and strategies[seat] == "greedy":
-                    options = R.legal_choices(sheet, crossed[seat], jokers_left[seat], dice, colour_idx, number_idx)
                     _check(not options, mwhere,
                            f"greedy seat passed although it had {len(options)} legal choices, e.g. "
                            f"{_describe(options[0]) if options else ''}")
@@ -203,12 +225,13 @@ def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = 
                               f"crossed before: {sorted(crossed[seat])}")
 
             if check_strategies and strategies[seat] == "greedy":
-                options = R.legal_choices(sheet, crossed[seat], jokers_left[seat], dice, colour_idx, number_idx)
                 best = max(option[3] for option in options)
                 _check(num == best, mwhere,
                        f"greedy seat crossed {num} boxes but {best} were possible")
 
             jokers_left[seat] -= cost
+            if cost and first_joker_roll[seat] is None:
+                first_joker_roll[seat] = number
             crossed[seat] |= placement
 
         # ---- awards, settled after every player has chosen (RULES section 6)
@@ -218,9 +241,11 @@ def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = 
             for col in new_columns[s]:
                 first = solo or col not in columns_done_by_anyone
                 column_points[s] += (R.FIRST_COLUMN_VALUES if first else R.LATER_COLUMN_VALUES)[col]
+                completed["columns_first" if first else "columns_later"][s] += 1
             for colour in new_colours[s]:
                 first = solo or colour not in colours_done_by_anyone
                 colour_points[s] += R.FIRST_COLOUR_BONUS if first else R.LATER_COLOUR_BONUS
+                completed["colours_first" if first else "colours_later"][s] += 1
         for s in range(players):
             columns_done_by_anyone |= new_columns[s]
             colours_done_by_anyone |= new_colours[s]
@@ -243,6 +268,11 @@ def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = 
         _check(log["capped"] is True, "log",
                f"capped must be True: {len(rolls)} rolls (= max_rolls) without a natural end")
 
+    ended_by = [] if ended_at is None else [s for s in range(players)
+                                            if len(R.completed_colours(sheet, crossed[s])) >= 2]
+    _check(log["ended_by"] == ended_by, "log", f"ended_by is {log['ended_by']!r}, expected {ended_by} "
+           + ("(the seats with two colours completed)" if ended_at else "(no natural end)"))
+
     # ---- final result (RULES section 7)
     result = log["result"]
     _check(isinstance(result, list) and len(result) == players, "result",
@@ -250,6 +280,10 @@ def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = 
     penalties = [R.star_penalty(sheet, crossed[s]) for s in range(players)]
     scores = [R.score(column_points[s], colour_points[s], jokers_left[s], penalties[s]) for s in range(players)]
     wins = R.winners(scores, jokers_left)
+    ranks = R.ranks(scores, jokers_left)
+    _check(log["winners"] == [s for s in range(players) if wins[s]], "log",
+           f"winners is {log['winners']!r}, expected {[s for s in range(players) if wins[s]]} "
+           f"(scores {scores}, '!' left {jokers_left})")
     for s in range(players):
         entry = result[s]
         rwhere = f"result, seat {s}"
@@ -260,15 +294,21 @@ def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = 
             "column_points": column_points[s],
             "colour_points": colour_points[s],
             "jokers_left": jokers_left[s],
+            "jokers_used": R.JOKERS_AT_START - jokers_left[s],
             "star_penalty": penalties[s],
+            "boxes": len(crossed[s]),
+            **{key: counts[s] for key, counts in completed.items()},
+            "first_joker_roll": first_joker_roll[s],
+            "passes": passes[s],
             "score": scores[s],
+            "rank": ranks[s],
             "winner": wins[s],
         }
         for key, value in expected.items():
             _check(entry[key] == value and type(entry[key]) is type(value), rwhere,
                    f"{key} is {entry[key]!r}, expected {value!r} (columns {sorted(R.completed_columns(sheet, crossed[s]))}, "
                    f"colours {sorted(R.completed_colours(sheet, crossed[s]))}, "
-                   f"{len(crossed[s])} boxes crossed)")
+                   f"{len(crossed[s])} boxes crossed, scores {scores}, '!' left {jokers_left})")
 
 
 def _describe(option) -> str:
@@ -292,3 +332,50 @@ def _why_illegal(sheet, crossed, colour, cells) -> str:
     if not 1 <= len(cells) <= 5:
         reasons.append(f"{len(cells)} boxes")
     return ", ".join(reasons) or "unknown reason"
+
+
+def dataset_logs(folder):
+    """The games of a dataset written by `encore-sim run --log-turns`, as logs for check_game_log.
+
+    Read with pyarrow alone (no `sim`): every column of the games, players and turns tables
+    lands in the log under its own name, so that checking the log checks the dataset.
+    """
+    import json
+    from pathlib import Path
+
+    import pyarrow.parquet as pq
+
+    folder = Path(folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    settings = manifest["settings"]
+    games = pq.read_table(folder / "games").to_pylist()
+    seats, turns = {}, {}
+    for row in pq.read_table(folder / "players").to_pylist():
+        seats.setdefault(row["game"], []).append(row)
+    for row in pq.read_table(folder / "turns").to_pylist():
+        turns.setdefault(row["game"], []).append(row)
+    for game in sorted(games, key=lambda g: g["game"]):
+        number = game["game"]
+        players = sorted(seats[number], key=lambda r: r["seat"])
+        rolls = {}
+        for t in turns[number]:
+            roll = rolls.setdefault(t["roll"], {
+                "roll": t["roll"], "active": None, "moves": [],
+                "dice": {"colour": t["colour_dice"], "number": [R.JOKER if f == 0 else f for f in t["number_dice"]]}})
+            if t["active"]:
+                roll["active"] = t["seat"]
+            roll["moves"].append({
+                "seat": t["seat"], "pass": t["passed"], "colour_die": t["colour_die"], "number_die": t["number_die"],
+                "colour": t["colour"], "number": t["number"], "cells": t["cells"], "jokers": t["jokers"],
+                "available": t["available"], "n_choices": t["n_choices"]})
+        for roll in rolls.values():   # the active player first, then the others in seat order
+            roll["moves"].sort(key=lambda m: (m["seat"] != roll["active"], m["seat"]))
+        _check(len(rolls) == game["rolls"], f"game {number}", f"rolls is {game['rolls']}, the turns table has "
+               f"{len(rolls)}")
+        yield {
+            "seed": game["seed"], "game": number, "sheet": game["sheet"], "players": game["players"],
+            "strategies": [p["strategy"] for p in players], "max_rolls": settings["max_rolls"],
+            "capped": game["capped"], "ended_by": game["ended_by"], "winners": game["winners"],
+            "rolls": [rolls[r] for r in sorted(rolls)],
+            "result": [{key: value for key, value in p.items() if key not in ("game", "strategy")} for p in players],
+        }

@@ -347,3 +347,11 @@ def winners(scores: list[int], jokers_left: list[int]) -> list[bool]:
     tied = [s for s in range(len(scores)) if scores[s] == best]
     most_jokers = max(jokers_left[s] for s in tied)
     return [s in tied and jokers_left[s] == most_jokers for s in range(len(scores))]
+
+
+def ranks(scores: list[int], jokers_left: list[int]) -> list[int]:
+    """1 + the seats ahead: a higher score, or the same score and more `!` left; seats tied on
+    both share a rank (1, 1, 3)."""
+    return [1 + sum(scores[t] > scores[s] or (scores[t] == scores[s] and jokers_left[t] > jokers_left[s])
+                    for t in range(len(scores)))
+            for s in range(len(scores))]

@@ -373,23 +373,6 @@ def test_dataset_missing_a_column_cli(dataset, tmp_path):
     assert read_manifest(bad)["status"] == "running"
 
 
-def _default_sigint():
-    """In the child: Ctrl-C as on a terminal, even when the tests run in a background job (which
-    ignores SIGINT, and a child inherits that: Python then installs no KeyboardInterrupt)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def test_ctrl_c_exits_130():
-    """Ctrl-C ends any command with 130, as the shell reports a process stopped by SIGINT."""
-    proc = subprocess.Popen([sys.executable, "-m", "cli", "compare", "greedy", "random", "--games", "50000000",
-                             "--threads", "1"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=_default_sigint)
-    time.sleep(6)   # past the imports (~1.5 s), into the games (or their compilation, on a cold cache)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
-
-
 def test_kill_and_resume_subprocess(tmp_path):
     """SIGKILL a real run after its first chunk, resume it, compare with an uninterrupted run."""
     settings = ["-n", "6000", "-p", "3", "-s", "greedy", "-s", "random", "-s", "greedy", "--seed", "77",

@@ -1,6 +1,7 @@
 """Runs on a Dask cluster (2 worker processes on 127.0.0.1), killed workers, and summaries in row batches."""
 import os
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -249,3 +250,117 @@ def test_summary_in_small_batches_matches_pandas(tmp_path, monkeypatch):
     monkeypatch.setattr(summary_mod, "_accumulate", real)
     pd.testing.assert_frame_equal(summary_mod.summarise(out, by_seat=True).stats.sort_values(["strategy", "seat"])
                                   .reset_index(drop=True), got, rtol=1e-12)
+
+
+# --- failure paths ---------------------------------------------------------------------------
+
+def failing_task(c, job, folder, bad):
+    """sim.distributed.chunk_task, except that chunk `bad` raises on every attempt (each one
+    leaves a file in `folder`)."""
+    from sim.distributed import chunk_task
+    if c == bad:
+        import uuid
+        Path(folder, f"attempt-{uuid.uuid4().hex}").write_text("")
+        raise RuntimeError("disk on fire")
+    return chunk_task(c, job)
+
+
+def test_a_chunk_whose_retries_are_used_up(cluster, reference, tmp_path, monkeypatch):
+    """The run stops with one line naming the chunk and the task's error (exit 1); the manifest
+    says "failed", the chunks finished are kept, and --resume finishes the dataset."""
+    import functools
+
+    import cloudpickle
+
+    from sim import distributed as dist
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    attempts = tmp_path / "attempts"
+    attempts.mkdir()
+    task = functools.partial(failing_task, folder=str(attempts), bad=2)
+    monkeypatch.setattr(dist, "run_chunks", functools.partial(dist.run_chunks, task=task))
+    out = tmp_path / "ds"
+    r = CliRunner().invoke(main, ["run", "-n", TABLE["games"], "-p", 3, "-s", "greedy", "-s", "random", "-s", "greedy",
+                                  "--seed", TABLE["seed"], "--log-turns", "--chunk-size", CHUNK, "--out", out,
+                                  "--scheduler", cluster.scheduler_address, "--retries", 1, "-q"])
+    assert r.exit_code == 1, r.output
+    assert r.stderr == (f"Error: the run stopped: chunk 2 failed 2 times on the cluster: RuntimeError: disk on fire; "
+                        f"its finished chunks are kept in {out}: finish it with `encore-sim run --out {out} "
+                        f"--resume`\n"), r.stderr
+    assert len(list(attempts.iterdir())) == 2
+    m = read_manifest(out)
+    assert m["status"] == "failed" and m["error"] == "chunk 2 failed 2 times on the cluster: RuntimeError: disk on fire"
+    kept = done_chunks(out)   # what workers wrote: maybe more than the client heard of before it stopped
+    assert 2 not in kept and m["games_done"] <= CHUNK * len(kept)
+    monkeypatch.undo()
+    r = invoke("run", "--out", out, "--resume", "--scheduler", cluster.scheduler_address, "-q")
+    assert r.exit_code == 0 and read_manifest(out)["status"] == "complete"
+    assert_same_rows(reference, out)
+
+
+CHEAT = """
+from sim.state import PS_JOKERS, ST_SEAT
+
+
+def refill(st, ps, bb, cands, n, tab, params, rng):
+    ps[st[ST_SEAT], PS_JOKERS] += 1
+    return n - 1
+"""
+
+
+def test_an_illegal_strategy_on_a_cluster(cluster, tmp_path):
+    """A strategy that writes to the game, played by the workers: exit 2, one line naming it."""
+    f = tmp_path / "cheat.py"
+    f.write_text(CHEAT)
+    out = tmp_path / "ds"
+    r = CliRunner().invoke(main, ["run", "-n", 300, "-p", 2, "-s", f"{f}:refill", "-s", "greedy", "--seed", 5,
+                                  "--chunk-size", CHUNK, "--out", out, "--scheduler", cluster.scheduler_address])
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.output
+    assert r.stderr.startswith(f"Error: strategy '{f}:refill' (seat ") and " wrote to ps (the seats' counters) in " \
+        "seed 5, game " in r.stderr and ", roll 1: " in r.stderr, r.stderr
+    assert not out.exists() or read_manifest(out)["status"] == "failed"
+
+
+def test_the_scheduler_lost_mid_run(reference, tmp_path):
+    """A scheduler killed after the first chunk: RunFailed naming it, the manifest "failed", the
+    chunks finished kept; the run is then finished locally with --resume."""
+    import json
+    import signal
+    import subprocess
+
+    from sim.runner import RunFailed
+    info = tmp_path / "scheduler.json"
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                  "--port", "0", "--no-dashboard", "--scheduler-file", str(info)],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = None
+    try:
+        deadline = time.monotonic() + 60
+        while not info.exists() or not info.read_text().strip():
+            assert scheduler.poll() is None and time.monotonic() < deadline, "the scheduler did not start"
+            time.sleep(0.05)
+        address = json.loads(info.read_text())["address"]
+        worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                                   "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        def kill(chunk, done):
+            if scheduler.poll() is None:
+                scheduler.send_signal(signal.SIGKILL)
+                scheduler.wait()
+
+        out = tmp_path / "ds"
+        with pytest.raises(RunFailed, match=f"the run stopped: lost the connection to the Dask scheduler at "
+                                            f"{address}; its finished chunks are kept in {out}"):
+            run(out, chunk_size=CHUNK, scheduler=address, on_chunk=kill, **TABLE)
+    finally:
+        for p in (scheduler, worker):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
+    m = read_manifest(out)
+    kept = done_chunks(out)
+    assert m["status"] == "failed" and m["error"] == f"lost the connection to the Dask scheduler at {address}"
+    # The worker may have written more chunks than the client heard of before it lost the scheduler.
+    assert kept and 0 < m["games_done"] <= CHUNK * len(kept)
+    run(out, resume=True, threads=1, chunk_size=CHUNK, **TABLE)
+    assert read_manifest(out)["status"] == "complete"
+    assert_same_rows(reference, out)

@@ -362,3 +362,53 @@ def test_checker_rejects_a_solo_roll_with_three_dice():
     log = copy.deepcopy(play(**solo_config(1)))
     log["rolls"][0]["dice"]["colour"].append("green")
     rejected(log, r"roll 1: expected 2 colour dice")
+
+
+# The fields derived from the play: each checked against the replay, so a wrong value is caught.
+
+@pytest.mark.parametrize("key", ["rank", "columns_first", "columns_later", "colours_first", "colours_later",
+                                 "first_joker_roll", "passes", "boxes", "jokers_used"])
+def test_checker_rejects_a_wrong_derived_result(key):
+    log = natural_multi_log()
+    entry = log["result"][1]
+    entry[key] = 1 if entry[key] is None else entry[key] + 1
+    rejected(log, rf"result, seat 1: {key} is")
+
+
+def test_checker_rejects_a_first_joker_roll_for_a_seat_that_used_none():
+    # Two rolls: some seat has not used a '!' yet.
+    log = next(log for game in range(20) for log in [sim.play_game(SEED + 5, game, ["greedy"] * 4, max_rolls=2)]
+               if any(e["first_joker_roll"] is None for e in log["result"]))
+    check(log, max_rolls=2)
+    seat = next(e["seat"] for e in log["result"] if e["first_joker_roll"] is None)
+    log["result"][seat]["first_joker_roll"] = 1
+    rejected(log, rf"result, seat {seat}: first_joker_roll is 1, expected None")
+
+
+def test_checker_rejects_wrong_ended_by_and_winners():
+    log = natural_multi_log()
+    assert log["ended_by"]
+    bad = copy.deepcopy(log)
+    bad["ended_by"] = []
+    rejected(bad, r"ended_by is \[\]")
+    bad = copy.deepcopy(log)
+    bad["ended_by"] = log["ended_by"] + [s for s in range(log["players"]) if s not in log["ended_by"]][:1]
+    rejected(bad, r"ended_by is")
+    bad = copy.deepcopy(log)
+    bad["winners"] = [s for s in range(log["players"]) if s not in log["winners"]][:1]
+    rejected(bad, r"winners is")
+
+
+def test_checker_rejects_ended_by_in_a_capped_game():
+    log = copy.deepcopy(sim.play_game(SEED + 2, 0, ["random"] * 3, max_rolls=5))
+    log["ended_by"] = [0]
+    rejected(log, r"ended_by is \[0\], expected \[\] \(no natural end\)")
+
+
+@pytest.mark.parametrize("key", ["n_choices", "available"])
+def test_checker_rejects_wrong_offered_choices(key):
+    log = natural_multi_log()
+    roll, _, move = next((r, i, m) for r, i, m in moves(log, min_roll=4) if r["moves"][0]["seat"] != m["seat"]
+                         and not r["moves"][0]["pass"])
+    move[key] += 1
+    rejected(log, rf"roll {roll['roll']}, seat {move['seat']}: {key} is")

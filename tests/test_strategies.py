@@ -159,10 +159,11 @@ def test_heuristic_fast_path_matches_full_scoring(players):
 @pytest.mark.parametrize("name", ["random", "greedy"])
 def test_inline_reference_players_play_as_when_called(name):
     """The game loop runs random and greedy inline (sim.players); the same function called
-    through a function value, as any user strategy is, must play exactly the same games."""
+    through a function value on copies of the game, as any user strategy is, must play exactly
+    the same games."""
     fn = REGISTRY[name].dispatcher
-    called = strategy(fn.py_func, name=f"{name}-called")   # a new dispatcher: PLAYER_CALL
-    assert player_kind(fn) != players.PLAYER_CALL and player_kind(called.fn) == players.PLAYER_CALL
+    called = strategy(fn.py_func, name=f"{name}-called")   # a new dispatcher: a user's, PLAYER_GUARDED
+    assert player_kind(fn) != players.PLAYER_CALL and player_kind(called.fn) == players.PLAYER_GUARDED
     for n_players in (1, 3, 6):
         for lineup in ([name], ([name, "heuristic"] * 3)[:n_players]):
             via_call = [called if s == name else s for s in lineup]

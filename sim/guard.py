@@ -1,0 +1,333 @@
+"""Keeping a user's strategy from changing the game it plays.
+
+A strategy receives the game as arrays (sim.state), and a Numba function can
+write any array it is given. The built-in strategies are the project's own
+code, read-only by construction and tested to be (tests/test_guard.py), so the
+engine hands them its arrays and checks nothing. A user's strategy
+(sim.players.PLAYER_GUARDED) is watched instead:
+
+- st, ps, bb and its candidates (the rows of the seats at the table) are
+  saved before each decision and compared after it (about 100 words, plus
+  four per candidate). A difference ends the game at once with ERR_WRITE and
+  the array's code (WROTE_*), before the engine reads anything: the run stops
+  and nothing of the chunk is kept. The rows of empty seats must still be zero
+  when the game ends.
+- the tables and its parameters are large (about 7,000 words; a strategy's
+  data can be 200,000) and the same all run long, so user strategies get
+  private copies (per thread), which the engine never reads, compared with
+  the engine's after every block of games (sim.batch): a game costs less than
+  comparing them. The games of a block where they changed are marked
+  ERR_WRITE_SEEN_LATE, and sim.api.play_chunk replays them alone with
+  PLAYER_STRICT, which compares everything after every decision, to name the
+  game, the roll and the seat.
+
+Lineups with a user's strategy are played by their own kernel
+(sim.batch.play_batch_watched, compiled the first time one plays), so the
+built-ins' kernel and its cold start are what they were. Watching costs a
+user's strategy about 0.4 µs per decision (docs/performance.md).
+
+Numba does not check array bounds, so a user's strategy indexing out of range
+would read or write memory it does not own. It is compiled with Numba's bounds
+checking (unless the run says `unchecked`: bounds_checked), and played through
+a wrapper (watched) that turns any exception it raises, an IndexError above
+all, into RAISED: the game stops with ERR_RAISED. Numba's IndexError says
+neither where nor which index, so sim.api replays that game alone to the
+failing decision (sim.batch.play_alone_watched, which returns the saved
+arguments of it) and calls the strategy's Python function on them: Python's
+traceback names the file and the line (where_it_raised).
+"""
+import os
+import traceback
+import warnings
+
+import numpy as np
+from numba import njit
+
+from .players import PLAYER_GUARDED, PLAYER_STRICT
+from .state import BB_SIZE, CAND_SIZE, DECIDE_SIG, MAX_CANDS, MAX_SEATS, PS_SIZE, RNG_WORDS, ST_SIZE
+from .tables import copy_tables
+
+# --- gres[GR_ERROR] (sim.engine) -----------------------------------------------
+ERR_INDEX = 1            # returned something that is not a candidate index or -1
+ERR_WRITE = 2            # wrote to an argument; gres[GR_ERR_VALUE] says which (WROTE_*)
+ERR_WRITE_SEEN_LATE = 3  # a write found after its game or block of games: roll not known yet
+ERR_RAISED = 4           # raised an exception (an index out of range, with bounds checking)
+
+#: What a watched strategy "returns" when it raised: no candidate index is this low.
+RAISED = np.iinfo(np.int64).min
+
+# --- which argument it wrote ----------------------------------------------------
+WROTE_ST = 0
+WROTE_PS = 1
+WROTE_BB = 2
+WROTE_CANDS = 3
+WROTE_TABLES = 4
+WROTE_PARAMS = 5
+#: How an error message names each (index: WROTE_*).
+WROTE_NAMES = ("st (the table and dice)", "ps (the seats' counters)", "bb (the sheets)",
+               "cands (its legal choices)", "tables (the sheet's tables)", "params (its parameters)")
+
+
+@njit(cache=True)
+def param_lengths(kinds, params):
+    """Each slot's own parameter count: kinds[MAX_SEATS + slot] when given (sim.api.lineup), else
+    the whole row (a caller that passes only the kinds, such as table training)."""
+    out = np.full(MAX_SEATS, params.shape[1], np.int64)
+    if kinds.shape[0] >= 2 * MAX_SEATS:
+        for i in range(MAX_SEATS):
+            out[i] = min(kinds[MAX_SEATS + i], params.shape[1])
+    return out
+
+
+# Four objects, not one per array: Numba counts a reference to each object passed into the
+# game function, once per game, and a dozen cost the built-ins 10% of their speed although
+# they never use them.
+_PS_AT = ST_SIZE
+_CANDS_AT = _PS_AT + MAX_SEATS * PS_SIZE
+_PLEN_AT = _CANDS_AT + MAX_CANDS * CAND_SIZE
+_N_AT = _PLEN_AT + MAX_SEATS
+_INTS = _N_AT + 1
+_RNG_AT = MAX_SEATS * BB_SIZE     # in the saved bitboards' array, after them
+_BITS = _RNG_AT + RNG_WORDS
+
+
+@njit(cache=True)
+def guest_arrays(kinds, params, tab):
+    """One thread's room for guarding user strategies: (saved ints, saved bitboards, parameters, tables).
+
+    The saved ints are st, ps and the candidates as they were before a decision, then each
+    slot's parameter count, then the number of candidates; the saved bitboards are bb, then
+    the deciding seat's random stream. A guarded slot's parameter row is its own parameters, then zeros
+    to the longest guarded row. The tables are one private copy that every guarded slot reads
+    (when none is guarded, the engine's: nothing is copied).
+    """
+    # Loops rather than slice assignments: they compile in a fraction of the time.
+    ints = np.zeros(_INTS, np.int64)
+    plen = param_lengths(kinds, params)
+    width = 1   # as in the engine's rows, padded with zeros: no strategy gets an empty row
+    guarded = False
+    for i in range(MAX_SEATS):
+        ints[_PLEN_AT + i] = plen[i]
+        if kinds[i] >= PLAYER_GUARDED:
+            width = max(width, plen[i])
+            guarded = True
+    gparams = np.zeros((MAX_SEATS, width))
+    for i in range(MAX_SEATS):
+        if kinds[i] >= PLAYER_GUARDED:
+            for j in range(plen[i]):
+                gparams[i, j] = params[i, j]
+    return ints, np.zeros(_BITS, np.uint64), gparams, copy_tables(tab) if guarded else tab
+
+
+@njit(cache=True, inline="always")
+def _same_1d(a, b, n):
+    for i in range(n):
+        if a[i] != b[i]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _same_array(a, b):
+    x, y = a.ravel(), b.ravel()
+    return _same_1d(x, y, x.size)
+
+
+@njit(cache=True)
+def same_tables(a, b):
+    """True if two KernelTables hold the same values (every field of sim.tables.Tables)."""
+    return (_same_array(a.mask, b.mask) and _same_array(a.nb, b.nb) and _same_array(a.colour, b.colour)
+            and _same_array(a.size, b.size) and _same_array(a.block, b.block) and _same_array(a.stars, b.stars)
+            and _same_array(a.gstart, b.gstart) and _same_array(a.kill, b.kill) and _same_array(a.act, b.act)
+            and _same_array(a.all_subsets, b.all_subsets) and _same_array(a.start_touch, b.start_touch)
+            and _same_array(a.colour_mask, b.colour_mask) and _same_array(a.block_mask, b.block_mask)
+            and _same_array(a.star_mask, b.star_mask) and _same_array(a.board_mask, b.board_mask)
+            and _same_array(a.col_first, b.col_first) and _same_array(a.col_later, b.col_later)
+            and _same_array(a.box_row, b.box_row) and _same_array(a.gword, b.gword)
+            and _same_array(a.gmask, b.gmask) and _same_array(a.act_count, b.act_count))
+
+
+@njit(cache=True, inline="always")
+def _save(flat, at, a, rows):
+    for i in range(rows):
+        for j in range(a.shape[1]):
+            flat[at] = a[i, j]
+            at += 1
+
+
+@njit(cache=True, inline="always")
+def _same(flat, at, a, rows):
+    for i in range(rows):
+        for j in range(a.shape[1]):
+            if flat[at] != a[i, j]:
+                return False
+            at += 1
+    return True
+
+
+@njit(cache=True, inline="always")
+def _zero_rows(a, first):
+    for i in range(first, a.shape[0]):
+        for j in range(a.shape[1]):
+            if a[i, j] != 0:
+                return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def empty_seats_written(ps, bb, players):
+    """WROTE_PS or WROTE_BB if a row of an empty seat is not zero (as the game started), else -1."""
+    if not _zero_rows(ps, players):
+        return WROTE_PS
+    if not _zero_rows(bb, players):
+        return WROTE_BB
+    return -1
+
+
+@njit(cache=True)
+def copies_written(guest, slot, tab, params):
+    """WROTE_TABLES or WROTE_PARAMS if the private copies slot reads differ from the engine's, else -1."""
+    ints, _, gparams, gtab = guest
+    if not same_tables(gtab, tab):
+        return WROTE_TABLES
+    row, n = gparams[slot], ints[_PLEN_AT + slot]
+    if not _same_1d(row, params[slot], n):
+        return WROTE_PARAMS
+    for i in range(n, row.shape[0]):
+        if row[i] != 0.0:
+            return WROTE_PARAMS
+    return -1
+
+
+@njit(cache=True)
+def any_copy_written(guest, kinds, tab, params):
+    """copies_written for the first guarded slot whose copies differ, or -1 (run after a block of games)."""
+    for slot in range(MAX_SEATS):
+        if kinds[slot] >= PLAYER_GUARDED:
+            wrote = copies_written(guest, slot, tab, params)
+            if wrote >= 0:
+                return wrote
+    return -1
+
+
+@njit(cache=True, inline="always")
+def guarded_call(fn, kind, slot, players, st, ps, bb, cands, n, tab, params, rng, guest):
+    """(the strategy's answer, WROTE_* of the first argument it changed, or -1).
+
+    st, ps, bb and the candidates (the rows of the seats at the table) are saved before and
+    compared after: a change ends the game before the engine reads anything, so a write
+    never reaches a result. The tables and parameters it gets are its private copies.
+    """
+    ints, bits, gparams, gtab = guest
+    for i in range(st.shape[0]):
+        ints[i] = st[i]
+    _save(ints, _PS_AT, ps, players)
+    _save(bits, 0, bb, players)
+    _save(ints, _CANDS_AT, cands, n)
+    ints[_N_AT] = n
+    for i in range(rng.shape[0]):   # what a strategy that raises drew from (sim.api replays it)
+        bits[_RNG_AT + i] = rng[i]
+    k = fn(st, ps, bb, cands, n, gtab, gparams[slot], rng)
+    if not _same_1d(ints, st, st.shape[0]):
+        return k, WROTE_ST
+    if not _same(ints, _PS_AT, ps, players):
+        return k, WROTE_PS
+    if not _same(bits, 0, bb, players):
+        return k, WROTE_BB
+    if not _same(ints, _CANDS_AT, cands, n):
+        return k, WROTE_CANDS
+    if kind == PLAYER_STRICT:
+        wrote = empty_seats_written(ps, bb, players)
+        return k, wrote if wrote >= 0 else copies_written(guest, slot, tab, params)
+    return k, -1
+
+
+# --- bounds checking and exceptions ----------------------------------------------
+
+def bounds_checked(dispatcher):
+    """A user's decision function compiled again, as its author declared it but with Numba's
+    bounds checking: an index out of range raises IndexError instead of reaching other memory.
+    (Functions it calls are checked where they are inlined into it, or declared so themselves.)"""
+    options = {k: v for k, v in dispatcher.targetoptions.items() if k != "nopython"}
+    options["boundscheck"] = True
+    return njit(**options)(dispatcher.py_func)
+
+
+#: watched(): the wrapper of each user function, and the function each wrapper plays.
+_WRAPPERS: dict = {}
+_PLAYS: dict = {}
+
+
+def watched(fn):
+    """The decision function a user's strategy `fn` (a dispatcher) is played through: it returns
+    what fn returns, or RAISED if fn raised an exception.
+
+    Numba calls a function value through a C wrapper that prints an exception it raises and
+    returns garbage, so the run would go on with a made-up move: this wrapper calls fn
+    directly, where Numba can catch the exception (it cannot say which one)."""
+    if fn not in _WRAPPERS:
+        def decision(st, ps, bb, cands, n, tab, params, rng):
+            try:
+                return fn(st, ps, bb, cands, n, tab, params, rng)
+            except Exception:   # noqa: BLE001 (Numba catches no narrower class)
+                return RAISED
+
+        wrapper = njit(decision)
+        wrapper.compile(DECIDE_SIG)
+        wrapper.disable_compile()
+        _WRAPPERS[fn] = wrapper
+        _PLAYS[wrapper] = fn
+    return _WRAPPERS[fn]
+
+
+def played_by(wrapper):
+    """The user's function a watched() wrapper plays (None for any other function)."""
+    return _PLAYS.get(wrapper)
+
+
+def saved_decision(ints, bits, players):
+    """The arguments of the last watched decision of a game, as guarded_call saved them before
+    the call (the guest arrays that sim.batch.play_alone_watched returns): st, ps, bb, cands, n, rng."""
+    st = ints[:ST_SIZE].copy()
+    ps = np.zeros((MAX_SEATS, PS_SIZE), np.int64)
+    ps[:players] = ints[_PS_AT:_PS_AT + players * PS_SIZE].reshape(players, PS_SIZE)
+    bb = np.zeros((MAX_SEATS, BB_SIZE), np.uint64)
+    bb[:players] = bits[:players * BB_SIZE].reshape(players, BB_SIZE)
+    n = int(ints[_N_AT])
+    cands = np.zeros((MAX_CANDS, CAND_SIZE), np.int64)
+    cands[:n] = ints[_CANDS_AT:_CANDS_AT + n * CAND_SIZE].reshape(n, CAND_SIZE)
+    return st, ps, bb, cands, n, bits[_RNG_AT:_RNG_AT + RNG_WORDS].copy()
+
+
+def _shown(path: str) -> str:
+    """A file as an error message names it: relative to the working folder when inside it."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
+def where_it_raised(fn, args) -> str:
+    """What a strategy's decision function did wrong, with the file and line, found by calling
+    its Python function (fn.py_func) on the arguments (saved_decision) of the decision at which
+    the compiled one raised: "indexed out of range at cheat.py line 7".
+
+    Python checks every index, as Numba with bounds checking does, so it raises at the same
+    line; its traceback's last frame outside NumPy and Numba is the strategy's own code (or a
+    helper of it). Should Python not raise (a helper compiled without bounds checks, arithmetic
+    that differs), the line is unknown and the message says so."""
+    try:
+        # NumPy's scalars divide by zero with a warning where Numba raises ZeroDivisionError:
+        # made an error here too. Overflow wraps around in both.
+        with warnings.catch_warnings(), np.errstate(divide="raise", over="ignore", under="ignore", invalid="ignore"):
+            warnings.simplefilter("ignore")
+            fn.py_func(*args)
+    except Exception as e:   # noqa: BLE001 (whatever it raises is what it did wrong)
+        frames = [f for f in traceback.extract_tb(e.__traceback__)
+                  if f.filename != __file__
+                  and not any(part in f.filename for part in (os.sep + "numpy" + os.sep, os.sep + "numba" + os.sep))]
+        where = f" at {_shown(frames[-1].filename)} line {frames[-1].lineno}" if frames else ""
+        if isinstance(e, IndexError):
+            return f"indexed out of range{where}"
+        if isinstance(e, (ZeroDivisionError, FloatingPointError)):
+            return f"divided by zero{where}"
+        return f"raised {type(e).__name__}{f' ({e})' if str(e) else ''}{where}"
+    return "raised an exception (an index out of range?) that its Python code does not raise, so its line is unknown"
