@@ -17,7 +17,7 @@ from numba import njit
 
 from .bits import ZERO, ctz, popcount
 from .guard import ERR_INDEX, ERR_RAISED, ERR_WRITE, ERR_WRITE_SEEN_LATE, RAISED, empty_seats_written, guarded_call
-from .moves import legal_word, next_group, next_row, pair_groups
+from .moves import legal_word, dice_word, die_pair, next_group, next_row
 from .players import PLAYER_GREEDY, PLAYER_GUARDED, PLAYER_RANDOM, greedy_pick, offered_dice, random_choice
 from .rng import die, game_key, seat_stream
 from .state import (
@@ -157,26 +157,20 @@ def legal_choices(st, ps, bb, tab, cands):
     jokers = ps[seat, PS_JOKERS]
     gword, gmask = tab.gword, tab.gmask      # a StructRef field read counts a reference: once
     n = 0
-    for cd in range(3):
-        if not (offered >> cd) & 1:
-            continue
-        for nd in range(3):
-            if not (offered >> (3 + nd)) & 1:
-                continue
-            cost, groups = pair_groups(st[ST_DICE + cd], st[ST_DICE + 3 + nd])
-            if cost > jokers:
-                continue
-            while groups:
-                g, groups = next_group(groups)
-                for half in range(2):
-                    w, word = legal_word(bb, seat, gword, gmask, g, half)
-                    while word != ZERO:
-                        sub, word = next_row(w, word)
-                        cands[n, CAND_CDIE] = cd
-                        cands[n, CAND_NDIE] = nd
-                        cands[n, CAND_SUB] = sub
-                        cands[n, CAND_COST] = cost
-                        n += 1
+    faces = dice_word(st)
+    for p in range(9):
+        cd, nd, cost, groups = die_pair(faces, offered, jokers, p)
+        while groups:
+            g, groups = next_group(groups)
+            for half in range(2):
+                w, word = legal_word(bb, seat, gword, gmask, g, half)
+                while word != ZERO:
+                    sub, word = next_row(w, word)
+                    cands[n, CAND_CDIE] = cd
+                    cands[n, CAND_NDIE] = nd
+                    cands[n, CAND_SUB] = sub
+                    cands[n, CAND_COST] = cost
+                    n += 1
     return n
 
 

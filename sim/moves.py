@@ -5,9 +5,10 @@ A pair of dice stands for one or more (colour, number) groups and costs a '!' pe
 the sheet's tables in two adjacent bitset words (sim.tables: gword, gmask), and those open to a
 seat are the rows that are both alive and touching (sim.state). Every walk over them reads:
 
-    for each offered colour die cd and number die nd      (or: dice_faces, then group_cost per
-        cost, groups = pair_groups(faces of cd, nd)         group g, a group at its fewest '!')
-        while groups:
+    faces = dice_word(st)
+    for p in range(9):                                    (or: dice_faces, then group_cost per
+        cd, nd, cost, groups = die_pair(faces, dice, jokers, p)    group g: a group at its
+        while groups:                                      fewest '!')
             g, groups = next_group(groups)
             for half in range(2):
                 w, word = legal_word(bb, seat, gword, gmask, g, half)
@@ -17,9 +18,9 @@ seat are the rows that are both alive and touching (sim.state). Every walk over 
 The loop itself is written out where it runs (engine.legal_choices, players.greedy_pick, the
 strategies' placement loops): Numba has no zero-cost way to pass a loop body to a helper, and
 these loops are the simulator's hottest code. Everything the loop computes comes from here. The
-dice are tested before their faces are read, and the faces passed as numbers: walking all nine
-pairs through die_pair, or reading the group tables through legal_word once more per decision,
-cost greedy 12% of its speed (measured side by side with bf1f9ad).
+helpers of the pair loop take numbers, not arrays: an inlined function given an array counts a
+reference to it, and with die_pair reading st the shared walk had cost greedy 12% of its speed
+(measured side by side with bf1f9ad); die_pair also tests the dice before it reads their faces.
 
 mobility and mobility_after count the legal placements of any colour and number, now or after a
 move, from a row of bitboard words (bb[seat], or a strategy's scratch copy of one).
@@ -47,17 +48,27 @@ def pair_groups(cface, nface):
 
 
 @njit(cache=True, inline="always")
-def die_pair(st, dice, jokers, p):
-    """Die pair p = 3 * colour die + number die (0..8), from the dice in bitmask `dice` (as
-    ST_AVAIL), for a seat with `jokers` '!' left: (colour die, number die, '!' it costs, groups)
-    as pair_groups, groups 0 if either die is not in `dice` or the pair costs too many '!'.
-    For tables over all nine pairs; the walks of the hot loops test the dice first and call
-    pair_groups on the faces (an inlined function given an array counts a reference to it)."""
+def dice_word(st):
+    """The six dice faces of st (sim.state: ST_DICE..), packed 8 bits each into one number, so
+    that die_pair works on numbers alone (an inlined function given an array counts a reference
+    to it, which in these loops costs more than the work)."""
+    word = 0
+    for d in range(6):
+        word |= (st[ST_DICE + d] & 0xFF) << (8 * d)
+    return word
+
+
+@njit(cache=True, inline="always")
+def die_pair(faces, dice, jokers, p):
+    """Die pair p = 3 * colour die + number die (0..8) of the faces dice_word packed, from the dice
+    in bitmask `dice` (as ST_AVAIL), for a seat with `jokers` '!' left: (colour die, number die,
+    '!' it costs, groups) as pair_groups, groups 0 if either die is not in `dice` or the pair
+    costs too many '!'."""
     cd = p // 3
     nd = p - 3 * cd
     if not ((dice >> cd) & 1 and (dice >> (3 + nd)) & 1):
         return cd, nd, np.int64(0), 0
-    cost, groups = pair_groups(st[ST_DICE + cd], st[ST_DICE + 3 + nd])
+    cost, groups = pair_groups((faces >> (8 * cd)) & 0xFF, (faces >> (8 * (3 + nd))) & 0xFF)
     return cd, nd, cost, groups if cost <= jokers else 0
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from .bits import ctz, popcount
-from .moves import next_group, pair_groups
+from .moves import dice_word, die_pair, next_group
 from .rng import below
 from .state import BB_ALIVE, BB_TOUCH, CAND_COST, CAND_SUB, PASS, PS_JOKERS, ST_AVAIL, ST_DICE, ST_SEAT
 
@@ -89,25 +89,19 @@ def greedy_pick(st, ps, bb, tab):
     best_cd = best_nd = best_g = best_cost = -1
     # The group tables are read from tab where used, not taken once into locals and passed to
     # moves.legal_word as legal_choices does: here that cost greedy 7% (measured side by side).
-    for cd in range(3):
-        if not (offered >> cd) & 1:
-            continue
-        for nd in range(3):
-            if not (offered >> (3 + nd)) & 1:
-                continue
-            cost, groups = pair_groups(st[ST_DICE + cd], st[ST_DICE + 3 + nd])
-            if cost > jokers:
-                continue
-            while groups:
-                g, groups = next_group(groups)
-                w = tab.gword[g]
-                count = (popcount(bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & tab.gmask[g, 0])
-                         + popcount(bb[seat, BB_ALIVE + w + 1] & bb[seat, BB_TOUCH + w + 1] & tab.gmask[g, 1]))
-                key = 4 * (g % 5 + 1) - cost          # 4 * boxes - jokers
-                if count > 0 and key > best_key:
-                    best_k, best_key = n, key
-                    best_cd, best_nd, best_g, best_cost = cd, nd, g, cost
-                n += count
+    faces = dice_word(st)
+    for p in range(9):
+        cd, nd, cost, groups = die_pair(faces, offered, jokers, p)
+        while groups:
+            g, groups = next_group(groups)
+            w = tab.gword[g]
+            count = (popcount(bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & tab.gmask[g, 0])
+                     + popcount(bb[seat, BB_ALIVE + w + 1] & bb[seat, BB_TOUCH + w + 1] & tab.gmask[g, 1]))
+            key = 4 * (g % 5 + 1) - cost          # 4 * boxes - jokers
+            if count > 0 and key > best_key:
+                best_k, best_key = n, key
+                best_cd, best_nd, best_g, best_cost = cd, nd, g, cost
+            n += count
     if best_k == PASS:
         return n, PASS, -1, -1, -1, 0
     w = tab.gword[best_g]

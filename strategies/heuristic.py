@@ -61,7 +61,7 @@ from numba import njit, types
 
 from sim.bits import ZERO, ONE, ctz, popcount
 from sim.engine import awards
-from sim.moves import dice_faces, die_pair, group_cost, legal_word, mobility, mobility_after, next_group, next_row
+from sim.moves import dice_faces, dice_word, die_pair, group_cost, legal_word, mobility, mobility_after, next_group, next_row
 from sim.nbinternals import borrow, stack_f64, stack_u64, uncounted
 from sim.state import (
     BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, MAX_CANDS, PASS, PS_COL_POINTS,
@@ -598,6 +598,7 @@ def denial_values(st, ps, bb, tab, ctx):
     gword = borrow(tab, "gword")
     gmask = borrow(tab, "gmask")
     stars = borrow(tab, "stars")
+    faces = dice_word(st)
     for s in range(players):
         if s == seat:
             continue
@@ -605,7 +606,7 @@ def denial_values(st, ps, bb, tab, ctx):
         jokers = ps[s, PS_JOKERS]
         # Their best with each die pair (NEG where the pair is not there or too dear).
         for p in range(9):
-            _, _, cost, groups = die_pair(st, avail, jokers, p)
+            _, _, cost, groups = die_pair(faces, avail, jokers, p)
             top = NEG
             while groups:
                 g, groups = next_group(groups)
