@@ -24,6 +24,15 @@ RUN = ["run", "-n", "6000", "-p", "2", "-s", "heuristic", "-s", "random", "--see
        "--threads", "1", "-q"]
 
 
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler for a test that interrupts this process: a run in a background
+    job (nohup, `cmd &`) starts with SIGINT ignored, and Python then installs no handler."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 def _start(args, env=None, **kw):
     return subprocess.Popen([sys.executable, "-m", "cli", *args], cwd=ROOT, env={**os.environ, **(env or {})},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
@@ -227,7 +236,7 @@ def test_ctrl_c_while_the_weights_are_saved_leaves_no_file(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
-def test_the_dataset_and_its_manifest_appear_together(tmp_path, monkeypatch):
+def test_the_dataset_and_its_manifest_appear_together(tmp_path, monkeypatch, python_sigint):
     """Ctrl-C between creating the folders and writing the manifest waits for the manifest, then
     interrupts the run: a folder is never left without a manifest that says how the run ended."""
     from sim import runner
@@ -259,7 +268,7 @@ def test_an_interrupt_that_a_finaliser_swallowed_is_raised_at_the_next_check():
         interrupts.check()   # acted on once
 
 
-def test_a_shield_holds_ctrl_c_until_its_end():
+def test_a_shield_holds_ctrl_c_until_its_end(python_sigint):
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     interrupts.clear()
     finished = False
