@@ -68,7 +68,7 @@ from sim.state import (
     PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS, ST_AVAIL, ST_COLOURS_TAKEN, ST_COLS_TAKEN,
     ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT,
 )
-from sim.tables import MAX_SUBSETS, NW
+from sim.tables import MAX_SUBSETS, N_GROUPS, NW
 
 from .features import byte_counts, candidate_of, crossed_span, neighbours, placement_fields, stacked_pairs
 from .interface import strategy
@@ -171,7 +171,6 @@ _BYTE = np.uint64(0xFF)
 _B7 = np.uint64(7)
 _HIGH = np.uint64(0x8080808080808080)
 NEG = -1.0e18
-N_GROUPS = 25       # (colour, number) groups
 #: Room for the values of every choice of any decision and of passing (score_candidates).
 VALUES_SIZE = MAX_CANDS + 1
 

@@ -64,7 +64,7 @@ from sim.state import (
     BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, PASS,
     PS_JOKERS, ST_AVAIL, ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT,
 )
-from sim.tables import COLOUR_FIRST, COLOUR_LATER, MAX_SUBSETS, NW
+from sim.tables import COLOUR_FIRST, COLOUR_LATER, MAX_SUBSETS, N_GROUPS, NW
 
 from sim.moves import dice_faces, group_cost, legal_word, next_row
 from sim.nbinternals import borrow, stack_f64, stack_i64
@@ -124,8 +124,6 @@ _B7F = np.uint64(0x7F)
 NEG = -1.0e18
 #: Rows of rank_placements: passing and at most every placement of a sheet.
 ROWS = MAX_SUBSETS + 1
-N_GROUPS = 25           # (colour, number) pairs
-N_JV = 9                # '!' kept, 0..8
 
 #: Dice denial at a table (decide_table): points per box the dice left let an opponent cross,
 #: and how many of the best choices it weighs.

@@ -24,7 +24,7 @@ from sim.bits import ZERO
 from sim.moves import mobility, mobility_after, next_row
 from sim.nbinternals import borrow, stack_f64, stack_u64
 from sim.state import BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, PASS, PS_JOKERS, ST_SEAT
-from sim.tables import NW
+from sim.tables import N_GROUPS, NW
 
 from .features import EXPECT_SIZE, expected_best_reply, placement_fields
 from .heuristic import (
@@ -36,7 +36,6 @@ from .interface import strategy
 PARAMS = dict(H_PARAMS)
 PARAMS["top"] = 2.0          # choices looked at one roll deeper (4: +0.1 point, 1.4x slower)
 X_TOP = len(H_PARAMS)
-N_GROUPS = 25           # (colour, number) pairs
 
 
 @njit(cache=True, inline="always")
