@@ -1,0 +1,223 @@
+"""How much one step of policy improvement would add to `learned` in solo: rollouts of its own play.
+
+    encore-sim improvement --games 200 --rollouts 1000 --seed 555
+
+The clairvoyant bound (strategies.headroom) says how far `learned` is from a player who knows the
+dice; it cannot say how much of that gap a real player could ever earn. This measures a part that
+is certainly earnable. At every decision of `learned`'s own solo games, each of its `top` best
+choices is followed by `rollouts` full games to the end played by `learned` itself (the same
+dice for every choice: common random numbers). Picking the choice whose rollouts score best is one
+step of policy iteration (a rollout player); what it gains over `learned`'s choice, summed over a
+game, is what a perfect value of `learned`'s own future would add to it.
+
+The rollouts of each choice are split in two halves, A and B, of independent dice. Picking by A
+and scoring the pick by B (and the other way round) gives an estimate free of the winner's curse,
+low rather than high: noise in A makes some picks worse than the best. Picking and scoring by
+the same rollouts is biased high. The truth lies between the two.
+
+Rollout dice: rollout n from roll r of game g uses rollout_key(game_key(seed, g), n); the games
+themselves use the dice of (seed, g) as every run does, so the numbers depend on the arguments
+only, never on the thread count.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from sim.api import MAX_SEED, check_int
+from sim.engine import SOLO_ROLLS, cross, finish, set_dice, settle_awards
+from sim.rng import game_key, mix64
+from sim.runner import Progress
+from sim.sheets import load_sheet
+from sim.state import PS_JOKERS, PS_SCORE, ST_ROLL, new_state
+from sim.summary import Z95
+from sim.tables import kernel_tables
+
+from .learned import new_scratch, rank_placements, weights_array
+from .train import start_solo
+
+#: The choices of a decision followed by rollouts: `learned`'s best ones by its own value.
+DEFAULT_TOP = 4
+MAX_TOP = 8
+#: Apart from the game's dice: a rollout's dice are drawn from keys of their own.
+_ROLLOUT_SALT = np.uint64(0x6A09E667F3BCC909)
+#: out[..] of a choice that does not exist (fewer than `top` choices at that decision).
+ABSENT = -1.0e9
+
+
+@njit(cache=True, inline="always")
+def rollout_key(key, n):
+    """The dice key of rollout n from any roll of the game with dice key `key`."""
+    return game_key(key ^ _ROLLOUT_SALT, n)
+
+
+@njit(cache=True)
+def _best(W, st, ps, bb, tab, lay, sc, se, subs, costs, rewards, qs):
+    """learned's one-ply choice (its decision with top=0): the row of the best q."""
+    m = rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
+    best = 0
+    for j in range(1, m):
+        if qs[j] > qs[best]:
+            best = j
+    return m, best
+
+
+@njit(cache=True)
+def _play_out(W, st, ps, bb, tab, sub, cost, roll, key, lay, sc, se, subs, costs, rewards, qs):
+    """Make the move (sub, cost) of roll `roll` on these copies, play the rest of the game by
+    learned's choice on the dice of `key`, and return the final score."""
+    if sub >= 0:
+        cross(ps, bb, tab, 0, sub, cost, roll)
+    settle_awards(st, ps, bb, tab)
+    for r in range(roll + 1, SOLO_ROLLS + 1):
+        st[ST_ROLL] = r
+        set_dice(st, key, r)
+        _, b = _best(W, st, ps, bb, tab, lay, sc, se, subs, costs, rewards, qs)
+        if subs[b] >= 0:
+            cross(ps, bb, tab, 0, subs[b], costs[b], r)
+        settle_awards(st, ps, bb, tab)
+    finish(ps, bb, tab, 1)
+    return ps[0, PS_SCORE]
+
+
+@njit(cache=True, parallel=True)
+def rollout_means(W, tab, seed, first, count, top, rollouts, out, scores):
+    """Games first..first+count-1 of `seed`, played by learned's choice. out[i, roll, k, h]: the
+    mean final score of the rollouts of half h (h = 0: even-numbered rollouts, 1: odd) after
+    learned's k-th best choice at that roll (k = 0: the one it plays), ABSENT where there is no
+    such choice, or no decision worth rolling out (one choice only, or the last roll: nothing
+    follows it). scores[i]: the game's own final score."""
+    half = rollouts // 2
+    for i in prange(count):
+        st, ps, bb, _ = new_state()
+        lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
+        lay2, sc2, se2, subs2, costs2, rewards2, qs2 = new_scratch(tab)
+        key = start_solo(st, ps, bb, tab, seed, first + i)
+        out[i] = ABSENT
+        for roll in range(1, SOLO_ROLLS + 1):
+            st[ST_ROLL] = roll
+            set_dice(st, key, roll)
+            m = rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
+            order = np.argsort(-qs[:m], kind="mergesort")    # stable: ties as _best breaks them
+            if roll < SOLO_ROLLS and m > 1:
+                for k in range(min(top, m)):
+                    j = order[k]
+                    total0 = 0.0
+                    total1 = 0.0
+                    for n in range(2 * half):
+                        v = _play_out(W, st.copy(), ps.copy(), bb.copy(), tab, subs[j], costs[j], roll,
+                                      rollout_key(mix64(key + np.uint64(roll)), n),
+                                      lay2, sc2, se2, subs2, costs2, rewards2, qs2)
+                        if n & 1:
+                            total1 += v
+                        else:
+                            total0 += v
+                    out[i, roll, k, 0] = total0 / half
+                    out[i, roll, k, 1] = total1 / half
+            j = order[0]
+            if subs[j] >= 0:
+                cross(ps, bb, tab, 0, subs[j], costs[j], roll)
+            settle_awards(st, ps, bb, tab)
+        finish(ps, bb, tab, 1)
+        scores[i] = ps[0, PS_SCORE]
+
+
+def gains(means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per decision (games, rolls): the cross-fitted gain of the rollout pick over learned's
+    choice (pick by one half, score by the other, both ways averaged; low by the noise of the
+    pick) and the same-rollouts gain (pick and score by both halves pooled; high by the winner's
+    curse). Zero where no decision was rolled out."""
+    a, b = means[..., 0], means[..., 1]
+    pooled = (a + b) / 2
+    rolled = a[..., 1] > ABSENT / 2
+
+    def score_pick(pick_by, score_by):
+        pick = np.argmax(pick_by, axis=-1)[..., None]
+        return np.take_along_axis(score_by, pick, -1)[..., 0] - score_by[..., 0]
+
+    cross_fit = (score_pick(a, b) + score_pick(b, a)) / 2
+    same = pooled.max(axis=-1) - pooled[..., 0]
+    return np.where(rolled, cross_fit, 0.0), np.where(rolled, same, 0.0)
+
+
+@dataclass(frozen=True)
+class Improvement:
+    """The rollout means (rollout_means' out) and learned's scores of solo games 0.. of `seed`."""
+    seed: int
+    sheet: str
+    top: int
+    rollouts: int
+    weights: str | None
+    means: np.ndarray
+    scores: np.ndarray
+    seconds: float
+    threads: int
+
+    def report(self) -> str:
+        n = len(self.scores)
+        low, high = gains(self.means)
+        rolled = self.means[..., 1, 0] > ABSENT / 2
+        pick = np.argmax(self.means.sum(axis=-1), axis=-1)
+
+        def mean_ci(x):
+            hw = Z95 * x.std(ddof=1) / math.sqrt(len(x)) if len(x) > 1 else math.nan
+            return f"{x.mean():+6.2f} +- {hw:.2f}"
+
+        learned = "learned" if self.weights is None else f"learned:weights={self.weights}"
+        out = [f"One step of policy improvement over {learned}: {n:,} solo games of seed {self.seed}, "
+               f"sheet {self.sheet}; its {self.top} best choices at every decision, {self.rollouts:,} rollouts each",
+               "",
+               f"  {learned} scores               {self.scores.mean():6.2f}",
+               f"  rollout pick - learned's choice, per game (95% CI):",
+               f"    picked and scored apart (low)   {mean_ci(low.sum(axis=1))}",
+               f"    picked and scored alike (high)  {mean_ci(high.sum(axis=1))}",
+               f"  decisions rolled out: {int(rolled.sum()):,}; the rollouts prefer another choice in "
+               f"{100 * (pick[rolled] != 0).mean():.1f}% of them",
+               "",
+               "  gain per game by rolls (low estimate):"]
+        for r0 in range(1, SOLO_ROLLS, 5):
+            r1 = min(r0 + 5, SOLO_ROLLS + 1)
+            out.append(f"    rolls {r0:2d}-{r1 - 1:2d}  {low[:, r0:r1].sum(axis=1).mean():+6.2f}")
+        out.append(f"  {self.seconds:.0f} s on {self.threads} thread(s)")
+        return "\n".join(out)
+
+
+def measure(games: int = 200, seed: int = 555, sheet="standard", rollouts: int = 1000, top: int = DEFAULT_TOP,
+            weights=None, threads: int | None = None, progress: bool = False) -> Improvement:
+    """Roll out `learned`'s `top` best choices at every decision of solo games 0..games-1 of
+    `seed` on `sheet` (its shipped weights, or those of the file `weights`). A progress line on
+    stderr with `progress`."""
+    games = check_int("games", games, 1, 1_000_000)
+    seed = check_int("seed", seed, 0, MAX_SEED)
+    rollouts = check_int("rollouts", rollouts, 2, 1_000_000)
+    if rollouts % 2:
+        raise ValueError(f"rollouts must be even (two halves), got {rollouts}")
+    top = check_int("top", top, 2, MAX_TOP)
+    max_threads = numba.config.NUMBA_NUM_THREADS
+    threads = max_threads if threads is None else check_int("threads", threads, 1, max_threads)
+    sheet_obj = load_sheet(sheet)
+    if weights is not None and not Path(weights).is_file():
+        raise ValueError(f"weights file {weights} does not exist")
+    W = weights_array(sheet_obj, weights)
+    tab = kernel_tables(sheet_obj)
+    numba.set_num_threads(threads)
+    means = np.empty((games, SOLO_ROLLS + 1, top, 2))
+    scores = np.empty(games, np.int64)
+    rollout_means(W, tab, seed, 0, 0, top, rollouts, means, scores)    # compile (or load) outside the timing
+    # Chunks only for the progress line: every game is measured alone, so they change nothing.
+    step = 2 * threads
+    bar = Progress(games, 0, enabled=progress, unit="games")
+    t0 = time.monotonic()
+    for first in range(0, games, step):
+        n = min(step, games - first)
+        rollout_means(W, tab, seed, first, n, top, rollouts, means[first:first + n], scores[first:first + n])
+        bar.update(first + n)
+    bar.close()
+    return Improvement(seed, sheet_obj.name, top, rollouts, None if weights is None else str(weights), means,
+                       scores, time.monotonic() - t0, threads)

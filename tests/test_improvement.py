@@ -1,0 +1,80 @@
+"""One step of policy improvement over `learned` (strategies.improvement): its games are learned's
+own, its rollouts estimate what they should, its two estimates are computed as documented, and
+nothing depends on the thread count."""
+import numba
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from sim.api import play_chunk
+from sim.state import PS_SCORE
+from strategies.improvement import ABSENT, gains, measure
+
+SEED = 20261204
+
+
+@pytest.fixture(scope="module")
+def measured():
+    return measure(games=6, seed=SEED, rollouts=40, top=3, threads=1)
+
+
+def test_the_games_are_learneds_own(measured):
+    own = play_chunk(SEED, 0, 6, ["learned"], players=1).seats[:, 0, PS_SCORE]
+    assert np.array_equal(measured.scores, own)
+
+
+def test_no_decision_after_the_last_roll_and_absent_choices_marked(measured):
+    m = measured.means
+    assert (m[:, 0] == ABSENT).all() and (m[:, 30] == ABSENT).all()
+    rolled = m[:, 1:30, 1, 0] > ABSENT / 2
+    assert rolled.mean() > 0.8      # almost every roll offers two choices or more
+    present = m[:, 1:30] > ABSENT / 2
+    # a choice k is rolled out only if the better ones are
+    assert (present[:, :, 1:] <= present[:, :, :-1]).all()
+    # the two halves roll different dice (and not the game's own)
+    assert (m[:, 1:29, 0, 0] != m[:, 1:29, 0, 1]).mean() > 0.5
+
+
+def test_the_same_whatever_the_threads(measured):
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one thread only")
+    again = measure(games=6, seed=SEED, rollouts=40, top=3, threads=2)
+    assert np.array_equal(again.means, measured.means)
+
+
+def test_rollouts_of_the_played_choice_average_to_learneds_score():
+    """After roll 1, rollouts of learned's own choice are learned's games from there on: over many
+    games their mean is learned's mean score (a wrong state, dice or policy in the rollouts moves it)."""
+    h = measure(games=40, seed=SEED + 1, rollouts=60, top=2)
+    first = h.means[:, 1, 0, :].mean(axis=1)
+    reference = play_chunk(SEED + 2, 0, 4000, ["learned"], players=1).seats[:, 0, PS_SCORE].astype(float)
+    se = np.hypot(first.std(ddof=1) / np.sqrt(len(first)), reference.std(ddof=1) / np.sqrt(len(reference)))
+    assert abs(first.mean() - reference.mean()) < 4 * se
+
+
+def test_gains_pick_by_one_half_and_score_by_the_other():
+    means = np.full((1, 31, 3, 2), ABSENT)
+    means[0, 5] = [[20.0, 21.0], [23.0, 20.0], [22.0, 24.0]]   # half A prefers choice 1, half B choice 2
+    means[0, 6] = [[30.0, 30.0], [29.0, 29.0], [ABSENT, ABSENT]]  # learned's choice is best; choice 2 absent
+    low, high = gains(means)
+    # A picks 1, B scores it 20 - 21 = -1; B picks 2, A scores it 22 - 20 = +2: mean +0.5
+    assert low[0, 5] == pytest.approx(0.5)
+    # pooled means 20.5, 21.5, 23.0: best 23.0 - 20.5
+    assert high[0, 5] == pytest.approx(2.5)
+    assert low[0, 6] == 0.0 and high[0, 6] == 0.0
+    assert (low[0, :5] == 0).all() and (high[0, 7:] == 0).all()
+
+
+def test_report_states_both_estimates(measured):
+    text = measured.report()
+    low, high = gains(measured.means)
+    assert f"{low.sum(axis=1).mean():+6.2f}" in text and f"{high.sum(axis=1).mean():+6.2f}" in text
+    assert f"{measured.scores.mean():6.2f}" in text
+
+
+def test_cli_one_line_errors():
+    r = CliRunner().invoke(main, ["improvement", "--rollouts", "7"])
+    assert r.exit_code == 2 and r.output.strip() == "Error: rollouts must be even (two halves), got 7"
+    r = CliRunner().invoke(main, ["improvement", "--top", "1"])
+    assert r.exit_code == 2 and r.output.strip() == "Error: top must be 2..8, got 1"
