@@ -49,6 +49,10 @@ MAX_TOP = 8
 _ROLLOUT_SALT = np.uint64(0x6A09E667F3BCC909)
 #: out[..] of a choice that does not exist (fewer than `top` choices at that decision).
 ABSENT = -1.0e9
+#: The report's clear misjudgement: a choice ahead of learned's by more than CLEAR points in both
+#: halves of the rollouts; a close call: learned's value puts it within CLOSE points of its own.
+CLEAR = 0.25
+CLOSE = 0.5
 
 
 @njit(cache=True, inline="always")
@@ -87,12 +91,13 @@ def _play_out(W, st, ps, bb, tab, sub, cost, roll, key, lay, sc, se, subs, costs
 
 
 @njit(cache=True, parallel=True)
-def rollout_means(W, tab, seed, first, count, top, rollouts, out, scores):
+def rollout_means(W, tab, seed, first, count, top, rollouts, out, gaps, scores):
     """Games first..first+count-1 of `seed`, played by learned's choice. out[i, roll, k, h]: the
     mean final score of the rollouts of half h (h = 0: even-numbered rollouts, 1: odd) after
     learned's k-th best choice at that roll (k = 0: the one it plays), ABSENT where there is no
     such choice, or no decision worth rolling out (one choice only, or the last roll: nothing
-    follows it). scores[i]: the game's own final score."""
+    follows it). gaps[i, roll, k]: how much lower learned's value puts that choice than its own
+    (q of choice 0 - q of choice k). scores[i]: the game's own final score."""
     half = rollouts // 2
     for i in prange(count):
         st, ps, bb, _ = new_state()
@@ -108,6 +113,7 @@ def rollout_means(W, tab, seed, first, count, top, rollouts, out, scores):
             if roll < SOLO_ROLLS and m > 1:
                 for k in range(min(top, m)):
                     j = order[k]
+                    gaps[i, roll, k] = qs[order[0]] - qs[j]
                     total0 = 0.0
                     total1 = 0.0
                     for n in range(2 * half):
@@ -155,6 +161,7 @@ class Improvement:
     rollouts: int
     weights: str | None
     means: np.ndarray
+    gaps: np.ndarray
     scores: np.ndarray
     seconds: float
     threads: int
@@ -164,6 +171,8 @@ class Improvement:
         low, high = gains(self.means)
         rolled = self.means[..., 1, 0] > ABSENT / 2
         pick = np.argmax(self.means.sum(axis=-1), axis=-1)
+        ahead = self.means - self.means[:, :, :1]
+        clear = (ahead[..., 0] > CLEAR) & (ahead[..., 1] > CLEAR) & (self.means[..., 0] > ABSENT / 2)
 
         def mean_ci(x):
             hw = Z95 * x.std(ddof=1) / math.sqrt(len(x)) if len(x) > 1 else math.nan
@@ -179,6 +188,10 @@ class Improvement:
                f"    picked and scored alike (high)  {mean_ci(high.sum(axis=1))}",
                f"  decisions rolled out: {int(rolled.sum()):,}; the rollouts prefer another choice in "
                f"{100 * (pick[rolled] != 0).mean():.1f}% of them",
+               f"  clearly better than learned's choice by both halves (by more than {CLEAR} points): "
+               f"{int(clear.sum()):,} choices;",
+               f"    learned's value put {100 * (self.gaps[clear] < CLOSE).mean() if clear.any() else 0:.0f}% of them "
+               f"within {CLOSE} points of its own choice",
                "",
                "  gain per game by rolls (low estimate):"]
         for r0 in range(1, SOLO_ROLLS, 5):
@@ -209,15 +222,17 @@ def measure(games: int = 200, seed: int = 555, sheet="standard", rollouts: int =
     numba.set_num_threads(threads)
     means = np.empty((games, SOLO_ROLLS + 1, top, 2))
     scores = np.empty(games, np.int64)
-    rollout_means(W, tab, seed, 0, 0, top, rollouts, means, scores)    # compile (or load) outside the timing
+    gaps = np.zeros((games, SOLO_ROLLS + 1, top))
+    rollout_means(W, tab, seed, 0, 0, top, rollouts, means, gaps, scores)    # compile (or load) outside the timing
     # Chunks only for the progress line: every game is measured alone, so they change nothing.
     step = 2 * threads
     bar = Progress(games, 0, enabled=progress, unit="games")
     t0 = time.monotonic()
     for first in range(0, games, step):
         n = min(step, games - first)
-        rollout_means(W, tab, seed, first, n, top, rollouts, means[first:first + n], scores[first:first + n])
+        part = slice(first, first + n)
+        rollout_means(W, tab, seed, first, n, top, rollouts, means[part], gaps[part], scores[part])
         bar.update(first + n)
     bar.close()
     return Improvement(seed, sheet_obj.name, top, rollouts, None if weights is None else str(weights), means,
-                       scores, time.monotonic() - t0, threads)
+                       gaps, scores, time.monotonic() - t0, threads)

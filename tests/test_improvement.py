@@ -32,6 +32,10 @@ def test_no_decision_after_the_last_roll_and_absent_choices_marked(measured):
     present = m[:, 1:30] > ABSENT / 2
     # a choice k is rolled out only if the better ones are
     assert (present[:, :, 1:] <= present[:, :, :-1]).all()
+    # the choices come in learned's order: its value puts each no higher than the one before
+    g = measured.gaps[:, 1:30]
+    assert (np.where(present[..., 0], np.diff(g, prepend=0.0, axis=-1), 0.0) >= 0).all()
+    assert (g[:, :, 0] == 0).all()
     # the two halves roll different dice (and not the game's own)
     assert (m[:, 1:29, 0, 0] != m[:, 1:29, 0, 1]).mean() > 0.5
 
