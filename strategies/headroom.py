@@ -131,6 +131,17 @@ def _guide_name(guide) -> str:
     return f"V x{factor:g}" + ("" if joker_factor == 1 else f" ('!' x{joker_factor:g})")
 
 
+def solo_setup(sheet, weights, threads):
+    """What a measurement of `learned` in solo needs, checked: (the sheet, learned's weights for it
+    or those of the file `weights`, the sheet's kernel tables, the thread count: all cores if None)."""
+    max_threads = numba.config.NUMBA_NUM_THREADS
+    threads = max_threads if threads is None else check_int("threads", threads, 1, max_threads)
+    sheet_obj = load_sheet(sheet)
+    if weights is not None and not Path(weights).is_file():
+        raise ValueError(f"weights file {weights} does not exist")
+    return sheet_obj, weights_array(sheet_obj, weights), kernel_tables(sheet_obj), threads
+
+
 def measure(games: int = 1000, seed: int = 1, sheet="standard", beam: int = DEFAULT_BEAM, weights=None,
             threads: int | None = None, guides=GUIDES, progress: bool = False) -> Headroom:
     """The clairvoyant bound (beam search of width `beam`, best over `guides`) and `learned` on
@@ -139,15 +150,9 @@ def measure(games: int = 1000, seed: int = 1, sheet="standard", beam: int = DEFA
     games = check_int("games", games, 1, 10_000_000)
     seed = check_int("seed", seed, 0, MAX_SEED)
     beam = check_int("beam", beam, 1, MAX_BEAM)
-    max_threads = numba.config.NUMBA_NUM_THREADS
-    threads = max_threads if threads is None else check_int("threads", threads, 1, max_threads)
-    sheet_obj = load_sheet(sheet)
-    if weights is not None and not Path(weights).is_file():
-        raise ValueError(f"weights file {weights} does not exist")
-    W = weights_array(sheet_obj, weights)
+    sheet_obj, W, tab, threads = solo_setup(sheet, weights, threads)
     spec = "learned" if weights is None else f"learned:weights={weights}"
     learned = play_chunk(seed, 0, games, [spec], players=1, sheet=sheet_obj).seats[:, 0, :]
-    tab = kernel_tables(sheet_obj)
     numba.set_num_threads(threads)
     parts = []
     # Chunks only for the progress line: every game is searched alone, so they change nothing.

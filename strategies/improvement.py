@@ -24,7 +24,6 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numba
 import numpy as np
@@ -34,12 +33,11 @@ from sim.api import MAX_SEED, check_int
 from sim.engine import SOLO_ROLLS, cross, finish, set_dice, settle_awards
 from sim.rng import game_key, mix64
 from sim.runner import Progress
-from sim.sheets import load_sheet
 from sim.state import PS_JOKERS, PS_SCORE, ST_ROLL, new_state
 from sim.summary import Z95
-from sim.tables import kernel_tables
 
-from .learned import new_scratch, rank_placements, weights_array
+from .headroom import solo_setup
+from .learned import new_scratch, rank_placements
 from .train import start_solo
 
 #: The choices of a decision followed by rollouts: `learned`'s best ones by its own value.
@@ -183,7 +181,7 @@ class Improvement:
                f"sheet {self.sheet}; its {self.top} best choices at every decision, {self.rollouts:,} rollouts each",
                "",
                f"  {learned} scores               {self.scores.mean():6.2f}",
-               f"  rollout pick - learned's choice, per game (95% CI):",
+               "  rollout pick - learned's choice, per game (95% CI):",
                f"    picked and scored apart (low)   {mean_ci(low.sum(axis=1))}",
                f"    picked and scored alike (high)  {mean_ci(high.sum(axis=1))}",
                f"  decisions rolled out: {int(rolled.sum()):,}; the rollouts prefer another choice in "
@@ -212,13 +210,7 @@ def measure(games: int = 200, seed: int = 555, sheet="standard", rollouts: int =
     if rollouts % 2:
         raise ValueError(f"rollouts must be even (two halves), got {rollouts}")
     top = check_int("top", top, 2, MAX_TOP)
-    max_threads = numba.config.NUMBA_NUM_THREADS
-    threads = max_threads if threads is None else check_int("threads", threads, 1, max_threads)
-    sheet_obj = load_sheet(sheet)
-    if weights is not None and not Path(weights).is_file():
-        raise ValueError(f"weights file {weights} does not exist")
-    W = weights_array(sheet_obj, weights)
-    tab = kernel_tables(sheet_obj)
+    sheet_obj, W, tab, threads = solo_setup(sheet, weights, threads)
     numba.set_num_threads(threads)
     means = np.empty((games, SOLO_ROLLS + 1, top, 2))
     scores = np.empty(games, np.int64)
