@@ -15,9 +15,9 @@ and scoring the pick by B (and the other way round) gives an estimate free of th
 low rather than high: noise in A makes some picks worse than the best. Picking and scoring by
 the same rollouts is biased high. The truth lies between the two.
 
-Rollout dice: rollout n from roll r of game g uses rollout_key(game_key(seed, g), n); the games
-themselves use the dice of (seed, g) as every run does, so the numbers depend on the arguments
-only, never on the thread count.
+Rollout dice: rollout n from roll r of game g has the dice of rollout_key(game_key(seed, g), r, n);
+the games themselves use the dice of (seed, g) as every run does, so the numbers depend on the
+arguments only, never on the thread count.
 """
 from __future__ import annotations
 
@@ -54,9 +54,9 @@ CLOSE = 0.5
 
 
 @njit(cache=True, inline="always")
-def rollout_key(key, n):
-    """The dice key of rollout n from any roll of the game with dice key `key`."""
-    return game_key(key ^ _ROLLOUT_SALT, n)
+def rollout_key(key, roll, n):
+    """The dice key of rollout n from roll `roll` of the game with dice key `key`."""
+    return game_key(mix64(key + np.uint64(roll)) ^ _ROLLOUT_SALT, n)
 
 
 @njit(cache=True)
@@ -99,6 +99,7 @@ def rollout_means(W, tab, seed, first, count, top, rollouts, out, gaps, scores):
     half = rollouts // 2
     for i in prange(count):
         st, ps, bb, _ = new_state()
+        st2, ps2, bb2, _ = new_state()      # a rollout's copy of the game
         lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
         lay2, sc2, se2, subs2, costs2, rewards2, qs2 = new_scratch(tab)
         key = start_solo(st, ps, bb, tab, seed, first + i)
@@ -115,8 +116,10 @@ def rollout_means(W, tab, seed, first, count, top, rollouts, out, gaps, scores):
                     total0 = 0.0
                     total1 = 0.0
                     for n in range(2 * half):
-                        v = _play_out(W, st.copy(), ps.copy(), bb.copy(), tab, subs[j], costs[j], roll,
-                                      rollout_key(mix64(key + np.uint64(roll)), n),
+                        st2[:] = st
+                        ps2[:] = ps
+                        bb2[:] = bb
+                        v = _play_out(W, st2, ps2, bb2, tab, subs[j], costs[j], roll, rollout_key(key, roll, n),
                                       lay2, sc2, se2, subs2, costs2, rewards2, qs2)
                         if n & 1:
                             total1 += v
