@@ -29,7 +29,7 @@ HOST_ONLY = frozenset({
     "sim/distributed.py", "sim/interrupts.py", "sim/numba_cache.py", "sim/replay.py", "sim/report.py",
     "sim/runner.py", "sim/schema.py", "sim/settings.py",
     "sim/summary.py", "sim/tune.py", "strategies/__init__.py", "strategies/builtin.py", "strategies/registry.py",
-    "strategies/headroom.py", "strategies/training.py",
+    "strategies/headroom.py", "strategies/improvement.py", "strategies/training.py",
 })
 
 

@@ -9,7 +9,8 @@ from click.testing import CliRunner
 from cli import main
 from sim.api import play_chunk
 from sim.state import PS_SCORE
-from strategies.improvement import ABSENT, gains, measure
+from strategies.improvement import gains, measure
+from strategies.rollouts import ABSENT
 
 SEED = 20261204
 

@@ -1,0 +1,103 @@
+"""Rollouts of `learned`'s own solo play after each of its best choices (the kernels of
+strategies.improvement, which explains what they measure).
+
+Rollout dice: rollout n from roll r of game g has the dice of rollout_key(game_key(seed, g), r, n);
+the games themselves use the dice of (seed, g) as every run does, so what they give depends on the
+arguments only, never on the thread count.
+"""
+import numpy as np
+from numba import njit, prange
+
+from sim.engine import SOLO_ROLLS, cross, finish, set_dice, settle_awards
+from sim.rng import game_key, mix64
+from sim.state import PS_JOKERS, PS_SCORE, ST_ROLL, new_state
+
+from .learned import new_scratch, rank_placements
+from .train import start_solo
+
+#: Apart from the game's dice: a rollout's dice are drawn from keys of their own.
+_ROLLOUT_SALT = np.uint64(0x6A09E667F3BCC909)
+#: out[..] of a choice that does not exist (fewer than `top` choices at that decision).
+ABSENT = -1.0e9
+
+
+@njit(cache=True, inline="always")
+def rollout_key(key, roll, n):
+    """The dice key of rollout n from roll `roll` of the game with dice key `key`."""
+    return game_key(mix64(key + np.uint64(roll)) ^ _ROLLOUT_SALT, n)
+
+
+@njit(cache=True)
+def _best(W, st, ps, bb, tab, lay, sc, se, subs, costs, rewards, qs):
+    """learned's one-ply choice (its decision with top=0): the row of the best q."""
+    m = rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
+    best = 0
+    for j in range(1, m):
+        if qs[j] > qs[best]:
+            best = j
+    return m, best
+
+
+@njit(cache=True)
+def _play_out(W, st, ps, bb, tab, sub, cost, roll, key, lay, sc, se, subs, costs, rewards, qs):
+    """Make the move (sub, cost) of roll `roll` on these copies, play the rest of the game by
+    learned's choice on the dice of `key`, and return the final score."""
+    if sub >= 0:
+        cross(ps, bb, tab, 0, sub, cost, roll)
+    settle_awards(st, ps, bb, tab)
+    for r in range(roll + 1, SOLO_ROLLS + 1):
+        st[ST_ROLL] = r
+        set_dice(st, key, r)
+        _, b = _best(W, st, ps, bb, tab, lay, sc, se, subs, costs, rewards, qs)
+        if subs[b] >= 0:
+            cross(ps, bb, tab, 0, subs[b], costs[b], r)
+        settle_awards(st, ps, bb, tab)
+    finish(ps, bb, tab, 1)
+    return ps[0, PS_SCORE]
+
+
+@njit(cache=True, parallel=True)
+def rollout_means(W, tab, seed, first, count, top, rollouts, out, gaps, scores):
+    """Games first..first+count-1 of `seed`, played by learned's choice. out[i, roll, k, h]: the
+    mean final score of the rollouts of half h (h = 0: even-numbered rollouts, 1: odd) after
+    learned's k-th best choice at that roll (k = 0: the one it plays), ABSENT where there is no
+    such choice, or no decision worth rolling out (one choice only, or the last roll: nothing
+    follows it). gaps[i, roll, k]: how much lower learned's value puts that choice than its own
+    (q of choice 0 - q of choice k). scores[i]: the game's own final score."""
+    half = rollouts // 2
+    for i in prange(count):
+        st, ps, bb, _ = new_state()
+        st2, ps2, bb2, _ = new_state()      # a rollout's copy of the game
+        lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
+        lay2, sc2, se2, subs2, costs2, rewards2, qs2 = new_scratch(tab)
+        key = start_solo(st, ps, bb, tab, seed, first + i)
+        out[i] = ABSENT
+        for roll in range(1, SOLO_ROLLS + 1):
+            st[ST_ROLL] = roll
+            set_dice(st, key, roll)
+            m = rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
+            order = np.argsort(-qs[:m], kind="mergesort")    # stable: ties as _best breaks them
+            if roll < SOLO_ROLLS and m > 1:
+                for k in range(min(top, m)):
+                    j = order[k]
+                    gaps[i, roll, k] = qs[order[0]] - qs[j]
+                    total0 = 0.0
+                    total1 = 0.0
+                    for n in range(2 * half):
+                        st2[:] = st
+                        ps2[:] = ps
+                        bb2[:] = bb
+                        v = _play_out(W, st2, ps2, bb2, tab, subs[j], costs[j], roll, rollout_key(key, roll, n),
+                                      lay2, sc2, se2, subs2, costs2, rewards2, qs2)
+                        if n & 1:
+                            total1 += v
+                        else:
+                            total0 += v
+                    out[i, roll, k, 0] = total0 / half
+                    out[i, roll, k, 1] = total1 / half
+            j = order[0]
+            if subs[j] >= 0:
+                cross(ps, bb, tab, 0, subs[j], costs[j], roll)
+            settle_awards(st, ps, bb, tab)
+        finish(ps, bb, tab, 1)
+        scores[i] = ps[0, PS_SCORE]
