@@ -376,6 +376,17 @@ def _rank(W, o, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs
     return m
 
 
+@njit(cache=True, inline="always")
+def best_row(qs, m):
+    """The row of rank_placements' best one-ply value among qs[:m], the first on ties: the solo
+    player's choice without search (decide_solo, training and rollouts all pick by it)."""
+    best = 0
+    for i in range(1, m):
+        if qs[i] > qs[best]:
+            best = i
+    return best
+
+
 @njit(cache=True)
 def rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs):
     """Every distinct placement the dice allow, at its fewest jokers, with its reward and its
@@ -439,10 +450,7 @@ def decide_solo(W, base, st, ps, bb, cands, n, tab, top, lay, sc, se, subs, cost
     m = rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs)
     t = SOLO_ROLLS - st[ST_ROLL]        # rolls to come after this one
     if top < 1 or t < 1 or m == 1:
-        best = 0
-        for i in range(1, m):
-            if qs[i] > qs[best]:
-                best = i
+        best = best_row(qs, m)
         return candidate_of(cands, n, subs[best], costs[best])
     # The `top` best rows by one-ply value, then the exact expectation of the next roll.
     order = np.argsort(-qs[:m])

@@ -12,7 +12,7 @@ from sim.engine import SOLO_ROLLS, cross, finish, set_dice, settle_awards
 from sim.rng import game_key, mix64
 from sim.state import PS_JOKERS, PS_SCORE, ST_ROLL, new_state
 
-from .learned import new_scratch, rank_placements
+from .learned import best_row, new_scratch, rank_placements
 from .train import start_solo
 
 #: Apart from the game's dice: a rollout's dice are drawn from keys of their own.
@@ -28,17 +28,6 @@ def rollout_key(key, roll, n):
 
 
 @njit(cache=True)
-def _best(W, st, ps, bb, tab, lay, sc, se, subs, costs, rewards, qs):
-    """learned's one-ply choice (its decision with top=0): the row of the best q."""
-    m = rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
-    best = 0
-    for j in range(1, m):
-        if qs[j] > qs[best]:
-            best = j
-    return m, best
-
-
-@njit(cache=True)
 def _play_out(W, st, ps, bb, tab, sub, cost, roll, key, lay, sc, se, subs, costs, rewards, qs):
     """Make the move (sub, cost) of roll `roll` on these copies, play the rest of the game by
     learned's choice on the dice of `key`, and return the final score."""
@@ -48,7 +37,8 @@ def _play_out(W, st, ps, bb, tab, sub, cost, roll, key, lay, sc, se, subs, costs
     for r in range(roll + 1, SOLO_ROLLS + 1):
         st[ST_ROLL] = r
         set_dice(st, key, r)
-        _, b = _best(W, st, ps, bb, tab, lay, sc, se, subs, costs, rewards, qs)
+        m = rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
+        b = best_row(qs, m)      # learned's own choice (its decision with top=0)
         if subs[b] >= 0:
             cross(ps, bb, tab, 0, subs[b], costs[b], r)
         settle_awards(st, ps, bb, tab)
@@ -76,7 +66,7 @@ def rollout_means(W, tab, seed, first, count, top, rollouts, out, gaps, scores):
             st[ST_ROLL] = roll
             set_dice(st, key, roll)
             m = rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
-            order = np.argsort(-qs[:m], kind="mergesort")    # stable: ties as _best breaks them
+            order = np.argsort(-qs[:m], kind="mergesort")    # stable: ties as best_row breaks them
             if roll < SOLO_ROLLS and m > 1:
                 for k in range(min(top, m)):
                     j = order[k]

@@ -41,7 +41,8 @@ from sim.state import CAND_COST, CAND_SUB, PS_JOKERS, PS_SCORE, ST_AVAIL, ST_IS_
 from sim.tables import kernel_tables
 
 from .learned import (
-    F_JOKER, N_ACTIVE, N_FEAT, N_SHEET, N_T, decide_solo, new_scratch, rank_placements, row_offset, sheet_features,
+    F_JOKER, N_ACTIVE, N_FEAT, N_SHEET, N_T, best_row, decide_solo, new_scratch, rank_placements, row_offset,
+    sheet_features,
 )
 
 #: Games played with the same weights before they learn from them (fixed, so that the weights do
@@ -80,10 +81,7 @@ def play_batch(W, tab, seed, first, count, feats, gains, values, scores):
             st[ST_ROLL] = roll
             set_dice(st, key, roll)
             m = rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
-            best = 0
-            for j in range(1, m):
-                if qs[j] > qs[best]:
-                    best = j
+            best = best_row(qs, m)
             gains[i, roll] = rewards[best] - costs[best]
             values[i, roll] = qs[best] - gains[i, roll]
             if subs[best] >= 0:
