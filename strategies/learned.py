@@ -431,6 +431,31 @@ def group_best(W, o, lay, tab, bb, seat, sub, sc, se, best):
 
 
 @njit(cache=True)
+def next_roll_value(W, o1, lay, tab, bb, seat, sub, j1, sc, se, reply, val):
+    """The next roll's best reward - '!' used + V (weights row at o1), averaged exactly over its
+    1,296 dice faces, after placement `sub` (-1: passing) leaves j1 '!': what rank_placements'
+    best row would be worth on each face. reply (N_GROUPS) and val (EXPECT_SIZE): scratch."""
+    if sub < 0:
+        stay = prepare(W, o1, lay, bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1], sc, se)
+        for g in range(N_GROUPS):
+            reply[g] = NEG
+        for w in range(NW):
+            word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w]
+            while word != ZERO:
+                k, word = next_row(w, word)
+                v, r = successor_value(W, o1, lay, tab, sc, se, k, 0)
+                g = 5 * borrow(tab, "colour")[k] + borrow(tab, "size")[k] - 1
+                reply[g] = max(reply[g], v + r)
+    else:
+        stay = group_best(W, o1, lay, tab, bb, seat, sub, sc, se, reply)
+    # A reply adds the value of the '!' it keeps, less 1 for each it spends; passing keeps all j1.
+    keep0 = W[o1 + F_JOKER + j1]
+    keep1 = W[o1 + F_JOKER + j1 - 1] - 1.0 if j1 >= 1 else NEG
+    keep2 = W[o1 + F_JOKER + j1 - 2] - 2.0 if j1 >= 2 else NEG
+    return expected_best_reply(reply, stay + keep0, keep0, keep1, keep2, val)
+
+
+@njit(cache=True)
 def new_scratch(tab):
     """The arrays a decision works in (see decide_solo), on the heap: for a kernel that plays
     many decisions with one set (training, search). The layout lay is filled from tab."""
@@ -455,33 +480,14 @@ def decide_solo(W, base, st, ps, bb, cands, n, tab, top, lay, sc, se, subs, cost
     # The `top` best rows by one-ply value, then the exact expectation of the next roll.
     order = np.argsort(-qs[:m])
     o1 = row_offset(base, t - 1)
-    lo, hi = bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1]
     reply = stack_f64(N_GROUPS)
     val = stack_f64(EXPECT_SIZE)
     best = order[0]
     best_e = NEG
     for q in range(min(top, m)):
         i = order[q]
-        sub = subs[i]
-        j1 = jokers - costs[i]
-        if sub < 0:
-            stay = prepare(W, o1, lay, lo, hi, sc, se)
-            for g in range(25):
-                reply[g] = NEG
-            for w in range(NW):
-                word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w]
-                while word != ZERO:
-                    k, word = next_row(w, word)
-                    v, r = successor_value(W, o1, lay, tab, sc, se, k, 0)
-                    g = 5 * borrow(tab, "colour")[k] + borrow(tab, "size")[k] - 1
-                    reply[g] = max(reply[g], v + r)
-        else:
-            stay = group_best(W, o1, lay, tab, bb, seat, sub, sc, se, reply)
-        # What the next roll's reply adds for the '!' it spends: the value of those kept, less 1 each.
-        keep0 = W[o1 + F_JOKER + j1]
-        keep1 = W[o1 + F_JOKER + j1 - 1] - 1.0 if j1 >= 1 else NEG
-        keep2 = W[o1 + F_JOKER + j1 - 2] - 2.0 if j1 >= 2 else NEG
-        e = rewards[i] - costs[i] + expected_best_reply(reply, stay, keep0, keep1, keep2, val)
+        e = rewards[i] - costs[i] + next_roll_value(W, o1, lay, tab, bb, seat, subs[i], jokers - costs[i], sc, se,
+                                                    reply, val)
         if e > best_e:
             best_e = e
             best = i

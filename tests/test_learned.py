@@ -9,12 +9,13 @@ import pytest
 import sim
 from sim import engine
 from sim.api import play_chunk
-from sim.state import BB_ALIVE, BB_TOUCH, PS_SCORE, new_state
+from sim.state import BB_ALIVE, BB_TOUCH, PS_JOKERS, PS_SCORE, ST_DICE, ST_ROLL, new_state
 from sim.sheets import load_sheet
-from sim.tables import build_tables, kernel_tables
+from sim.tables import N_GROUPS, build_tables, kernel_tables
 from strategies import REGISTRY
 from strategies import learned as L
 from strategies import train as T
+from strategies.features import EXPECT_SIZE
 from strategies import training as TR
 
 try:  # works both with and without a tests/__init__.py
@@ -203,3 +204,51 @@ def test_weights_file_in_manifest_replay_and_resume(tmp_path, monkeypatch):
         from_dataset(out, 7)
     with pytest.raises(ValueError, match="has changed since the run started"):
         run(out, resume=True, **stored_run_args(out))
+
+
+def test_next_roll_value_is_the_mean_best_reply_over_every_face():
+    """What `top` adds: next_roll_value after a choice must be the mean, over all 6^4 faces of
+    the next roll set one by one on a copy of the game after that choice, of the best row
+    rank_placements finds there (passing included; every '!' it can spend)."""
+    sheet = load_sheet("standard")
+    ktab = kernel_tables(sheet)
+    W = np.asarray(L.weights_array(sheet), np.float64).ravel()
+    lay, sc, se, subs, costs, rewards, qs = L.new_scratch(ktab)
+    reply, val = np.empty(N_GROUPS), np.empty(EXPECT_SIZE)
+    rng = np.random.default_rng(8)
+    checked = 0
+    for game in range(6):
+        st, ps, bb, _ = new_state()
+        key = np.uint64(T.start_solo(st, ps, bb, ktab, SEED, game))
+        stop = int(rng.integers(2, 29))
+        for roll in range(1, stop + 1):
+            st[ST_ROLL] = roll
+            engine.set_dice(st, key, roll)
+            jokers = int(ps[0, PS_JOKERS])
+            m = L.rank_placements(W, 0, st, bb, 0, jokers, ktab, lay, sc, se, subs, costs, rewards, qs)
+            if roll < stop:
+                # Random play spends '!' and passes, so positions with few '!' left are met.
+                i = int(rng.integers(m))
+                if subs[i] >= 0:
+                    engine.cross(ps, bb, ktab, 0, subs[i], costs[i], roll)
+                engine.settle_awards(st, ps, bb, ktab)
+                continue
+            o1 = L.row_offset(0, 30 - roll - 1)
+            for i in sorted({0, int(np.argmax(qs[:m])), *rng.integers(m, size=3).tolist()}):
+                sub, cost = int(subs[i]), int(costs[i])
+                got = L.next_roll_value(W, o1, lay, ktab, bb, 0, sub, jokers - cost, sc, se, reply, val)
+                st2, ps2, bb2 = st.copy(), ps.copy(), bb.copy()
+                if sub >= 0:
+                    engine.cross(ps2, bb2, ktab, 0, sub, cost, roll)
+                engine.settle_awards(st2, ps2, bb2, ktab)
+                st2[ST_ROLL] = roll + 1
+                lay2, sc2, se2, subs2, costs2, rewards2, qs2 = L.new_scratch(ktab)
+                total = 0.0
+                for c0, c1, n0, n1 in np.ndindex(6, 6, 6, 6):
+                    st2[ST_DICE:ST_DICE + 6] = (c0, c1, -1, n0, n1, -1)
+                    m2 = L.rank_placements(W, 0, st2, bb2, 0, int(ps2[0, PS_JOKERS]), ktab, lay2, sc2, se2,
+                                           subs2, costs2, rewards2, qs2)
+                    total += qs2[:m2].max()
+                assert got == pytest.approx(total / 6 ** 4, abs=1e-9), (game, roll, sub, cost)
+                checked += 1
+    assert checked >= 12
