@@ -653,8 +653,8 @@ def bound(games, seed, sheet, beam, weights, threads, quiet):
 @click.option("--games", "-n", type=int, default=200, show_default=True, help="Solo games (0..games-1).")
 @click.option("--seed", type=int, default=555, show_default=True, help="Root seed of the dice.")
 @click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
-@click.option("--rollouts", "-r", type=int, default=1000, show_default=True,
-              help="Rollouts per choice and decision (even: two halves) [~6 minutes for 200 games on 2 cores].")
+@click.option("--rollouts", "-r", type=int, default=200, show_default=True,
+              help="Rollouts per choice and decision (even: two halves) [~5 minutes for 200 games on 2 cores].")
 @click.option("--top", type=int, default=4, show_default=True, help="learned's best choices rolled out.")
 @click.option("--weights", default=None, help="learned's weights file [default: the shipped ones of the sheet].")
 @click.option("--threads", "-j", type=int, default=None,
@@ -665,8 +665,9 @@ def improvement(games, seed, sheet, rollouts, top, weights, threads, quiet):
     """What one step of policy improvement would add to `learned` in solo.
 
     At every decision of learned's own games its best choices are each followed by
-    full rollouts that it plays itself, on shared dice (strategies.improvement); prints
-    what picking by the rollouts gains over learned's own choice.
+    full rollouts that it plays itself, on shared dice, each taxed for its dice's luck
+    (strategies.improvement); prints what picking by the rollouts gains over learned's
+    own choice.
     """
     from strategies.improvement import measure
     click.echo(measure(games, seed, sheet, rollouts, top, weights, threads, progress=_progress_enabled(quiet)).report())

@@ -83,3 +83,20 @@ def test_cli_one_line_errors():
     assert r.exit_code == 2 and r.output.strip() == "Error: rollouts must be even (two halves), got 7"
     r = CliRunner().invoke(main, ["improvement", "--top", "1"])
     assert r.exit_code == 2 and r.output.strip() == "Error: top must be 2..8, got 1"
+
+
+def test_the_tax_keeps_each_expectation_and_takes_out_most_of_the_noise():
+    """Taxed and untaxed rollouts of the same choices on the same dice: the tax has mean 0 (a
+    tax that knew the dice, or a wrong expectation, would shift the taxed means), and the two
+    halves of the taxed rollouts agree far more closely."""
+    kw = dict(games=8, seed=SEED + 3, rollouts=40, top=2, threads=1)
+    taxed, plain = measure(**kw), measure(**kw, taxed=False)
+    assert np.array_equal(taxed.scores, plain.scores) and taxed.taxed and not plain.taxed
+    ok = taxed.means > ABSENT / 2
+    assert np.array_equal(ok, plain.means > ABSENT / 2)
+    # Per decision and half, learned's own choice: minus the mean tax of independent rollouts.
+    diff = (taxed.means - plain.means)[..., 0, :][ok[..., 0, :]]
+    assert abs(diff.mean()) < 4 * diff.std(ddof=1) / np.sqrt(diff.size)
+    halves = [(h.means[..., 0] - h.means[..., 1])[ok[..., 0]] for h in (taxed, plain)]
+    assert halves[0].std() < 0.5 * halves[1].std()
+    assert "40 taxed rollouts each" in taxed.report() and "40 rollouts each" in plain.report()
