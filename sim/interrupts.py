@@ -18,7 +18,8 @@ ABORT   the default: nothing exists yet that would need finishing (imports,
 RAISE   code that finishes an interruption itself (the game loop of a run marks
         its manifest "interrupted"; a search prints its best so far): Python's
         KeyboardInterrupt. Should it be swallowed anyway, check() raises it
-        again at the next chunk.
+        again at the next chunk; should it come out as another error (Numba
+        does that), the block raises KeyboardInterrupt instead.
 SHIELD  a few lines that must not be cut in the middle (creating a dataset's
         folders and manifest together, writing the final manifest): the signal
         is remembered and acts when the block ends, as the mode around it says.
@@ -129,6 +130,13 @@ def mode(new: str):
         if new == RAISE:
             check()   # held back by a shield just before
         yield
+    except Exception as e:
+        # Numba's compiled code does not always let a KeyboardInterrupt through: raised while it
+        # unboxes a strategy (a first-class function value), it comes out as a TypeError or a
+        # SystemError. An error with the signal still pending is that interruption.
+        if new == RAISE and _pending:
+            raise KeyboardInterrupt from e
+        raise
     finally:
         _mode = before
         if borrowed:

@@ -299,3 +299,36 @@ def test_ctrl_c_on_a_terminal_running_a_local_cluster(tmp_path):
     assert read_manifest(out)["status"] == "interrupted"
     gone, alive = psutil.wait_procs(workers, timeout=30)
     assert not alive
+
+
+UNBOX_INTERRUPTED = """
+import os, signal, sys
+import numba.core.serialize as serialize
+import cli
+
+# Once the run has started, Ctrl-C arrives while Numba's compiled code unpickles the signature it
+# unboxes a strategy with (a first-class function value): the KeyboardInterrupt comes out of it as
+# another error (here a SystemError; a TypeError about a missing `sig` when it lands a step later).
+real = serialize._numba_unpickle
+manifest = os.path.join(sys.argv[1], "manifest.json")
+
+def unpickle(*args):
+    if os.path.exists(manifest):
+        os.kill(os.getpid(), signal.SIGINT)
+    return real(*args)
+
+serialize._numba_unpickle = unpickle
+sys.argv = ["encore-sim", *sys.argv[2:], "--out", sys.argv[1]]
+cli.entry()
+"""
+
+
+def test_ctrl_c_while_numba_unboxes_a_strategy_is_an_interruption(tmp_path):
+    """Numba lets a KeyboardInterrupt out of its unboxing of a first-class function as another error:
+    the run still ends as interrupted (130, its manifest says so), not as a failed run."""
+    out = tmp_path / "ds"
+    r = subprocess.run([sys.executable, "-c", UNBOX_INTERRUPTED, str(out), *RUN], cwd=ROOT,
+                       capture_output=True, text=True, timeout=600, check=False)
+    assert r.returncode == 130 and r.stderr.startswith(f"Interrupted: finished chunks are kept in {out}"), r.stderr
+    assert "Error" not in r.stderr, r.stderr
+    assert read_manifest(out)["status"] == "interrupted"
