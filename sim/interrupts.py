@@ -19,7 +19,8 @@ RAISE   code that finishes an interruption itself (the game loop of a run marks
         its manifest "interrupted"; a search prints its best so far): Python's
         KeyboardInterrupt. Should it be swallowed anyway, check() raises it
         again at the next chunk; should it come out as another error (Numba
-        does that), the block raises KeyboardInterrupt instead.
+        does that), interrupted() says it is one, and the block raises
+        KeyboardInterrupt instead.
 SHIELD  a few lines that must not be cut in the middle (creating a dataset's
         folders and manifest together, writing the final manifest): the signal
         is remembered and acts when the block ends, as the mode around it says.
@@ -99,6 +100,14 @@ def check() -> None:
         raise KeyboardInterrupt
 
 
+def interrupted(error: BaseException) -> bool:
+    """Whether `error` is Ctrl-C: a KeyboardInterrupt, or any error raised where Ctrl-C raises
+    with one still pending. Numba's compiled code does not always let a KeyboardInterrupt through:
+    raised while it unboxes a strategy (a first-class function value), it comes out as a TypeError
+    or a SystemError."""
+    return isinstance(error, KeyboardInterrupt) or (isinstance(error, Exception) and _mode == RAISE and _pending)
+
+
 def clear() -> None:
     """The interruption has been handled (by an `except KeyboardInterrupt`)."""
     global _pending
@@ -131,10 +140,7 @@ def mode(new: str):
             check()   # held back by a shield just before
         yield
     except Exception as e:
-        # Numba's compiled code does not always let a KeyboardInterrupt through: raised while it
-        # unboxes a strategy (a first-class function value), it comes out as a TypeError or a
-        # SystemError. An error with the signal still pending is that interruption.
-        if new == RAISE and _pending:
+        if interrupted(e):
             raise KeyboardInterrupt from e
         raise
     finally:

@@ -36,7 +36,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-from . import api
+from . import api, interrupts
 from .api import DEFAULT_MAX_ROLLS, MAX_SEED, check_int
 from .compare import candidate_results
 from .compare import compare as run_compare
@@ -364,7 +364,9 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
         if validate_games:
             result.validation, result.comparison = validate(result, validate_games, threads, progress)
         result.status = "complete"
-    except KeyboardInterrupt:
+    except BaseException as e:
+        if not interrupts.interrupted(e):
+            raise
         if bar is not None:
             bar.close()
         set_best()

@@ -305,30 +305,45 @@ UNBOX_INTERRUPTED = """
 import os, signal, sys
 import numba.core.serialize as serialize
 import cli
+from sim import interrupts
 
-# Once the run has started, Ctrl-C arrives while Numba's compiled code unpickles the signature it
-# unboxes a strategy with (a first-class function value): the KeyboardInterrupt comes out of it as
-# another error (here a SystemError; a TypeError about a missing `sig` when it lands a step later).
+# Once Ctrl-C raises (the work is under way), it arrives while Numba's compiled code unpickles the
+# signature it unboxes a strategy with (a first-class function value): the KeyboardInterrupt comes
+# out of it as another error (here a SystemError; a TypeError about a missing `sig` when it lands a
+# step later).
 real = serialize._numba_unpickle
-manifest = os.path.join(sys.argv[1], "manifest.json")
+sent = []
 
 def unpickle(*args):
-    if os.path.exists(manifest):
+    if interrupts._mode == interrupts.RAISE and not sent:
+        sent.append(True)
         os.kill(os.getpid(), signal.SIGINT)
     return real(*args)
 
 serialize._numba_unpickle = unpickle
-sys.argv = ["encore-sim", *sys.argv[2:], "--out", sys.argv[1]]
+sys.argv = ["encore-sim", *sys.argv[1:]]
 cli.entry()
 """
+
+
+def _unbox_interrupted(args):
+    return subprocess.run([sys.executable, "-c", UNBOX_INTERRUPTED, *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600, check=False)
 
 
 def test_ctrl_c_while_numba_unboxes_a_strategy_is_an_interruption(tmp_path):
     """Numba lets a KeyboardInterrupt out of its unboxing of a first-class function as another error:
     the run still ends as interrupted (130, its manifest says so), not as a failed run."""
     out = tmp_path / "ds"
-    r = subprocess.run([sys.executable, "-c", UNBOX_INTERRUPTED, str(out), *RUN], cwd=ROOT,
-                       capture_output=True, text=True, timeout=600, check=False)
+    r = _unbox_interrupted([*RUN, "--out", str(out)])
     assert r.returncode == 130 and r.stderr.startswith(f"Interrupted: finished chunks are kept in {out}"), r.stderr
     assert "Error" not in r.stderr, r.stderr
     assert read_manifest(out)["status"] == "interrupted"
+
+
+def test_ctrl_c_while_numba_unboxes_a_candidate_stops_the_search():
+    """The same in tune: the search stops with its best so far, not as a failed command."""
+    r = _unbox_interrupted(["tune", "heuristic", "--param", "solo_joker=0..3", "--budget", "100000000",
+                            "--threads", "1"])
+    assert r.returncode == 130 and not r.stderr.strip(), r.stderr
+    assert "Interrupted. Best so far" in r.stdout and "heuristic:solo_joker=" in r.stdout, r.stdout
