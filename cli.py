@@ -593,10 +593,14 @@ def moves(sheet, crossed, colour, number):
               help="Root seed of the training dice (7: no other command's default plays its games).")
 @click.option("--threads", "-j", type=int, default=None,
               help="Numba threads [default: all cores]; the weights do not depend on it.")
+@click.option("--init", default=None, metavar="W.npz",
+              help="Continue training these weights (same sheet and players) [default: start afresh].")
+@click.option("--step", type=float, nargs=2, default=None, metavar="START END",
+              help="Step size at the start and at the end of the run, falling linearly [default: 0.5 0.03].")
 @click.option("--out", "-o", required=True, help="Weights file to write (.npz), replaced if it exists.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line or compiling notice.")
 @_errors
-def train(sheet, players, games, seed, threads, out, quiet):
+def train(sheet, players, games, seed, threads, init, step, out, quiet):
     """Train the weights of `learned` for a sheet by self-play.
 
     Play them with --strategy learned:weights=FILE. The shipped weights are made by
@@ -613,7 +617,7 @@ def train(sheet, players, games, seed, threads, out, quiet):
         interrupts.install("Interrupted: no weights were written.")
     try:
         train_file(out, sheet=sheet, players=players, games=games, seed=seed, threads=threads,
-                   progress=_progress_enabled(quiet))
+                   progress=_progress_enabled(quiet), init=init, step=step)
     except KeyboardInterrupt:
         click.echo("\nInterrupted: no weights were written.", err=True)
         _exit_interrupted()

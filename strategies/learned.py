@@ -580,16 +580,19 @@ class WeightsError(ValueError):
     """A weights file that cannot be used: missing, damaged, or made for another sheet."""
 
 
-def save_weights(path, W, sheet, games: int, seed: int, players: int = 1) -> None:
+def save_weights(path, W, sheet, games: int, seed: int, players: int = 1, init_sha256: str = "",
+                 step=(0.0, 0.0)) -> None:
     """Write weights W (weights_shape(players)) trained on `sheet` to the .npz file `path`, atomically:
     a temporary file beside it is renamed over it once complete, so an interrupted save leaves
-    no half-written weights file."""
+    no half-written weights file. games, seed, init_sha256 (of the weights training continued
+    from, "" if none) and step (at the start and at the end) record how they were trained."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as f:
             np.savez_compressed(f, W=np.asarray(W, np.float32).reshape(weights_shape(players)), format=FORMAT,
-                                sheet=sheet.text, sheet_name=sheet.name, players=players, games=games, seed=seed)
+                                sheet=sheet.text, sheet_name=sheet.name, players=players, games=games, seed=seed,
+                                init_sha256=init_sha256, step=np.asarray(step, np.float64))
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -143,15 +143,16 @@ class Settings:
 
 
 def train(sheet="standard", games: int = DEFAULT_GAMES, seed: int = 7, threads: int | None = None,
-          settings: Settings = Settings(), progress=None) -> np.ndarray:
+          settings: Settings = Settings(), progress=None, init=None) -> np.ndarray:
     """Weights (float32 (N_T, N_FEAT)) of `learned` for `sheet` after `games` self-play games of
-    `seed`. progress(games done, mean score of the last batch), if given, is called after every
-    batch. The result depends on the arguments only (not on `threads`)."""
+    `seed`, starting from the weights `init` (continuing their training) or, without it, from
+    optimistic flat weights. progress(games done, mean score of the last batch), if given, is
+    called after every batch. The result depends on the arguments only (not on `threads`)."""
     sheet = load_sheet(sheet)
     tab = kernel_tables(sheet)
     if threads is not None:
         numba.set_num_threads(threads)
-    W = initial_weights(settings.optimism)
+    W = initial_weights(settings.optimism) if init is None else np.array(init, np.float64).ravel()
     E = np.zeros_like(W)
     A = np.zeros_like(W)
     feats = np.zeros((BATCH, SOLO_ROLLS + 1, N_ACTIVE), np.int64)

@@ -115,17 +115,19 @@ def learn_table(W, feats, gains, finals, rolls, learner, count, players, alpha, 
 
 
 def train_table(lineup, sheet="standard", players: int = 4, games: int | None = None, seed: int = 7,
-                alpha: float = 0.5, alpha_end: float = 0.03, lam: float = 0.7, progress=None) -> np.ndarray:
+                alpha: float = 0.5, alpha_end: float = 0.03, lam: float = 0.7, progress=None,
+                init=None) -> np.ndarray:
     """Table weights (float32 (N_STAGES, N_ROW_TABLE)) of `learned` for `players` on `sheet`
     after `games` training games of `seed`; progress(done, the learner's win rate against the
     built-ins in the last batch). `lineup` is (functions, kinds, parameters) for play_batch with
     learned in slot 0 and the OPPONENTS after it (strategies.training.table_lineup); the weights
-    start at 0, and each batch is played with those learnt so far."""
+    start at `init` (continuing their training) or at 0, and each batch is played with those
+    learnt so far."""
     sheet = load_sheet(sheet)
     tab = kernel_tables(sheet)
     games = DEFAULT_GAMES[players] if games is None else games
     fns, kinds, params = lineup
-    W = np.zeros(N_STAGES * N_ROW_TABLE)
+    W = np.zeros(N_STAGES * N_ROW_TABLE) if init is None else np.array(init, np.float64).ravel()
     half = BATCH // 2
     n_log = BATCH * MAX_ROLLS
     dice = np.zeros((n_log, 6), np.int64)

@@ -4,6 +4,8 @@ The kernels and their drivers are in strategies.train (solo) and strategies.trai
 """
 from __future__ import annotations
 
+import hashlib
+import math
 import time
 from pathlib import Path
 
@@ -16,10 +18,10 @@ from sim.runner import Progress
 from sim.sheets import load_sheet
 from sim.state import MAX_SEATS
 
-from .learned import N_PARAMS, N_ROW_TABLE, save_weights
+from .learned import N_PARAMS, N_ROW_TABLE, read_weights, save_weights
 from .registry import resolve
 from .table_features import N_STAGES
-from .train import DEFAULT_GAMES, train
+from .train import DEFAULT_GAMES, Settings, train
 from .train_table import DEFAULT_GAMES as TABLE_GAMES
 from .train_table import OPPONENTS, train_table
 
@@ -38,11 +40,27 @@ def table_lineup():
     return fns, kinds, params
 
 
+def check_step(step) -> tuple[float, float]:
+    """The step size at the start and at the end of a run (it falls linearly between them)."""
+    try:
+        start, end = (float(x) for x in step)
+    except (TypeError, ValueError):
+        raise ValueError(f"step must be two numbers (at the start and at the end), got {step!r}") from None
+    for x in (start, end):
+        if not (math.isfinite(x) and 0 < x <= 1):
+            raise ValueError(f"step sizes must be in (0, 1], got {x:g}")
+    return start, end
+
+
 def train_file(out, sheet="standard", players: int = 1, games: int | None = None, seed: int = 7,
-               threads: int | None = None, progress: bool = False) -> np.ndarray:
+               threads: int | None = None, progress: bool = False, init=None, step=None) -> np.ndarray:
     """`encore-sim train`: check the arguments, train (solo, or a table of `players`: see
     strategies.train_table), and write the weights to `out` atomically (nothing is written if
-    training is interrupted). Returns the weights."""
+    training is interrupted). Returns the weights.
+
+    init: a weights file of the same sheet and number of players to continue training from
+    (without it, training starts afresh); step: (at the start, at the end) of the step size,
+    which falls linearly over the run (default 0.5 to 0.03)."""
     sheet = load_sheet(sheet)
     players = check_int("players", players, 1, MAX_SEATS)
     games = check_int("games", (DEFAULT_GAMES if players == 1 else TABLE_GAMES[players]) if games is None else games,
@@ -57,6 +75,11 @@ def train_file(out, sheet="standard", players: int = 1, games: int | None = None
         raise ValueError(f"cannot write {out}: folder {out.parent} does not exist")
     if out.is_dir():
         raise ValueError(f"cannot write {out}: it is a folder")
+    alpha, alpha_end = check_step((Settings.alpha, Settings.alpha_end) if step is None else step)
+    W0, init_sha256 = None, ""
+    if init is not None:
+        W0 = read_weights(init, sheet, players)     # read before training, so out may be init itself
+        init_sha256 = hashlib.sha256(Path(init).read_bytes()).hexdigest()
     numba.set_num_threads(threads)
     bar = Progress(games, 0, enabled=progress, unit="training games")
     last = [0.0]
@@ -68,12 +91,13 @@ def train_file(out, sheet="standard", players: int = 1, games: int | None = None
                        f"wins {100 * figure:3.0f}% against built-ins")
 
     if players == 1:
-        W = train(sheet, games, seed, progress=show)
+        W = train(sheet, games, seed, settings=Settings(alpha=alpha, alpha_end=alpha_end), progress=show, init=W0)
     else:
-        W = train_table(table_lineup(), sheet, players, games, seed, progress=show)
+        W = train_table(table_lineup(), sheet, players, games, seed, alpha=alpha, alpha_end=alpha_end,
+                        progress=show, init=W0)
     bar.close()
     # Ctrl-C while saving raises (the command line otherwise exits at once, sim.interrupts), so
     # that save_weights removes its temporary file: no half-written weights are left behind.
     with interrupts.raising():
-        save_weights(out, W, sheet, games, seed, players)
+        save_weights(out, W, sheet, games, seed, players, init_sha256=init_sha256, step=(alpha, alpha_end))
     return W

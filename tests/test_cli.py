@@ -402,3 +402,20 @@ def test_kill_and_resume_subprocess(tmp_path):
             log_turns=True, rotate=True)
     for name in ("games", "players", "turns"):
         pd.testing.assert_frame_equal(rows(out, name), rows(ref, name))
+
+
+def test_train_refuses_bad_init_and_step_in_one_line(tmp_path):
+    """train's own argument errors: a step out of range, or --init weights of another sheet or a
+    damaged file, are one line on stderr with exit 2, and no weights file is written."""
+    out = tmp_path / "w.npz"
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a zip")
+    blue = tmp_path / "blue.npz"
+    assert invoke("train", "--sheet", "blue", "--games", 1, "--threads", 1, "-q", "--out", blue).exit_code == 0
+    cases = {("--step", 0, 0.1): "step sizes must be in (0, 1], got 0",
+             ("--init", junk): "junk.npz is not a weights file",
+             ("--init", blue): "blue.npz was trained for sheet 'blue', not for this sheet ('standard')"}
+    for args, message in cases.items():
+        r = invoke("train", *args, "--games", 10, "--out", out)
+        assert r.exit_code == 2 and r.stderr.count("\n") == 1 and message in r.stderr, (args, r.stderr)
+        assert not out.exists()

@@ -144,6 +144,38 @@ def test_training_interrupted_writes_nothing(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_training_continues_from_a_weights_file(tmp_path):
+    """--init starts from the given weights (with a tiny step they stay put, while the same run
+    afresh ends far from them), is deterministic, may write over its own input, records what it
+    continued from, and refuses weights of another sheet or game and steps out of range."""
+    first = tmp_path / "first.npz"
+    TR.train_file(first, games=600, seed=3, threads=1)
+    w0 = L.read_weights(first)
+    still, fresh = tmp_path / "still.npz", tmp_path / "fresh.npz"
+    TR.train_file(still, games=600, seed=4, threads=1, init=first, step=(1e-9, 1e-9))
+    TR.train_file(fresh, games=600, seed=4, threads=1, step=(1e-9, 1e-9))
+    assert np.abs(L.read_weights(still) - w0).max() < 1e-3
+    assert np.abs(L.read_weights(fresh) - w0).max() > 0.1    # optimistic flat weights, not w0
+    cont, again = tmp_path / "cont.npz", tmp_path / "again.npz"
+    TR.train_file(cont, games=600, seed=4, threads=1, init=first, step=(0.03, 0.003))
+    TR.train_file(again, games=600, seed=4, threads=2, init=first, step=(0.03, 0.003))
+    w1 = L.read_weights(cont)
+    assert np.array_equal(w1, L.read_weights(again)) and np.abs(w1 - w0).max() > 0.01
+    with np.load(cont) as f:
+        assert str(f["init_sha256"]) == hashlib.sha256(first.read_bytes()).hexdigest()
+        assert f["step"].tolist() == [0.03, 0.003] and int(f["games"]) == 600 and int(f["seed"]) == 4
+    TR.train_file(first, games=600, seed=4, threads=1, init=first, step=(0.03, 0.003))
+    assert np.array_equal(L.read_weights(first), w1)
+    with pytest.raises(L.WeightsError, match="trained for sheet 'standard', not for this sheet \\('blue'\\)"):
+        TR.train_file(tmp_path / "x.npz", sheet="blue", games=10, init=cont)
+    with pytest.raises(L.WeightsError, match="trained for the solo game, not for 2 players"):
+        TR.train_file(tmp_path / "x.npz", players=2, games=10, init=cont)
+    for step in ((0, 0.1), (0.1, 2), (0.1, float("nan")), (0.1,)):
+        with pytest.raises(ValueError, match="step"):
+            TR.train_file(tmp_path / "x.npz", games=10, step=step)
+    assert not (tmp_path / "x.npz").exists()
+
+
 def test_weights_file_errors(tmp_path):
     blue, standard = load_sheet("blue"), load_sheet("standard")
     good = tmp_path / "good.npz"

@@ -216,6 +216,9 @@ def test_table_training_is_deterministic_and_learns(tmp_path):
         seat = chunk.slots == 0
         return chunk.seats[:, :, PS_WINNER][seat].mean()
     assert wins(a) > wins(zero) + 0.05, (wins(a), wins(zero))
+    # Continued with a tiny step, the weights stay those of the file they started from.
+    TR.train_file(b, players=2, games=512, seed=6, threads=1, init=a, step=(1e-9, 1e-9))
+    assert np.abs(L.read_weights(b, players=2) - wa).max() < 1e-3
 
 
 def test_dice_left_worth_is_the_most_boxes_the_others_can_cross():
