@@ -605,10 +605,11 @@ def train(sheet, players, games, seed, threads, init, step, out, quiet):
 
     Play them with --strategy learned:weights=FILE. The shipped weights are made by
     `encore-sim train --sheet NAME --out strategies/data/learned-NAME.npz` for each
-    built-in sheet, and `encore-sim train --players N --out
-    strategies/data/learned-standard-Np.npz` for tables of 2-6. Interrupted, it writes
-    nothing. Its --seed is 7, not 0 like every other command's, so that the default
-    comparisons never play the games it learned from.
+    built-in sheet, continued by the same command with `--init` that file `--games
+    8000000 --seed 77 --step 0.03 0.003`, and `encore-sim train --players N --out
+    strategies/data/learned-standard-Np.npz` for tables of 2-6 (docs/strategies.md).
+    Interrupted, it writes nothing. Its --seed is 7, not 0 like every other command's, so
+    that the default comparisons never play the games it learned from.
     """
     _announce_compiling(_progress_enabled(quiet))
     from sim import interrupts
