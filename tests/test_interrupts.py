@@ -214,7 +214,7 @@ import cli
 from strategies import learned, training
 
 # Trained at once; then Ctrl-C arrives while the weights file is being written.
-training.train = lambda sheet, games, seed, **settings: np.zeros(learned.weights_shape(1), np.float32)
+training.train = lambda sheet, games, seed, **options: np.zeros(learned.weights_shape(1), np.float32)
 real = np.savez_compressed
 
 def savez(f, **arrays):
