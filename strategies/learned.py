@@ -35,7 +35,9 @@ starting weights.
 
 With `top` >= 1 the `top` best placements are also looked at one roll deeper:
 the next roll's value is averaged exactly over its 1296 dice faces (best reply
-per colour and number, jokers charged, passing allowed).
+per colour and number, jokers charged, passing allowed); with `close` > 0 only
+those within `close` points of the best one-ply value, as the search pays
+almost only at close calls.
 
 At a table (2-6 players) the value is of another kind: the points still to
 come minus the best opponent's final score, from the sheet's features and what
@@ -466,32 +468,45 @@ def new_scratch(tab):
 
 
 @njit(cache=True)
-def decide_solo(W, base, st, ps, bb, cands, n, tab, top, lay, sc, se, subs, costs, rewards, qs):
-    """The solo decision with weights W[base:]: one-ply argmax, or the `top` best a roll deeper.
-    lay (filled by sheet_layout) and the scratch sc, se, subs, costs, rewards, qs: as _choose
-    makes them on its stack, or new_scratch."""
+def decide_solo(W, base, st, ps, bb, cands, n, tab, top, close, lay, sc, se, subs, costs, rewards, qs):
+    """The solo decision with weights W[base:]: one-ply argmax, or the `top` best a roll deeper
+    (only those within `close` points of the best one-ply value, if close > 0: the others are
+    clear losses, and the search is the costly part). lay (filled by sheet_layout) and the
+    scratch sc, se, subs, costs, rewards, qs: as _choose makes them on its stack, or new_scratch."""
     seat = st[ST_SEAT]
     jokers = ps[seat, PS_JOKERS]
     m = rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs)
     t = SOLO_ROLLS - st[ST_ROLL]        # rolls to come after this one
+    best = best_row(qs, m)
     if top < 1 or t < 1 or m == 1:
-        best = best_row(qs, m)
         return candidate_of(cands, n, subs[best], costs[best])
-    # The `top` best rows by one-ply value, then the exact expectation of the next roll.
-    order = np.argsort(-qs[:m])
+    floor = NEG
+    if close > 0.0:
+        floor = qs[best] - close
+        second = NEG
+        for i in range(m):
+            if i != best and qs[i] > second:
+                second = qs[i]
+        if second < floor:
+            return candidate_of(cands, n, subs[best], costs[best])
     o1 = row_offset(base, t - 1)
     reply = stack_f64(N_GROUPS)
     val = stack_f64(EXPECT_SIZE)
-    best = order[0]
+    # The rows in order of one-ply value (the first on ties), each then spent (qs = NEG): the
+    # exact expectation of the next roll decides among them.
+    chosen = best
     best_e = NEG
     for q in range(min(top, m)):
-        i = order[q]
+        i = best_row(qs, m)
+        if qs[i] < floor:
+            break
+        qs[i] = NEG
         e = rewards[i] - costs[i] + next_roll_value(W, o1, lay, tab, bb, seat, subs[i], jokers - costs[i], sc, se,
                                                     reply, val)
         if e > best_e:
             best_e = e
-            best = i
-    return candidate_of(cands, n, subs[best], costs[best])
+            chosen = i
+    return candidate_of(cands, n, subs[chosen], costs[chosen])
 
 
 @njit(cache=True)
@@ -680,7 +695,7 @@ def weights_data(sheet, file=None, players: int = 1) -> np.ndarray:
     return pack(weights_array(sheet, file, players))
 
 
-PARAMS = {"top": 0.0, "deny": DENY}
+PARAMS = {"top": 0.0, "deny": DENY, "close": 0.0}
 N_PARAMS = len(PARAMS)
 
 
@@ -701,7 +716,7 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
     qs = stack_f64(ROWS)
     if st[ST_PLAYERS] != 1:
         return decide_table(W, 0, st, ps, bb, cands, n, tab, params[1], lay, sc, se, subs, costs, rewards, qs)
-    return decide_solo(W, 0, st, ps, bb, cands, n, tab, int(params[0]), lay, sc, se, subs, costs, rewards, qs)
+    return decide_solo(W, 0, st, ps, bb, cands, n, tab, int(params[0]), params[2], lay, sc, se, subs, costs, rewards, qs)
 
 
 learned = strategy(_choose, name="learned", params=PARAMS, data=weights_data, file_param="weights",

@@ -172,9 +172,9 @@ def train(sheet="standard", games: int = DEFAULT_GAMES, seed: int = 7, threads: 
 
 
 @njit(cache=True, parallel=True)
-def play_solo(W, tab, seed, first, count, top, scores):
+def play_solo(W, tab, seed, first, count, top, close, scores):
     """Solo games first..first+count-1 of `seed` played by `learned`'s own decision
-    (learned.decide_solo) with flat weights W; scores[i] gets each score."""
+    (learned.decide_solo, with its `top` and `close`) with flat weights W; scores[i] gets each score."""
     for i in prange(count):
         st, ps, bb, cands = new_state()
         lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
@@ -183,7 +183,7 @@ def play_solo(W, tab, seed, first, count, top, scores):
             st[ST_ROLL] = roll
             set_dice(st, key, roll)
             n = legal_choices(st, ps, bb, tab, cands)
-            k = decide_solo(W, 0, st, ps, bb, cands, n, tab, top, lay, sc, se, subs, costs, rewards, qs) if n > 0 else -1
+            k = decide_solo(W, 0, st, ps, bb, cands, n, tab, top, close, lay, sc, se, subs, costs, rewards, qs) if n > 0 else -1
             if k >= 0:
                 cross(ps, bb, tab, 0, cands[k, CAND_SUB], cands[k, CAND_COST], roll)
             settle_awards(st, ps, bb, tab)
@@ -191,8 +191,8 @@ def play_solo(W, tab, seed, first, count, top, scores):
         scores[i] = ps[0, PS_SCORE]
 
 
-def evaluate(W, seed: int, first: int, count: int, top: int = 0, sheet="standard") -> np.ndarray:
-    """Scores of `learned` with weights W (and `top`) on solo games first.. of `seed` on `sheet`."""
+def evaluate(W, seed: int, first: int, count: int, top: int = 0, sheet="standard", close: float = 0.0) -> np.ndarray:
+    """Scores of `learned` with weights W (and `top`, `close`) on solo games first.. of `seed` on `sheet`."""
     scores = np.zeros(count, np.int64)
-    play_solo(np.asarray(W, np.float64).ravel(), kernel_tables(load_sheet(sheet)), seed, first, count, top, scores)
+    play_solo(np.asarray(W, np.float64).ravel(), kernel_tables(load_sheet(sheet)), seed, first, count, top, close, scores)
     return scores

@@ -176,6 +176,21 @@ def builtins() -> str:
     return "\n".join(rows)
 
 
+CLOSE_CALLS = ("learned", "learned:top=2,close=0.1", "learned:top=2,close=0.25", "learned:top=2",
+               "learned:top=5,close=0.25")
+
+
+@register("learned-close", slow=True, learned=True)
+def learned_close() -> str:
+    res = _compare(CLOSE_CALLS)
+    rows = ["| spec | solo mean, 95% CI | - `learned` (paired, 95% CI) |", "|---|---|---|"]
+    for i, name in enumerate(CLOSE_CALLS):
+        x = res.table.iloc[i]
+        diff = "" if i == 0 else _diff(res, i)
+        rows.append(f"| `{name}` | {x['mean']:.2f} ({x['ci_low']:.2f}..{x['ci_high']:.2f}) | {diff} |")
+    return "\n".join(rows)
+
+
 TABLE_GAMES = 4_000
 
 

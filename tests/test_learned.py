@@ -9,7 +9,7 @@ import pytest
 import sim
 from sim import engine
 from sim.api import play_chunk
-from sim.state import BB_ALIVE, BB_TOUCH, PS_JOKERS, PS_SCORE, ST_DICE, ST_ROLL, new_state
+from sim.state import BB_ALIVE, BB_TOUCH, CAND_COST, CAND_SUB, PS_JOKERS, PS_SCORE, ST_DICE, ST_ROLL, new_state
 from sim.sheets import load_sheet
 from sim.tables import N_GROUPS, build_tables, kernel_tables
 from strategies import REGISTRY
@@ -30,7 +30,7 @@ SHEETS = ["standard", "red", "blue", "green", "orange", "yellow"]
 def test_registered_with_a_description():
     s = REGISTRY["learned"]
     assert s.description
-    assert list(s.params) == ["top", "deny"] and s.file_param == "weights"
+    assert list(s.params) == ["top", "deny", "close"] and s.file_param == "weights"
 
 
 @pytest.mark.parametrize("sheet", SHEETS)
@@ -86,13 +86,13 @@ def test_incremental_successor_value_is_exact():
     assert checked > 1000
 
 
-@pytest.mark.parametrize("top", [0, 2])
-def test_plays_only_legal_moves(top):
+@pytest.mark.parametrize("spec", ["learned", "learned:top=2", "learned:top=3,close=0.3"])
+def test_plays_only_legal_moves(spec):
     # Solo games on every sheet with its shipped weights, checked by the independent checker
     # (tables: tests/test_learned_table.py).
     for i in range(24):
         sheet = SHEETS[i % len(SHEETS)]
-        check_game_log(sim.play_game(SEED, i, [f"learned:top={top}"], sheet=sheet), sheet)
+        check_game_log(sim.play_game(SEED, i, [spec], sheet=sheet), sheet)
 
 
 def test_solo_games_are_legal_in_bulk():
@@ -284,3 +284,49 @@ def test_next_roll_value_is_the_mean_best_reply_over_every_face():
                 assert got == pytest.approx(total / 6 ** 4, abs=1e-9), (game, roll, sub, cost)
                 checked += 1
     assert checked >= 12
+
+
+def test_search_weighs_the_top_choices_and_only_the_close_calls():
+    """decide_solo with `top` and `close`: among the `top` best rows by one-ply value, those
+    within `close` points of the best (all of them for close = 0) go to the exact next-roll
+    expectation, which picks (the first on ties); with one row left, the one-ply best is played
+    unsearched. Checked against that rule computed here on positions of random play."""
+    sheet = load_sheet("standard")
+    ktab = kernel_tables(sheet)
+    W = np.asarray(L.weights_array(sheet), np.float64).ravel()
+    lay, sc, se, subs, costs, rewards, qs = L.new_scratch(ktab)
+    reply, val = np.empty(N_GROUPS), np.empty(EXPECT_SIZE)
+    rng = np.random.default_rng(9)
+    kinds = {"unsearched": 0, "searched, not the one-ply best": 0}
+    for game in range(40):
+        st, ps, bb, cands = new_state()
+        key = np.uint64(T.start_solo(st, ps, bb, ktab, SEED + 1, game))
+        for roll in range(1, 30):
+            st[ST_ROLL] = roll
+            engine.set_dice(st, key, roll)
+            jokers = int(ps[0, PS_JOKERS])
+            n = engine.legal_choices(st, ps, bb, ktab, cands)
+            m = L.rank_placements(W, 0, st, bb, 0, jokers, ktab, lay, sc, se, subs, costs, rewards, qs)
+            q, sub, cost, reward = qs[:m].copy(), subs[:m].copy(), costs[:m].copy(), rewards[:m].copy()
+            order = sorted(range(m), key=lambda i: -q[i])          # stable: the first on ties
+            o1 = L.row_offset(0, 30 - roll - 1)
+            for top, close in [(2, 0.0), (3, 0.0), (2, 0.25), (5, 0.5), (4, 1e9)]:
+                pool = [i for i in order[:top] if close == 0.0 or q[i] >= q[order[0]] - close]
+                want = order[0]
+                if len(pool) > 1:
+                    e = [reward[i] - cost[i] + L.next_roll_value(W, o1, lay, ktab, bb, 0, int(sub[i]),
+                                                                 jokers - int(cost[i]), sc, se, reply, val)
+                         for i in pool]
+                    want = pool[int(np.argmax(e))]
+                    if want != order[0]:
+                        kinds["searched, not the one-ply best"] += 1
+                elif m > 1:
+                    kinds["unsearched"] += 1
+                k = L.decide_solo(W, 0, st, ps, bb, cands, n, ktab, top, close, lay, sc, se, subs, costs, rewards, qs)
+                got = (-1, 0) if k < 0 else (int(cands[k, CAND_SUB]), int(cands[k, CAND_COST]))
+                assert got == (int(sub[want]), int(cost[want])), (game, roll, top, close)
+            i = int(rng.integers(m)) if rng.random() < 0.3 else order[0]
+            if sub[i] >= 0:
+                engine.cross(ps, bb, ktab, 0, int(sub[i]), int(cost[i]), roll)
+            engine.settle_awards(st, ps, bb, ktab)
+    assert min(kinds.values()) >= 20, kinds
