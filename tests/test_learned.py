@@ -238,15 +238,19 @@ def test_weights_file_in_manifest_replay_and_resume(tmp_path, monkeypatch):
         run(out, resume=True, **stored_run_args(out))
 
 
+def _standard_search_kit():
+    """The standard sheet's kernel tables, its shipped solo weights (float64) and the scratch of
+    a decision and of next_roll_value."""
+    ktab = kernel_tables(load_sheet("standard"))
+    W = np.asarray(L.weights_array(load_sheet("standard")), np.float64).ravel()
+    return ktab, W, L.new_scratch(ktab), (np.empty(N_GROUPS), np.empty(EXPECT_SIZE))
+
+
 def test_next_roll_value_is_the_mean_best_reply_over_every_face():
     """What `top` adds: next_roll_value after a choice must be the mean, over all 6^4 faces of
     the next roll set one by one on a copy of the game after that choice, of the best row
     rank_placements finds there (passing included; every '!' it can spend)."""
-    sheet = load_sheet("standard")
-    ktab = kernel_tables(sheet)
-    W = np.asarray(L.weights_array(sheet), np.float64).ravel()
-    lay, sc, se, subs, costs, rewards, qs = L.new_scratch(ktab)
-    reply, val = np.empty(N_GROUPS), np.empty(EXPECT_SIZE)
+    ktab, W, (lay, sc, se, subs, costs, rewards, qs), (reply, val) = _standard_search_kit()
     rng = np.random.default_rng(8)
     checked = 0
     for game in range(6):
@@ -291,11 +295,7 @@ def test_search_weighs_the_top_choices_and_only_the_close_calls():
     within `close` points of the best (all of them for close = 0) go to the exact next-roll
     expectation, which picks (the first on ties); with one row left, the one-ply best is played
     unsearched. Checked against that rule computed here on positions of random play."""
-    sheet = load_sheet("standard")
-    ktab = kernel_tables(sheet)
-    W = np.asarray(L.weights_array(sheet), np.float64).ravel()
-    lay, sc, se, subs, costs, rewards, qs = L.new_scratch(ktab)
-    reply, val = np.empty(N_GROUPS), np.empty(EXPECT_SIZE)
+    ktab, W, (lay, sc, se, subs, costs, rewards, qs), (reply, val) = _standard_search_kit()
     rng = np.random.default_rng(9)
     kinds = {"unsearched": 0, "searched, not the one-ply best": 0}
     for game in range(40):
