@@ -44,10 +44,10 @@ come minus the best opponent's final score, from the sheet's features and what
 the player sees of the table (strategies.table_features), in rows of
 N_ROW_TABLE per stage of the game; strategies.train_table learns it.
 
-The weights are not compiled in: they follow the strategy's parameters in
-`params`, float32 packed two to a float64 word (Strategy.data: weights_data picks
-them for the run's sheet and number of players, or reads the file of
-learned:weights=FILE).
+The weights are not compiled in: they follow the strategy's parameters and the
+sheet's layout in `params`, float32 packed two to a float64 word (Strategy.data:
+weights_data picks them for the run's sheet and number of players, or reads the
+file of learned:weights=FILE).
 """
 import functools
 import hashlib
@@ -66,7 +66,7 @@ from sim.state import (
     BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, PASS,
     PS_JOKERS, ST_AVAIL, ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT,
 )
-from sim.tables import COLOUR_FIRST, COLOUR_LATER, MAX_SUBSETS, N_GROUPS, NW
+from sim.tables import COLOUR_FIRST, COLOUR_LATER, MAX_SUBSETS, N_GROUPS, NW, kernel_tables
 
 from sim.moves import dice_faces, group_cost, legal_word, next_row
 from sim.nbinternals import borrow, stack_f64, stack_i64
@@ -98,7 +98,7 @@ N_ACTIVE = 2 * N_COLS + (N_COLS - 1) + N_BLOCKS + 5 + 1
 N_SHEET = N_ACTIVE - 1
 
 # --- the sheet layout the features need: int64 lay[LAY_SIZE] ----------------------
-LAY_BITS = 0                                  # 30 x 6: bit index of each block's i-th box, -1 = none
+LAY_BITS = 0                                  # 30 x 6: bit index of each block's i-th box (0 past its size)
 LAY_BCOL = LAY_BITS + N_BLOCKS * MAX_BLOCK    # 30: colour of each block
 LAY_BSIZE = LAY_BCOL + N_BLOCKS               # 30: boxes in each block
 LAY_LOCAL = LAY_BSIZE + N_BLOCKS              # 128: i for the block's i-th box, per bit index
@@ -140,7 +140,9 @@ def sheet_layout(tab, lay):
     """Fill lay from the sheet's tables: the boxes of every block, in bit order, and its colour."""
     block_mask = borrow(tab, "block_mask")
     colour_mask = borrow(tab, "colour_mask")
-    lay[LAY_LOCAL:LAY_LOCAL + 128] = -1
+    # No negative entry (no -1 for "none"): as float64 words in the parameters row (DATA_LAY) a
+    # negative int64 is a NaN, which no comparison of rows finds equal to itself.
+    lay[LAY_LOCAL:LAY_LOCAL + 128] = 0
     for b in range(N_BLOCKS):
         i = 0
         for w in range(2):
@@ -152,7 +154,7 @@ def sheet_layout(tab, lay):
                 word &= word - ONE
                 i += 1
         for j in range(i, MAX_BLOCK):
-            lay[LAY_BITS + MAX_BLOCK * b + j] = -1
+            lay[LAY_BITS + MAX_BLOCK * b + j] = 0
         lay[LAY_BSIZE + b] = i
         lay[LAY_BCOL + b] = 0
         for k in range(5):
@@ -169,10 +171,8 @@ def _column(lo, hi, c):
 @njit(cache=True, inline="always")
 def _block_mask(lay, b, lo, hi):
     m = 0
-    for i in range(MAX_BLOCK):
+    for i in range(lay[LAY_BSIZE + b]):
         bit = lay[LAY_BITS + MAX_BLOCK * b + i]
-        if bit < 0:
-            break
         word = lo if bit < 64 else hi
         m |= np.int64((word >> np.uint64(bit & 63)) & ONE) << i
     return m
@@ -690,24 +690,35 @@ def pack(W) -> np.ndarray:
     return np.frombuffer(np.ascontiguousarray(W, np.float32).tobytes(), np.float64)
 
 
+def layout_words(sheet) -> np.ndarray:
+    """The sheet's layout (sheet_layout) as the int64 words that carry it in the parameters row."""
+    lay = np.empty(LAY_SIZE, np.int64)
+    sheet_layout(kernel_tables(sheet), lay)
+    return lay.view(np.float64)
+
+
 def weights_data(sheet, file=None, players: int = 1) -> np.ndarray:
-    """Strategy.data of `learned`: weights_array, packed for the parameters row."""
-    return pack(weights_array(sheet, file, players))
+    """Strategy.data of `learned`: the sheet's layout words, then weights_array packed."""
+    return np.concatenate((layout_words(sheet), pack(weights_array(sheet, file, players))))
 
 
 PARAMS = {"top": 0.0, "deny": DENY, "close": 0.0}
 N_PARAMS = len(PARAMS)
+#: The parameters row: PARAMS, then from DATA_LAY the sheet's layout (LAY_SIZE int64 words, made
+#: once per run rather than at every decision: that cost 6% of the solo speed), then from
+#: DATA_W the weights (float32, two to a word).
+DATA_LAY = N_PARAMS
+DATA_W = DATA_LAY + LAY_SIZE
 
 
 def _choose(st, ps, bb, cands, n, tab, params, rng):
     """Learned afterstate value: solo, or at a table with what it sees of the other sheets."""
     if n == 0:
         return PASS
-    W = params[N_PARAMS:].view(np.float32)     # the packed weights (see pack)
-    # The decision's arrays live on this function's stack (sim.nbinternals): nothing is
+    W = params[DATA_W:].view(np.float32)     # the packed weights (see pack)
+    lay = params[DATA_LAY:DATA_W].view(np.int64)
+    # The decision's scratch lives on this function's stack (sim.nbinternals): nothing is
     # allocated per decision.
-    lay = stack_i64(LAY_SIZE)
-    sheet_layout(tab, lay)
     sc = stack_i64(SC_SIZE)
     se = stack_f64(SE_SIZE)
     subs = stack_i64(ROWS)

@@ -28,7 +28,8 @@ from sim.state import MAX_SEATS, PS_JOKERS, PS_SIZE, PS_WINNER, ST_ROLL, new_sta
 from sim.tables import kernel_tables
 
 from .learned import (
-    F_JOKER, N_ACTIVE, N_FEAT, N_PARAMS, N_ROW_TABLE, N_SHEET, SC_COUNT, new_scratch, pack, sheet_features,
+    DATA_LAY, DATA_W, F_JOKER, N_ACTIVE, N_FEAT, N_ROW_TABLE, N_SHEET, SC_COUNT, layout_words, new_scratch, pack,
+    sheet_features,
 )
 from .table_features import N_STAGES, T_ACTIVE, TC_SIZE, points_now, stage, table_context, table_features
 
@@ -128,6 +129,7 @@ def train_table(lineup, sheet="standard", players: int = 4, games: int | None = 
     games = DEFAULT_GAMES[players] if games is None else games
     fns, kinds, params = lineup
     W = np.zeros(N_STAGES * N_ROW_TABLE) if init is None else np.array(init, np.float64).ravel()
+    params[0, DATA_LAY:DATA_W] = layout_words(sheet)
     half = BATCH // 2
     n_log = BATCH * MAX_ROLLS
     dice = np.zeros((n_log, 6), np.int64)
@@ -149,7 +151,7 @@ def train_table(lineup, sheet="standard", players: int = 4, games: int | None = 
         # one of the OPPONENTS in every other seat.
         n_self = min(half, n)
         opp = 1 + batch % len(OPPONENTS)
-        params[0, N_PARAMS:] = pack(W)     # the learner plays the weights learnt so far
+        params[0, DATA_W:] = pack(W)     # the learner plays the weights learnt so far
         learner[:] = False
         wins = 0
         for part, (first, count) in enumerate(((done, n_self), (done + n_self, n - n_self))):

@@ -18,7 +18,7 @@ from sim.runner import Progress
 from sim.sheets import load_sheet
 from sim.state import MAX_SEATS
 
-from .learned import N_PARAMS, N_ROW_TABLE, read_weights, save_weights
+from .learned import DATA_W, N_PARAMS, N_ROW_TABLE, read_weights, save_weights
 from .registry import resolve
 from .table_features import N_STAGES
 from .train import DEFAULT_GAMES, Settings, train
@@ -30,7 +30,7 @@ def table_lineup():
     """Decision functions, kinds and parameters for play_batch: slot 0 is learned, with room for
     table weights after its parameters, slots 1.. the OPPONENTS of table training."""
     specs = [resolve("learned:deny=0")] + [resolve(o) for o in OPPONENTS]   # trained without denial
-    width = N_PARAMS + N_STAGES * N_ROW_TABLE // 2      # float32 weights, packed (learned.pack)
+    width = DATA_W + N_STAGES * N_ROW_TABLE // 2      # the layout, then float32 weights packed (learned.pack)
     params = np.zeros((MAX_SEATS, width))
     params[0, :N_PARAMS] = specs[0].params
     for i, r in enumerate(specs[1:], 1):

@@ -42,8 +42,11 @@ def test_shipped_weights_of_every_sheet(sheet):
     assert np.isfinite(w).all()
     assert not w[0].any(), "V after the last roll must be 0"
     assert np.abs(w[1:]).sum() > 0, "the shipped weights are untrained zeros"
-    # What the strategy reads after its parameters: these weights, row after row.
-    assert np.array_equal(L.weights_data(sheet_obj).view(np.float32), w.ravel())
+    # What the strategy reads after its parameters: the sheet's layout, then these weights, row
+    # after row.
+    data = L.weights_data(sheet_obj)
+    assert np.array_equal(data[:L.LAY_SIZE].view(np.int64), L.new_scratch(kernel_tables(sheet_obj))[0])
+    assert np.array_equal(data[L.LAY_SIZE:].view(np.float32), w.ravel())
 
 
 def test_incremental_successor_value_is_exact():
