@@ -727,7 +727,8 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
     qs = stack_f64(ROWS)
     if st[ST_PLAYERS] != 1:
         return decide_table(W, 0, st, ps, bb, cands, n, tab, params[1], lay, sc, se, subs, costs, rewards, qs)
-    return decide_solo(W, 0, st, ps, bb, cands, n, tab, int(params[0]), params[2], lay, sc, se, subs, costs, rewards, qs)
+    return decide_solo(W, 0, st, ps, bb, cands, n, tab, int(params[0]), params[2], lay, sc, se, subs, costs, rewards,
+                       qs)
 
 
 learned = strategy(_choose, name="learned", params=PARAMS, data=weights_data, file_param="weights",

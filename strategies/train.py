@@ -183,7 +183,9 @@ def play_solo(W, tab, seed, first, count, top, close, scores):
             st[ST_ROLL] = roll
             set_dice(st, key, roll)
             n = legal_choices(st, ps, bb, tab, cands)
-            k = decide_solo(W, 0, st, ps, bb, cands, n, tab, top, close, lay, sc, se, subs, costs, rewards, qs) if n > 0 else -1
+            k = -1
+            if n > 0:
+                k = decide_solo(W, 0, st, ps, bb, cands, n, tab, top, close, lay, sc, se, subs, costs, rewards, qs)
             if k >= 0:
                 cross(ps, bb, tab, 0, cands[k, CAND_SUB], cands[k, CAND_COST], roll)
             settle_awards(st, ps, bb, tab)
@@ -194,5 +196,6 @@ def play_solo(W, tab, seed, first, count, top, close, scores):
 def evaluate(W, seed: int, first: int, count: int, top: int = 0, sheet="standard", close: float = 0.0) -> np.ndarray:
     """Scores of `learned` with weights W (and `top`, `close`) on solo games first.. of `seed` on `sheet`."""
     scores = np.zeros(count, np.int64)
-    play_solo(np.asarray(W, np.float64).ravel(), kernel_tables(load_sheet(sheet)), seed, first, count, top, close, scores)
+    tab = kernel_tables(load_sheet(sheet))
+    play_solo(np.asarray(W, np.float64).ravel(), tab, seed, first, count, top, close, scores)
     return scores
