@@ -230,7 +230,7 @@ def _start(store, old, stored, settings, infos, scheduler, command) -> dict:
         "sheet": {"name": settings.sheet.name, "text": settings.sheet.text},
         "strategies": infos,
         "chunks": n_chunks,
-        "games_done": sum(min(size, n - c * size) for c in done),
+        "games_done": _games_in(done, n, size),
         "threads": settings.threads,
         "bounds_checked": settings.checked,
         "versions": versions(),
@@ -248,6 +248,11 @@ def _start(store, old, stored, settings, infos, scheduler, command) -> dict:
     return manifest
 
 
+def _games_in(chunks, n: int, size: int) -> int:
+    """Games in these chunks of a run of n games in chunks of `size` (the last may be short)."""
+    return sum(min(size, n - c * size) for c in chunks)
+
+
 def _chunks_played(job, todo, scheduler, retries):
     """(chunk, games) for each chunk of `todo` as it is played and written: here, or on a cluster."""
     if scheduler is not None:
@@ -263,6 +268,10 @@ def _play(store, manifest, job, created, scheduler, retries, progress, on_chunk)
     """Play the chunks the dataset lacks, recording each in the manifest, and how the run ended."""
     n = manifest["settings"]["games"]
     done = {c for c in done_chunks(store) if c < manifest["chunks"]}
+    # Counted again from the chunks found now, not those _start found: a worker of an interrupted
+    # cluster run may finish writing a cancelled chunk in between, and the count must match the
+    # chunks this run will not play.
+    manifest["games_done"] = _games_in(done, n, manifest["settings"]["chunk_size"])
     finished = _chunks_played(job, [c for c in range(manifest["chunks"]) if c not in done], scheduler, retries)
     bar = Progress(n, manifest["games_done"], enabled=progress)
     try:

@@ -1,5 +1,6 @@
 """sim.runner: deterministic, chunked, atomic, resumable batch runs into Parquet."""
 import json
+import shutil
 import threading
 
 import numba
@@ -7,6 +8,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from sim import runner
 from sim.dataset import done_chunks, read_manifest
 from sim.runner import run
 from sim.schema import SCHEMAS
@@ -94,6 +96,34 @@ def test_interrupt_and_resume_in_process(reference, tmp_path):
     m = run(out, chunk_size=400, resume=True, **TABLE)
     assert m["status"] == "complete" and m["games_done"] == 900 and len(m["resumed"]) == 1
     assert not list(out.rglob("*.tmp"))
+    assert_same_rows(reference, out)
+
+
+def test_a_chunk_written_late_by_an_interrupted_run_is_counted_once(reference, tmp_path, monkeypatch):
+    """A cancelled Dask task runs on: a worker of the interrupted run may finish writing its chunk
+    while the resume starts, after the manifest counted the chunks found but before the chunks
+    to play are chosen. The resume must not play it again, and must count its games."""
+    out = tmp_path / "late"
+
+    def stop(chunk, done):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run(out, chunk_size=400, on_chunk=stop, **TABLE)
+    assert done_chunks(out) == {0}
+    real_start = runner._start
+
+    def start_then_a_late_chunk(store, *args, **kwargs):
+        manifest = real_start(store, *args, **kwargs)
+        for name in ("players", "turns", "games"):      # games last: done_chunks looks there
+            shutil.copy(reference / name / "part-000001.parquet", out / name / "part-000001.parquet")
+        return manifest
+
+    monkeypatch.setattr(runner, "_start", start_then_a_late_chunk)
+    played = []
+    m = run(out, chunk_size=400, resume=True, on_chunk=lambda c, done: played.append(c), **TABLE)
+    assert played == [2]
+    assert m["status"] == "complete" and m["games_done"] == 900 == read_manifest(out)["games_done"]
     assert_same_rows(reference, out)
 
 
