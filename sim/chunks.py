@@ -40,6 +40,10 @@ class ChunkJob:
         size, n = self.settings["chunk_size"], self.settings["games"]
         return c * size, min(size, n - c * size)
 
+    def games_in(self, chunks) -> int:
+        """Games in these chunks of the run (the last chunk may be short)."""
+        return sum(self.chunk_games(c)[1] for c in chunks)
+
 
 #: (strategy specs, sheet name, sheet text) -> (Lineup, Sheet), per process.
 _RESOLVED: dict = {}

@@ -186,10 +186,10 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
     with interrupts.shielded():
         if existing and force and not resume:
             _clear(store)
-        manifest = _start(store, old, stored, settings, infos, scheduler, command)
         files = tuple(info.get("file") for info in infos)
         job = ChunkJob(store, stored, settings.sheet.name, settings.sheet.text, settings.threads, files,
                        settings.checked)
+        manifest = _start(store, old, job, settings, infos, scheduler, command)
         remember(job, line, settings.sheet)
         return _play(store, manifest, job, created, scheduler, retries, progress, on_chunk)
 
@@ -211,8 +211,9 @@ def _check_cluster(scheduler, retries) -> int:
     return retries
 
 
-def _start(store, old, stored, settings, infos, scheduler, command) -> dict:
+def _start(store, old, job, settings, infos, scheduler, command) -> dict:
     """Create or continue the dataset's folders and write its manifest ("running"); return it."""
+    stored = job.settings
     for name in ("games", "players") + (("turns",) if stored["log_turns"] else ()):
         store.makedirs(name)
     remove_temporaries(store)
@@ -230,7 +231,7 @@ def _start(store, old, stored, settings, infos, scheduler, command) -> dict:
         "sheet": {"name": settings.sheet.name, "text": settings.sheet.text},
         "strategies": infos,
         "chunks": n_chunks,
-        "games_done": _games_in(done, n, size),
+        "games_done": job.games_in(done),
         "threads": settings.threads,
         "bounds_checked": settings.checked,
         "versions": versions(),
@@ -246,11 +247,6 @@ def _start(store, old, stored, settings, infos, scheduler, command) -> dict:
         manifest["resumed"] = old.get("resumed", []) + [_now()]
     write_json(store, manifest)
     return manifest
-
-
-def _games_in(chunks, n: int, size: int) -> int:
-    """Games in these chunks of a run of n games in chunks of `size` (the last may be short)."""
-    return sum(min(size, n - c * size) for c in chunks)
 
 
 def _chunks_played(job, todo, scheduler, retries):
@@ -271,7 +267,7 @@ def _play(store, manifest, job, created, scheduler, retries, progress, on_chunk)
     # Counted again from the chunks found now, not those _start found: a worker of an interrupted
     # cluster run may finish writing a cancelled chunk in between, and the count must match the
     # chunks this run will not play.
-    manifest["games_done"] = _games_in(done, n, manifest["settings"]["chunk_size"])
+    manifest["games_done"] = job.games_in(done)
     finished = _chunks_played(job, [c for c in range(manifest["chunks"]) if c not in done], scheduler, retries)
     bar = Progress(n, manifest["games_done"], enabled=progress)
     try:
