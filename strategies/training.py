@@ -28,7 +28,8 @@ from .train_table import OPPONENTS, train_table
 
 def table_lineup():
     """Decision functions, kinds and parameters for play_batch: slot 0 is learned, with room for
-    table weights after its parameters, slots 1.. the OPPONENTS of table training."""
+    the sheet's layout and table weights after its parameters (train_table fills both), slots 1..
+    the OPPONENTS of table training."""
     specs = [resolve("learned:deny=0")] + [resolve(o) for o in OPPONENTS]   # trained without denial
     width = DATA_W + N_STAGES * N_ROW_TABLE // 2      # the layout, then float32 weights packed (learned.pack)
     params = np.zeros((MAX_SEATS, width))
