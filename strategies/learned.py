@@ -136,8 +136,10 @@ FORMAT = 1
 
 
 @njit(cache=True)
-def sheet_layout(tab, lay):
-    """Fill lay from the sheet's tables: the boxes of every block, in bit order, and its colour."""
+def sheet_layout(tab):
+    """The layout (int64[LAY_SIZE]) from the sheet's tables: the boxes of every block, in bit
+    order, and its colour."""
+    lay = np.empty(LAY_SIZE, np.int64)
     block_mask = borrow(tab, "block_mask")
     colour_mask = borrow(tab, "colour_mask")
     # No negative entry (no -1 for "none"): as float64 words in the parameters row (DATA_LAY) a
@@ -160,6 +162,7 @@ def sheet_layout(tab, lay):
         for k in range(5):
             if (block_mask[b, 0] & colour_mask[k, 0]) | (block_mask[b, 1] & colour_mask[k, 1]):
                 lay[LAY_BCOL + b] = k
+    return lay
 
 
 @njit(cache=True, inline="always")
@@ -460,18 +463,16 @@ def next_roll_value(W, o1, lay, tab, bb, seat, sub, j1, sc, se, reply, val):
 @njit(cache=True)
 def new_scratch(tab):
     """The arrays a decision works in (see decide_solo), on the heap: for a kernel that plays
-    many decisions with one set (training, search). The layout lay is filled from tab."""
-    lay = np.empty(LAY_SIZE, np.int64)
-    sheet_layout(tab, lay)
-    return (lay, np.empty(SC_SIZE, np.int64), np.empty(SE_SIZE), np.empty(ROWS, np.int64), np.empty(ROWS, np.int64),
-            np.empty(ROWS), np.empty(ROWS))
+    many decisions with one set (training, search). The layout lay is made from tab."""
+    return (sheet_layout(tab), np.empty(SC_SIZE, np.int64), np.empty(SE_SIZE), np.empty(ROWS, np.int64),
+            np.empty(ROWS, np.int64), np.empty(ROWS), np.empty(ROWS))
 
 
 @njit(cache=True)
 def decide_solo(W, base, st, ps, bb, cands, n, tab, top, close, lay, sc, se, subs, costs, rewards, qs):
     """The solo decision with weights W[base:]: one-ply argmax, or the `top` best a roll deeper
     (only those within `close` points of the best one-ply value, if close > 0: the others are
-    clear losses, and the search is the costly part). lay (filled by sheet_layout) and the
+    clear losses, and the search is the costly part). lay (made by sheet_layout) and the
     scratch sc, se, subs, costs, rewards, qs: as _choose makes them on its stack, or new_scratch."""
     seat = st[ST_SEAT]
     jokers = ps[seat, PS_JOKERS]
@@ -692,9 +693,7 @@ def pack(W) -> np.ndarray:
 
 def layout_words(sheet) -> np.ndarray:
     """The sheet's layout (sheet_layout) as the int64 words that carry it in the parameters row."""
-    lay = np.empty(LAY_SIZE, np.int64)
-    sheet_layout(kernel_tables(sheet), lay)
-    return lay.view(np.float64)
+    return sheet_layout(kernel_tables(sheet)).view(np.float64)
 
 
 def weights_data(sheet, file=None, players: int = 1) -> np.ndarray:

@@ -45,7 +45,7 @@ def test_shipped_weights_of_every_sheet(sheet):
     # What the strategy reads after its parameters: the sheet's layout, then these weights, row
     # after row.
     data = L.weights_data(sheet_obj)
-    assert np.array_equal(data[:L.LAY_SIZE].view(np.int64), L.new_scratch(kernel_tables(sheet_obj))[0])
+    assert np.array_equal(data[:L.LAY_SIZE].view(np.int64), L.sheet_layout(kernel_tables(sheet_obj)))
     assert np.array_equal(data[L.LAY_SIZE:].view(np.float32), w.ravel())
 
 
@@ -55,8 +55,7 @@ def test_incremental_successor_value_is_exact():
     tab, ktab = build_tables("standard"), kernel_tables("standard")
     rng = np.random.default_rng(5)
     W = rng.normal(size=L.N_T * L.N_FEAT)
-    lay = np.empty(L.LAY_SIZE, np.int64)
-    L.sheet_layout(ktab, lay)
+    lay = L.sheet_layout(ktab)
     sc, se = np.empty(L.SC_SIZE, np.int64), np.empty(L.SE_SIZE)
     sc2, idx = np.empty(L.SC_SIZE, np.int64), np.empty(L.N_ACTIVE, np.int64)
     checked = 0
