@@ -101,7 +101,7 @@ N_SHEET = N_ACTIVE - 1
 LAY_BITS = 0                                  # 30 x 6: bit index of each block's i-th box (0 past its size)
 LAY_BCOL = LAY_BITS + N_BLOCKS * MAX_BLOCK    # 30: colour of each block
 LAY_BSIZE = LAY_BCOL + N_BLOCKS               # 30: boxes in each block
-LAY_LOCAL = LAY_BSIZE + N_BLOCKS              # 128: i for the block's i-th box, per bit index
+LAY_LOCAL = LAY_BSIZE + N_BLOCKS              # 128: i for the block's i-th box, per bit index (0 off the sheet)
 LAY_SIZE = LAY_LOCAL + 128
 
 # --- one sheet's features, kept to score its successors incrementally ------------
