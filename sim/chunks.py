@@ -16,7 +16,7 @@ import numba
 
 from . import api
 from .api import check_chunk, play_chunk
-from .dataset import games_table, players_table, turns_table, write_chunk
+from .dataset import done_chunks, games_table, players_table, turns_table, write_chunk
 from .sheets import parse_sheet
 from .tables import build_tables
 
@@ -39,6 +39,15 @@ class ChunkJob:
     def chunk_games(self, c: int) -> tuple[int, int]:
         size, n = self.settings["chunk_size"], self.settings["games"]
         return c * size, min(size, n - c * size)
+
+    @property
+    def n_chunks(self) -> int:
+        size, n = self.settings["chunk_size"], self.settings["games"]
+        return (n + size - 1) // size
+
+    def chunks_found(self) -> set[int]:
+        """The run's chunks whose files the store holds (numbers past its last chunk are not its own)."""
+        return {c for c in done_chunks(self.store) if c < self.n_chunks}
 
     def games_in(self, chunks) -> int:
         """Games in these chunks of the run (the last chunk may be short)."""

@@ -39,7 +39,6 @@ from .dataset import (
     DatasetError,
     _is_tmp,
     check_parts,
-    done_chunks,
     open_store,
     read_manifest,
     remove_temporaries,
@@ -217,9 +216,7 @@ def _start(store, old, job, settings, infos, scheduler, command) -> dict:
     for name in ("games", "players") + (("turns",) if stored["log_turns"] else ()):
         store.makedirs(name)
     remove_temporaries(store)
-    n, size = stored["games"], stored["chunk_size"]
-    n_chunks = (n + size - 1) // size
-    done = {c for c in done_chunks(store) if c < n_chunks}
+    done = job.chunks_found()
     manifest = {
         "format": "encore-sim-dataset",
         "format_version": 1,
@@ -230,7 +227,7 @@ def _start(store, old, job, settings, infos, scheduler, command) -> dict:
         "settings": stored,
         "sheet": {"name": settings.sheet.name, "text": settings.sheet.text},
         "strategies": infos,
-        "chunks": n_chunks,
+        "chunks": job.n_chunks,
         "games_done": job.games_in(done),
         "threads": settings.threads,
         "bounds_checked": settings.checked,
@@ -263,7 +260,7 @@ def _chunks_played(job, todo, scheduler, retries):
 def _play(store, manifest, job, created, scheduler, retries, progress, on_chunk) -> dict:
     """Play the chunks the dataset lacks, recording each in the manifest, and how the run ended."""
     n = manifest["settings"]["games"]
-    done = {c for c in done_chunks(store) if c < manifest["chunks"]}
+    done = job.chunks_found()
     # Counted again from the chunks found now, not those _start found: a worker of an interrupted
     # cluster run may finish writing a cancelled chunk in between, and the count must match the
     # chunks this run will not play.
