@@ -32,14 +32,15 @@ test: install
 	$(VENV)/bin/python -m pytest -q
 
 bench: install
-	$(VENV)/bin/python -m sim.bench
+	$(VENV)/bin/python -m sim.runs.bench
 
 # Keeps .venv and results/; removes build output and caches (including numba's).
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .hypothesis
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -exec rm -rf {} +
 
-# Compiled kernels live in one folder per version of the sources (sim/numba_cache.py);
-# old versions are never reused, so this removes them all (the next run recompiles, ~30 s).
+# Compiled kernels live in one folder per version of each source file and what it imports
+# (sim/numba_cache.py); old versions are never reused, so this removes them all (the next
+# run recompiles, ~30 s).
 clean-cache:
-	rm -rf "$${NUMBA_CACHE_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/numba}"/encore-sim-*
+	rm -rf "$${NUMBA_CACHE_DIR:-$${XDG_CACHE_HOME:-$$HOME/.cache}/numba}"/encore-sim*

@@ -1,7 +1,7 @@
 """Command-line interface of encore-sim (the `encore-sim` console script).
 
-A thin Click shell over the Python API (sim.runner, sim.summary, sim.compare,
-sim.replay): every bad input ends in a one-line `Error: ...` on stderr and
+A thin Click shell over the Python API (sim.runs.runner, sim.runs.summary, sim.runs.compare,
+sim.runs.replay): every bad input ends in a one-line `Error: ...` on stderr and
 exit code 2.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ import click
 
 EXIT_USAGE = 2
 #: Set by entry(): this process is the encore-sim program (not a test invoking main()), so it
-#: decides what Ctrl-C does (sim.interrupts).
+#: decides what Ctrl-C does (sim.runs.interrupts).
 _PROGRAM = False
 
 
@@ -64,7 +64,7 @@ def _errors(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if _PROGRAM:
-            from sim import interrupts   # light: sim.api (the kernels) is not imported with it
+            from sim.runs import interrupts   # light: sim.runs.api (the kernels) is not imported with it
             interrupts.install()   # Ctrl-C: exit 130 at once, except where the work finishes it itself
         try:
             return fn(*args, **kwargs)
@@ -72,9 +72,9 @@ def _errors(fn):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(1)
         except Exception as e:
-            # Not imported up front: importing sim.api loads (or compiles) the kernels, which the
+            # Not imported up front: importing sim.runs.api loads (or compiles) the kernels, which the
             # command announces first (_announce_compiling); unimported, they raised nothing.
-            api, registry = sys.modules.get("sim.api"), sys.modules.get("strategies.registry")
+            api, registry = sys.modules.get("sim.runs.api"), sys.modules.get("strategies.registry")
             if not isinstance(e, (ValueError, OSError) + ((api.StrategyError,) if api else ())):
                 raise
             _fail(str(e) or type(e).__name__, details=registry is not None and
@@ -90,7 +90,7 @@ def _announce_compiling(enabled: bool):
     """On a terminal, say so before the project's kernels compile: with an empty cache a
     command is silent for up to a minute otherwise.
 
-    Must run before anything imports sim.api: importing it loads, or compiles, the batch
+    Must run before anything imports sim.runs.api: importing it loads, or compiles, the batch
     kernel. Nothing is printed when everything is cached, nor for a user's strategy file
     (it compiles in every process, in about a second). Returns the numba event listener
     (None if not enabled).
@@ -99,7 +99,8 @@ def _announce_compiling(enabled: bool):
         return None
     from numba.core import event
 
-    from sim.numba_cache import CACHE_DIR
+    from sim import batch
+    from sim.numba_cache import cache_folder
 
     class Notice(event.Listener):
         said = False
@@ -118,7 +119,7 @@ def _announce_compiling(enabled: bool):
         def on_end(self, ev):
             pass
 
-    cold = not any(Path(CACHE_DIR).rglob("*.nbi"))
+    cold = not any(Path(cache_folder(batch.__file__)).glob("*.nbi"))
     listener = Notice()
     event.register("numba:compile", listener)
     return listener
@@ -204,10 +205,10 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
     Without options: 100,000 solo games of greedy, seed 0.
     """
     _announce_compiling(_progress_enabled(quiet))
-    from sim import runner
-    from sim.dataset import MANIFEST, is_url, open_store, read_manifest
-    from sim.replay import manifest_sheet
-    from sim.settings import Settings
+    from sim.runs import runner
+    from sim.runs.dataset import MANIFEST, is_url, open_store, read_manifest
+    from sim.runs.replay import manifest_sheet
+    from sim.runs.settings import Settings
 
     if resume and force:
         raise ValueError("--resume and --force exclude each other")
@@ -252,7 +253,7 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
     except runner.RunFailed as e:   # the run itself broke (a cluster's task or scheduler), not its input
         _fail(str(e), 1)
     if not quiet:
-        from sim.summary import default_by_seat, format_table, summarise
+        from sim.runs.summary import default_by_seat, format_table, summarise
         by_seat = default_by_seat(manifest)
         click.echo(format_table(summarise(out, by_seat=by_seat)))
         path = shlex.quote(str(out))
@@ -291,7 +292,7 @@ def _emit(df, fmt, output, extra_json=None):
             sys.stdout.buffer.write(buf.getvalue())
             sys.stdout.flush()
         else:
-            from sim.dataset import atomic_write_bytes
+            from sim.runs.dataset import atomic_write_bytes
             atomic_write_bytes(Path(output), buf.getvalue())
         return
     else:
@@ -299,7 +300,7 @@ def _emit(df, fmt, output, extra_json=None):
     if output is None:
         click.echo(text, nl=not str(text).endswith("\n"))
     else:
-        from sim.dataset import atomic_write_bytes
+        from sim.runs.dataset import atomic_write_bytes
         atomic_write_bytes(Path(output), (str(text) if str(text).endswith("\n") else f"{text}\n").encode())
 
 
@@ -322,8 +323,8 @@ def summary(path, by, fmt, output, output_old):
     mean, quantiles and win rate are over its seat results (the "seats" column). Aggregated
     chunk by chunk in row batches: memory does not grow with the dataset.
     """
-    from sim.dataset import read_manifest
-    from sim.summary import default_by_seat, format_table, summarise
+    from sim.runs.dataset import read_manifest
+    from sim.runs.summary import default_by_seat, format_table, summarise
     output = output or output_old
     by_seat = default_by_seat(read_manifest(path)) if by is None else by == "seat"
     s = summarise(path, by_seat=by_seat)
@@ -379,10 +380,10 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
     Example: encore-sim compare greedy random --games 20000
     """
     _announce_compiling(_progress_enabled(quiet))
-    from sim.compare import compare as run_compare
-    from sim.compare import format_table, stop_message
+    from sim.runs.compare import compare as run_compare
+    from sim.runs.compare import format_table, stop_message
     if report_file is not None:
-        from sim.report import check_output
+        from sim.runs.report import check_output
         check_output(report_file)
     result = run_compare(strategies, players=players, opponents=opponents, games=games, seed=seed,
                          until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
@@ -396,7 +397,7 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
         if fmt == "csv" and result.stop is not None and not result.stop["target_reached"]:
             click.echo(f"Warning: {stop_message(result)}", err=True)
     if report_file is not None:
-        from sim.report import compare_report
+        from sim.runs.report import compare_report
         compare_report(result, report_file)
         if not quiet:   # on stderr: stdout may be csv or json
             click.echo(f"Report: {report_file}", err=True)
@@ -420,7 +421,7 @@ def report_command(dataset, output, figures_dir, fmt, quiet):
     One file, nothing loaded from the network: it opens offline and can be mailed.
     Aggregated chunk by chunk like `summary`, so datasets larger than memory work.
     """
-    from sim.report import report
+    from sim.runs.report import report
     if fmt == "png" and figures_dir is None:
         raise ValueError("--format png needs --figures DIR, the folder for the PNG files")
     if fmt == "html" and figures_dir is not None:
@@ -472,8 +473,8 @@ def tune(spec, params, players, opponents, objective, budget, seed, validate_gam
     Example: encore-sim tune heuristic:solo_joker=0 --param solo_joker=0..3 --param solo_colour=0..2
     """
     _announce_compiling(_progress_enabled(quiet))
-    from sim import interrupts
-    from sim import tune as t
+    from sim.runs import interrupts
+    from sim.runs import tune as t
 
     def report(result):
         if not result.history:   # set up: from now on Ctrl-C stops the search with its best so far
@@ -527,8 +528,8 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
     is                   encore-sim replay --seed 7 --game 4 -s greedy -s random -s heuristic
     """
     _announce_compiling(sys.stderr.isatty())
-    from sim.replay import check_stored, from_dataset, game_of, render
-    from sim.settings import Settings
+    from sim.runs.replay import check_stored, from_dataset, game_of, render
+    from sim.runs.settings import Settings
 
     stored = None
     if path is not None:
@@ -569,8 +570,9 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
 def moves(sheet, crossed, colour, number):
     """List the legal placements of a colour and number on a sheet with some boxes crossed."""
     _announce_compiling(sys.stderr.isatty())
-    from sim import legal_placements, load_sheet, parse_cell
-    from sim.replay import LEGEND, draw_sheet
+    from sim import load_sheet, parse_cell
+    from sim.runs.api import legal_placements
+    from sim.runs.replay import LEGEND, draw_sheet
     sheet_obj = load_sheet(sheet)
     cells = [c.strip() for c in crossed.split(",") if c.strip()]
     places = legal_placements(cells, colour, number, sheet_obj)
@@ -612,8 +614,8 @@ def train(sheet, players, games, seed, threads, init, step, out, quiet):
     that the default comparisons never play the games it learned from.
     """
     _announce_compiling(_progress_enabled(quiet))
-    from sim import interrupts
-    from strategies.training import train_file
+    from sim.runs import interrupts
+    from strategies.training.run import train_file
     if _PROGRAM:
         interrupts.install("Interrupted: no weights were written.")
     try:
@@ -644,11 +646,11 @@ def bound(games, seed, sheet, beam, weights, threads, quiet):
     """The clairvoyant bound of the solo game, and `learned` as a percentage of it.
 
     For each game, a beam search with all 30 rolls known finds the best score it can
-    (strategies.clairvoyant); `learned` plays the same dice. Prints both means, the
+    (strategies.research.clairvoyant); `learned` plays the same dice. Prints both means, the
     percentage and their score breakdowns.
     """
-    from strategies.clairvoyant import DEFAULT_BEAM
-    from strategies.headroom import measure
+    from strategies.research.clairvoyant import DEFAULT_BEAM
+    from strategies.research.headroom import measure
     h = measure(games, seed, sheet, DEFAULT_BEAM if beam is None else beam, weights, threads,
                 progress=_progress_enabled(quiet))
     click.echo(h.report())
@@ -671,10 +673,10 @@ def improvement(games, seed, sheet, rollouts, top, weights, threads, quiet):
 
     At every decision of learned's own games its best choices are each followed by
     full rollouts that it plays itself, on shared dice, each taxed for its dice's luck
-    (strategies.improvement); prints what picking by the rollouts gains over learned's
+    (strategies.research.improvement); prints what picking by the rollouts gains over learned's
     own choice.
     """
-    from strategies.improvement import measure
+    from strategies.research.improvement import measure
     click.echo(measure(games, seed, sheet, rollouts, top, weights, threads, progress=_progress_enabled(quiet)).report())
 
 
@@ -693,19 +695,19 @@ def list_strategies():
 
 def _exit_interrupted():
     """Exit as a command interrupted by Ctrl-C (130) or SIGTERM (143) exits, its work finished."""
-    from sim import interrupts
+    from sim.runs import interrupts
     sys.exit(interrupts.exit_code())
 
 
 def _abort_at_once(signum, frame):
-    # Until sim.interrupts takes over (importing it imports Numba): nothing needs finishing yet.
+    # Until sim.runs.interrupts takes over (importing it imports Numba): nothing needs finishing yet.
     os.write(2, b"Aborted.\n")
     os._exit(128 + signum)
 
 
 def entry() -> None:
     """The `encore-sim` program: main(), with Ctrl-C or SIGTERM an interruption at any moment
-    (sim.interrupts)."""
+    (sim.runs.interrupts)."""
     global _PROGRAM
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _abort_at_once)

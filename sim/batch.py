@@ -132,7 +132,7 @@ def play_batch_watched(strats, kinds, params, slots, rotate, tab, root, first, p
                         seats, dice_start, dice_log, log_start, log, scratch, guest)
             # The tables and parameters a user's strategy reads are its private copies, and
             # comparing them after every game would cost more than the game: once a block.
-            # Every game of the block is marked; sim.api.play_chunk finds the one that wrote.
+            # Every game of the block is marked; sim.runs.api.play_chunk finds the one that wrote.
             wrote = any_copy_written(guest, kinds_b, tab_b, params_b)
             if wrote >= 0:
                 for g in range(b * BLOCK, min(n, (b + 1) * BLOCK)):

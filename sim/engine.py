@@ -90,7 +90,7 @@ def awards(lo, hi, cols_done, colours_done, cols_taken, colours_taken, col_first
 
     Returns the bitmasks (new columns, new colours, the new columns scored first, the new
     colours scored first) and the points (of the columns, of the colours). The engine settles
-    every roll with it; heuristic scores an end of game, sim.replay describes the awards.
+    every roll with it; heuristic scores an end of game, sim.runs.replay describes the awards.
     """
     new_cols = full_columns(lo, hi) & ~cols_done
     first_cols = new_cols & ~cols_taken

@@ -17,7 +17,7 @@ engine hands them its arrays and checks nothing. A user's strategy
   private copies (per thread), which the engine never reads, compared with
   the engine's after every block of games (sim.batch): a game costs less than
   comparing them. The games of a block where they changed are marked
-  ERR_WRITE_SEEN_LATE, and sim.api.play_chunk replays them alone with
+  ERR_WRITE_SEEN_LATE, and sim.runs.api.play_chunk replays them alone with
   PLAYER_STRICT, which compares everything after every decision, to name the
   game, the roll and the seat.
 
@@ -31,7 +31,7 @@ would read or write memory it does not own. It is compiled with Numba's bounds
 checking (unless the run says `unchecked`: bounds_checked), and played through
 a wrapper (watched) that turns any exception it raises, an IndexError above
 all, into RAISED: the game stops with ERR_RAISED. Numba's IndexError says
-neither where nor which index, so sim.api replays that game alone to the
+neither where nor which index, so sim.runs.api replays that game alone to the
 failing decision (sim.batch.play_alone_watched, which returns the saved
 arguments of it) and calls the strategy's Python function on them: Python's
 traceback names the file and the line (where_it_raised).
@@ -70,7 +70,7 @@ WROTE_NAMES = ("st (the table and dice)", "ps (the seats' counters)", "bb (the s
 
 @njit(cache=True)
 def param_lengths(kinds, params):
-    """Each slot's own parameter count: kinds[MAX_SEATS + slot] when given (sim.api.lineup), else
+    """Each slot's own parameter count: kinds[MAX_SEATS + slot] when given (sim.runs.api.lineup), else
     the whole row (a caller that passes only the kinds, such as table training)."""
     out = np.full(MAX_SEATS, params.shape[1], np.int64)
     if kinds.shape[0] >= 2 * MAX_SEATS:
@@ -225,7 +225,7 @@ def guarded_call(fn, kind, slot, players, st, ps, bb, cands, n, tab, params, rng
     _save(bits, 0, bb, players)
     _save(ints, _CANDS_AT, cands, n)
     ints[_N_AT] = n
-    for i in range(rng.shape[0]):   # what a strategy that raises drew from (sim.api replays it)
+    for i in range(rng.shape[0]):   # what a strategy that raises drew from (sim.runs.api replays it)
         bits[_RNG_AT + i] = rng[i]
     k = fn(st, ps, bb, cands, n, gtab, gparams[slot], rng)
     if not _same_1d(ints, st, st.shape[0]):

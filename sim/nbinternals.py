@@ -139,3 +139,50 @@ def borrow(typingctx, struct, name):
         ary.meminfo = get_null_value(ary.meminfo.type)
         return ary._getvalue()
     return fty(struct, name), codegen
+
+
+def key_cache_by(folder_of) -> None:
+    """Cache compiled functions where `folder_of(py_file)` says: a folder whose name holds the
+    version of everything that function's machine code depends on (sim.numba_cache), or None to
+    leave the file to Numba's own locators.
+
+    Numba stamps a cached function with the time and size of its own file only, so a kernel that
+    inlines another file's function or freezes its constants would go on running stale code. A
+    folder keyed by content cannot go stale, and the stamp is that key too: a fresh clone whose
+    files have new times reuses the compiled code. Uses `numba.core.caching._CacheLocator` and
+    `CacheImpl._locator_classes` (both in every release pyproject.toml allows); without them the
+    cache falls back to Numba's own locators under numba.config.CACHE_DIR.
+    """
+    try:
+        from numba.core.caching import CacheImpl, _CacheLocator
+    except ImportError:
+        return
+
+    class KeyedLocator(_CacheLocator):
+        def __init__(self, py_func, folder):
+            self._lineno = py_func.__code__.co_firstlineno
+            self._folder = folder
+
+        def get_cache_path(self):
+            return self._folder
+
+        def get_source_stamp(self):
+            return self._folder
+
+        def get_disambiguator(self):
+            return str(self._lineno)
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            folder = folder_of(py_file)
+            if folder is None:
+                return None
+            self = cls(py_func, folder)
+            try:
+                self.ensure_cache_path()
+            except OSError:
+                return None
+            return self
+
+    CacheImpl._locator_classes = [KeyedLocator] + [
+        c for c in CacheImpl._locator_classes if c.__name__ != "KeyedLocator"]

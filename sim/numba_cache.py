@@ -1,64 +1,136 @@
-"""Where compiled kernels are cached: one folder per version of the sources.
+"""Two versions of the sources, both derived from the layout (docs/architecture.md).
 
-Numba checks a cached function against the time stamp of the file that
-defines it, not of the files it inlines or calls: a kernel in engine.py that
-inlines rng.py's dice, or a game loop calling a strategy from another file,
-would keep running stale machine code after those files change. Keying the
-cache folder by a hash of every source file of the engine and the built-in
-strategies makes a stale kernel impossible; a changed tree simply compiles
-once into a new folder. Data files under the packages' data/ folders
-(learned's shipped weights) are read at run time, not compiled in: they do
-not key the cache, but they do count in DIGEST, the version of the built-in
-strategies a run's manifest records (new weights play other games).
+GAMES_DIGEST is the version of what decides a run's games: the rules and kernels (the modules
+of `sim` itself), the players (the modules of `strategies` itself) and their data (the sheets,
+`learned`'s shipped weights). A run's manifest records it, and `run --resume` refuses a run
+started with another. The layers above (`sim.runs`, `strategies.training`,
+`strategies.research`, cli.py) change no game, so editing them leaves it as it is.
 
-The host-side modules below hold no kernel and nothing a kernel freezes in
-(tests/test_numba_cache.py checks that no kernel module imports them), so
-editing the runner, the Parquet writer or the benchmark does not throw away
-a minute of compiled code. A new file counts unless it is added here.
+The compile cache is keyed per file: the functions a file compiles are cached in a folder named
+by a hash of that file and of every file it imports, transitively, imports inside functions
+included, since a kernel inlines the functions it calls and freezes the constants it reads.
+Numba alone checks a cached function against its own file's time stamp only, and would run
+stale code after an imported file changed. Editing a research module thus recompiles that
+module and those that import it, nothing else; a user's strategy file is keyed the same way,
+with the files of its own that it imports.
 """
+import ast
 import hashlib
 import os
+import sys
+import sysconfig
+from functools import lru_cache
 from pathlib import Path
 
 import numba
 
-_PACKAGES = ("sim", "strategies")
-#: Python-only modules: they call kernels but no machine code depends on their text.
-HOST_ONLY = frozenset({
-    "sim/__init__.py", "sim/api.py", "sim/bench.py", "sim/chunks.py", "sim/compare.py", "sim/dataset.py",
-    "sim/distributed.py", "sim/interrupts.py", "sim/numba_cache.py", "sim/replay.py", "sim/report.py",
-    "sim/runner.py", "sim/schema.py", "sim/settings.py",
-    "sim/summary.py", "sim/tune.py", "strategies/__init__.py", "strategies/builtin.py", "strategies/registry.py",
-    "strategies/headroom.py", "strategies/improvement.py", "strategies/training.py",
-})
+from . import nbinternals
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Packages whose own modules (not their subpackages) decide the games, and their data folders.
+GAME_PACKAGES = ("sim", "strategies")
+_LIBRARY = tuple(str(Path(p).resolve()) for key in ("stdlib", "platstdlib", "purelib", "platlib")
+                 if (p := sysconfig.get_paths().get(key)))
 
 
-def source_digest(root: Path | None = None, data: bool = True) -> str:
-    """Hash of the kernel sources (and with `data`, of the shipped data files)."""
-    root = Path(__file__).resolve().parent.parent if root is None else Path(root)
+def games_digest(root: Path = ROOT) -> str:
+    """Hash of the rules, kernels, players and their data files under `root`."""
     h = hashlib.sha256(numba.__version__.encode())
-    for pkg in _PACKAGES:
-        for path in sorted((root / pkg).rglob("*.py")):
-            if path.relative_to(root).as_posix() in HOST_ONLY:
-                continue
-            h.update(str(path.relative_to(root)).encode())
-            h.update(path.read_bytes())
-        for path in sorted((root / pkg / "data").rglob("*.npz")) if data else ():
-            h.update(str(path.relative_to(root)).encode())
+    for pkg in GAME_PACKAGES:
+        paths = sorted((root / pkg).glob("*.py")) + sorted(p for p in (root / pkg / "data").rglob("*") if p.is_file())
+        for path in paths:
+            h.update(path.relative_to(root).as_posix().encode())
             h.update(path.read_bytes())
     return h.hexdigest()[:16]
 
 
-def configure(digest: str) -> str:
-    """Point Numba's cache at <NUMBA_CACHE_DIR or ~/.cache>/encore-sim-<digest>; returns it."""
+def imported_names(path: Path, module: str) -> set[str]:
+    """Dotted names a file imports (relative imports resolved against `module`, the file's own
+    dotted name), anywhere in it: `from a.b import c` gives a.b and a.b.c."""
+    tree = ast.parse(Path(path).read_bytes())
+    package = module if Path(path).name == "__init__.py" else module.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            out.add(base)
+            out.update(f"{base}.{a.name}" for a in node.names)
+    return out
+
+
+def module_name(path: Path, root: Path = ROOT) -> str | None:
+    """The dotted name of a file of the project under `root`, None for a file outside it."""
+    try:
+        rel = Path(path).resolve().relative_to(root)
+    except ValueError:
+        return None
+    parts = rel.with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def module_file(name: str, root: Path = ROOT) -> Path | None:
+    """The source file of module `name`: the project's own, or one already imported from
+    outside the Python installation (a user's helper beside their strategy); else None."""
+    rel = Path(*name.split("."))
+    for candidate in (root / rel.with_suffix(".py"), root / rel / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    found = getattr(sys.modules.get(name), "__file__", None)
+    if found and found.endswith(".py") and not str(Path(found).resolve()).startswith(_LIBRARY):
+        return Path(found).resolve()
+    return None
+
+
+@lru_cache(maxsize=None)
+def _imports(file: Path, root: Path) -> tuple[Path, ...]:
+    name = module_name(file, root) or file.stem
+    return tuple(f for n in imported_names(file, name) if (f := module_file(n, root)) is not None)
+
+
+def dependencies(path: Path, root: Path = ROOT) -> list[Path]:
+    """`path` and every file it imports, transitively, sorted."""
+    seen, todo = set(), [Path(path).resolve()]
+    while todo:
+        file = todo.pop()
+        if file not in seen:
+            seen.add(file)
+            todo.extend(_imports(file, root))
+    return sorted(seen)
+
+
+def code_key(path: Path, root: Path = ROOT) -> str:
+    """Hash of the files the functions compiled in `path` depend on (see the module's doc)."""
+    h = hashlib.sha256(numba.__version__.encode())
+    for file in dependencies(path, root):
+        rel = module_name(file, root)
+        h.update((rel or file.name).encode())
+        h.update(file.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def cache_base() -> Path:
+    """<NUMBA_CACHE_DIR or XDG_CACHE_HOME/numba or ~/.cache/numba>/encore-sim."""
     base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "numba")
-    folder = os.path.join(base, f"encore-sim-{digest}")
-    numba.config.CACHE_DIR = folder
-    return folder
+    return Path(base) / "encore-sim"
 
 
-#: The version of the kernels and built-in strategies this process plays with: a run's
-#: manifest records it, and resuming with other kernels is refused (sim.runner).
-DIGEST = source_digest()
-CACHE_DIR = configure(source_digest(data=False))
+@lru_cache(maxsize=None)
+def cache_folder(py_file: str) -> str | None:
+    """Where the functions compiled in `py_file` are cached: <cache_base>/<stem>-<code_key>."""
+    path = Path(py_file)
+    if path.suffix != ".py" or not path.is_file():
+        return None
+    return str(cache_base() / f"{path.stem}-{code_key(path)}")
+
+
+#: The version of the rules, kernels and players this process plays with.
+GAMES_DIGEST = games_digest()
+nbinternals.key_cache_by(cache_folder)
+#: For what Numba caches by its own locators (a function whose file cannot be read).
+numba.config.CACHE_DIR = str(cache_base() / "other")

@@ -111,7 +111,7 @@ def seat_slot(seat, game, players, rotate):
     slot (seat + game) mod players, so that every strategy sits in every seat equally often.
 
     The one definition of the rotation: the kernels inline it (sim.batch); the host calls its
-    Python function, on NumPy arrays too (sim.api, sim.settings)."""
+    Python function, on NumPy arrays too (sim.runs.api, sim.runs.settings)."""
     return (seat + game) % players if rotate else seat
 
 

@@ -12,12 +12,14 @@ guide and an example.
 """
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
 
+from sim.numba_cache import cache_folder
 from sim.state import DECIDE_SIG
 
 
@@ -57,13 +59,16 @@ class Strategy:
 
 
 def cached_on_disk(f) -> bool:
-    """Only the project's own strategies keep their machine code on disk.
+    """Whether f's machine code can be kept on disk: when it is defined in a file.
 
-    Numba checks a cached function against its own file alone: a user's strategy would go on
-    running the old version of a helper it imports from another file after the helper changed.
-    Compiled afresh in each process instead, a simple strategy costs under a second.
+    The cache of a file is keyed by that file and every file it imports (sim.numba_cache), so a
+    user's strategy is loaded back in the next process, yet recompiled once it or a helper it
+    imports changes. A function typed at a prompt or in a notebook has no file to key it by.
     """
-    return (getattr(f, "__module__", None) or "").split(".")[0] in ("sim", "strategies")
+    try:
+        return cache_folder(inspect.getfile(f)) is not None
+    except TypeError:
+        return False
 
 
 def strategy(fn=None, *, name: str | None = None, description: str | None = None, params=None, data=None,

@@ -2,7 +2,7 @@
 in a Markdown file must hold what NAME returns (tests/docs_check.py compares and rewrites).
 
 Timings are never measured here: they come from docs/bench.json, the record of the last
-`python -m sim.bench --all --record docs/bench.json`, with its machine, date and load; run that,
+`python -m sim.runs.bench --all --record docs/bench.json`, with its machine, date and load; run that,
 then `python -m tests.docs_check --update`, to quote a new measurement. Everything else is
 played: deterministic for its seed, so the same code gives the same text.
 """
@@ -38,7 +38,7 @@ def register(name: str, slow: bool = False, learned: bool = False):
 
 @register("schema")
 def schema() -> str:
-    from sim.schema import markdown
+    from sim.runs.schema import markdown
     return markdown()
 
 
@@ -52,7 +52,7 @@ def bench() -> dict:
 def rate(workload: str) -> float:
     rows = {r["workload"]: r for r in bench()["results"]}
     if workload not in rows:
-        raise KeyError(f"docs/bench.json has no row {workload!r}: record it with python -m sim.bench --all "
+        raise KeyError(f"docs/bench.json has no row {workload!r}: record it with python -m sim.runs.bench --all "
                        "--record docs/bench.json")
     return rows[workload]["value"]
 
@@ -131,7 +131,7 @@ SOLO_SEED, SOLO_GAMES = 1, 10_000
 
 @functools.cache
 def _compare(strategies: tuple, players=1, opponents=None, games=SOLO_GAMES, seed=SOLO_SEED):
-    from sim.compare import compare
+    from sim.runs.compare import compare
     return compare(list(strategies), players=players, opponents=opponents, games=games, seed=seed)
 
 

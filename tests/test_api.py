@@ -1,7 +1,7 @@
 """Bad input to the Python API raises a clear ValueError, never a crash in a kernel."""
 import pytest
 
-import sim
+from sim.runs import api as sim
 
 
 @pytest.mark.parametrize(

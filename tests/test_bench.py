@@ -1,5 +1,5 @@
 """The benchmark's plumbing (its figures are never asserted: machines are noisy)."""
-from sim.bench import _seed_cache
+from sim.runs.bench import _seed_cache
 
 
 def test_seed_cache_copies_only_what_the_cache_lacks(tmp_path):
@@ -19,16 +19,16 @@ def test_a_file_strategy_is_loaded_once_and_only_play_is_timed(tmp_path, monkeyp
     """play_chunk called with a file spec loads and compiles the file each time (0.1-0.2 s);
     the benchmark resolves it once, so its rate is the strategy's, not the loader's."""
     import strategies.registry as registry
-    from sim.bench import CALLED_GREEDY, games_per_second
+    from sim.runs.bench import CALLED_GREEDY, games_per_second
     path = tmp_path / "called_greedy.py"
     path.write_text(CALLED_GREEDY)
     loads = []
     real = registry._load_user
     monkeypatch.setattr(registry, "_load_user", lambda *a, **k: loads.append(a) or real(*a, **k))
     calls = []
-    import sim.api
-    real_play = sim.api.play_chunk
-    monkeypatch.setattr(sim.api, "play_chunk", lambda *a, **k: calls.append(a[2]) or real_play(*a, **k))
+    import sim.runs.api
+    real_play = sim.runs.api.play_chunk
+    monkeypatch.setattr(sim.runs.api, "play_chunk", lambda *a, **k: calls.append(a[2]) or real_play(*a, **k))
     assert games_per_second(f"{path}:choose", 1, 2, seconds=0.02) > 0
     assert len(loads) == 1 and len(calls) >= 4   # a warm-up, the sizing trials, two timed runs
     assert calls[-1] >= calls[-3]                # the timed runs are as long as the last trial or longer

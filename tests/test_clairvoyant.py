@@ -1,4 +1,4 @@
-"""The clairvoyant bound (strategies.clairvoyant, strategies.headroom): its lines are legal and
+"""The clairvoyant bound (strategies.research.clairvoyant, strategies.research.headroom): its lines are legal and
 score what it says, it beats `learned` on the same dice, and it does not depend on threads."""
 import subprocess
 import sys
@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from cli import main
 from sim import engine
-from sim.api import play_chunk
+from sim.runs.api import play_chunk
 from sim.rng import game_key
 from sim.sheets import load_sheet
 from sim.state import (
@@ -19,8 +19,8 @@ from sim.state import (
     ST_AVAIL, ST_DICE, ST_IS_ACTIVE, ST_ROLL, ST_SEAT, new_state,
 )
 from sim.tables import kernel_tables
-from strategies import clairvoyant as C
-from strategies.headroom import measure
+from strategies.research import clairvoyant as C
+from strategies.research.headroom import measure
 from strategies.learned import weights_array
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,7 +127,7 @@ def test_cli_one_line_errors():
 
 
 def test_module_entry_point():
-    r = subprocess.run([sys.executable, "-m", "strategies.clairvoyant", "--games", "2", "--beam", "4"],
+    r = subprocess.run([sys.executable, "-m", "strategies.research.clairvoyant", "--games", "2", "--beam", "4"],
                        cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "bound (all 30 rolls known)" in r.stdout and "learned / bound" in r.stdout

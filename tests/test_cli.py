@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from sim.dataset import read_manifest
-from sim.runner import run as api_run
+from sim.runs.dataset import read_manifest
+from sim.runs.runner import run as api_run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -107,14 +107,14 @@ def test_replay_from_seed():
     r = invoke("replay", "--seed", 9, "--game", 2, "-s", "greedy")
     assert r.exit_code == 0 and "Game 2 of seed 9: solo" in r.stdout and "Roll 30" in r.stdout
     log = json.loads(invoke("replay", "--seed", 9, "--game", 2, "-s", "greedy", "--json").stdout)
-    import sim
+    from sim.runs import api as sim
     assert log == sim.play_game(9, 2, ["greedy"])
 
 
 def test_moves_and_strategies():
     r = invoke("moves", "--crossed", "H3,H4", "--colour", "blue", "--number", 2)
     assert r.exit_code == 0, r.output
-    import sim
+    from sim.runs import api as sim
     want = sim.legal_placements(["H3", "H4"], "blue", 2)
     assert f"{len(want)} legal placements of blue 2:" in r.stdout
     assert r.stdout.count("\n  ") >= len(want)

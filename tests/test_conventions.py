@@ -19,8 +19,8 @@ from numba.core import event
 
 import cli
 from cli import main
-from sim.api import play_chunk
-from sim.dataset import read_manifest
+from sim.runs.api import play_chunk
+from sim.runs.dataset import read_manifest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -62,7 +62,7 @@ def test_the_notice_names_a_strategy_compiled_beside_a_warm_cache(tmp_path, monk
     once, and not in a pipe."""
     (tmp_path / "sim_x").mkdir()
     (tmp_path / "sim_x" / "engine.play.nbi").write_bytes(b"")
-    monkeypatch.setattr("sim.numba_cache.CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr("sim.numba_cache.cache_folder", lambda file: str(tmp_path / "sim_x"))
     assert cli._announce_compiling(False) is None
 
     def kernel(module):
@@ -157,7 +157,7 @@ def test_every_option_is_explained():
 
 
 def test_replay_score_table_aligns_long_names():
-    from sim.replay import _score_table
+    from sim.runs.replay import _score_table
     result = [{"seat": s, "score": sc, "column_points": 10, "colour_points": 5, "jokers_left": 1, "star_penalty": 6,
                "boxes": 80, "winner": s == 0} for s, sc in enumerate((30, -4))]
     lines = _score_table(result, ["heuristic:solo_joker=1.848,solo_colour=1.436,solo_star=0.25", "greedy"])

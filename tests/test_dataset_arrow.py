@@ -1,4 +1,4 @@
-"""sim.dataset builds its Arrow arrays from numpy buffers, without pandas.
+"""sim.runs.dataset builds its Arrow arrays from numpy buffers, without pandas.
 
 The tables must equal those of the straightforward pa.array construction
 (kept below as the reference; it may import pandas, the run may not), and a
@@ -15,9 +15,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from sim import engine
-from sim.api import play_chunk
-from sim.dataset import as_numpy, games_table, players_table, turns_table, write_chunk
-from sim.schema import GAMES, PLAYERS, TURNS
+from sim.runs.api import play_chunk
+from sim.runs.dataset import as_numpy, games_table, players_table, turns_table, write_chunk
+from sim.runs.schema import GAMES, PLAYERS, TURNS
 from sim.sheets import COLOURS, cell_name, load_sheet
 from sim.state import (
     PS_BOXES,
@@ -213,7 +213,7 @@ def test_as_numpy_of_slices():
 def test_run_does_not_import_pandas(players, log_turns, tmp_path):
     code = (
         "import sys\n"
-        "from sim.runner import run\n"
+        "from sim.runs.runner import run\n"
         f"run({str(tmp_path / 'out')!r}, games=300, players={players}, strategies=['greedy'], seed=1,\n"
         f"    chunk_size=100, threads=2, log_turns={log_turns})\n"
         "assert 'pandas' not in sys.modules, 'pandas was imported'\n"

@@ -7,8 +7,8 @@ import random
 import pyarrow.parquet as pq
 import pytest
 
-import sim
-from sim.runner import run
+from sim.runs import api as sim
+from sim.runs.runner import run
 
 try:  # works both with and without a tests/__init__.py
     from . import reference as R

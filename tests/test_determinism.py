@@ -7,8 +7,8 @@ import numba
 import numpy as np
 import pytest
 
-import sim
-from sim.api import play_chunk
+from sim.runs import api as sim
+from sim.runs.api import play_chunk
 from sim.state import PS_SCORE
 
 LINEUPS = [["greedy"], ["random", "greedy", "random"], ["greedy", "random", "greedy", "random", "greedy"]]
@@ -50,7 +50,7 @@ def test_game_log_equals_batch_row():
 
 
 def test_same_log_in_a_fresh_process():
-    code = "import json, sim; print(json.dumps(sim.play_game(2026, 41, ['random', 'greedy', 'random'], sheet='blue')))"
+    code = "import json; from sim.runs.api import play_game; print(json.dumps(play_game(2026, 41, ['random', 'greedy', 'random'], sheet='blue')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == sim.play_game(2026, 41, ["random", "greedy", "random"], sheet="blue")
 

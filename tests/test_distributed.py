@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from sim import summary as summary_mod
-from sim.dataset import done_chunks, read_manifest
-from sim.runner import run
+from sim.runs import summary as summary_mod
+from sim.runs.dataset import done_chunks, read_manifest
+from sim.runs.runner import run
 
 distributed = pytest.importorskip("distributed")
 
@@ -171,7 +171,7 @@ def test_killed_workers_still_give_complete_data(cluster, reference, tmp_path):
 SCRIPT = """
 import sys
 
-from sim.runner import run   # at the top, as scripts do: spawned workers import this file again
+from sim.runs.runner import run   # at the top, as scripts do: spawned workers import this file again
 
 if __name__ == "__main__":
     m = run(sys.argv[1], games=300, players=2, strategies=[sys.argv[2], "greedy"], seed=6, chunk_size=100,
@@ -255,9 +255,9 @@ def test_summary_in_small_batches_matches_pandas(tmp_path, monkeypatch):
 # --- failure paths ---------------------------------------------------------------------------
 
 def failing_task(c, job, folder, bad):
-    """sim.distributed.chunk_task, except that chunk `bad` raises on every attempt (each one
+    """sim.runs.distributed.chunk_task, except that chunk `bad` raises on every attempt (each one
     leaves a file in `folder`)."""
-    from sim.distributed import chunk_task
+    from sim.runs.distributed import chunk_task
     if c == bad:
         import uuid
         Path(folder, f"attempt-{uuid.uuid4().hex}").write_text("")
@@ -272,7 +272,7 @@ def test_a_chunk_whose_retries_are_used_up(cluster, reference, tmp_path, monkeyp
 
     import cloudpickle
 
-    from sim import distributed as dist
+    from sim.runs import distributed as dist
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     attempts = tmp_path / "attempts"
     attempts.mkdir()
@@ -327,7 +327,7 @@ def test_the_scheduler_lost_mid_run(reference, tmp_path):
     import signal
     import subprocess
 
-    from sim.runner import RunFailed
+    from sim.runs.runner import RunFailed
     info = tmp_path / "scheduler.json"
     scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
                                   "--port", "0", "--no-dashboard", "--scheduler-file", str(info)],

@@ -27,7 +27,7 @@ The players table has <!-- figure schema-players-rows -->18<!-- /figure --> colu
 @pytest.fixture
 def sample_figure(monkeypatch):
     import docs_figures
-    from sim.schema import PLAYERS
+    from sim.runs.schema import PLAYERS
     monkeypatch.setitem(docs_figures.FIGURES, "schema-players-rows", lambda: str(len(PLAYERS)))
 
 

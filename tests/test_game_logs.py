@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-import sim
+from sim.runs import api as sim
 
 try:  # works both with and without a tests/__init__.py
     from . import reference as R

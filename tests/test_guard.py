@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-import sim
+from sim.runs import api as sim
 from cli import main
 from sim import engine, players
-from sim.api import Lineup, check_chunk, lineup, play_chunk
-from sim.dataset import done_chunks, read_manifest
+from sim.runs.api import Lineup, check_chunk, lineup, play_chunk
+from sim.runs.dataset import done_chunks, read_manifest
 from sim.state import MAX_SEATS
 
 # Each writes to one argument in a roll it can see; `lucky` is a game-dependent coin from the

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from sim import engine
-from sim.api import play_chunk
+from sim.runs.api import play_chunk
 from sim.state import (
     BB_ALIVE, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, COLOUR_JOKER, NUMBER_JOKER, PS_JOKERS,
     ST_AVAIL, ST_COLOURS_TAKEN, ST_COLS_TAKEN, ST_DICE, ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT, new_state,

@@ -1,4 +1,4 @@
-"""One step of policy improvement over `learned` (strategies.improvement): its games are learned's
+"""One step of policy improvement over `learned` (strategies.research.improvement): its games are learned's
 own, its rollouts estimate what they should, its two estimates are computed as documented, and
 nothing depends on the thread count."""
 import numba
@@ -7,10 +7,10 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from sim.api import play_chunk
+from sim.runs.api import play_chunk
 from sim.state import PS_SCORE
-from strategies.improvement import gains, measure
-from strategies.rollouts import ABSENT
+from strategies.research.improvement import gains, measure
+from strategies.research.rollouts import ABSENT
 
 SEED = 20261204
 

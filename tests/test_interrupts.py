@@ -1,4 +1,4 @@
-"""Ctrl-C at any moment is an interruption (sim.interrupts): exit 130, no traceback, a manifest (if
+"""Ctrl-C at any moment is an interruption (sim.runs.interrupts): exit 130, no traceback, a manifest (if
 one exists yet) that says "interrupted", nothing half-written.
 
 Each real process is sent SIGINT when something observable happens (a library mapped, a file of
@@ -15,9 +15,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from sim import interrupts
-from sim.dataset import done_chunks, read_manifest
-from sim.runner import run
+from sim.runs import interrupts
+from sim.runs.dataset import done_chunks, read_manifest
+from sim.runs.runner import run
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = ["run", "-n", "6000", "-p", "2", "-s", "heuristic", "-s", "random", "--seed", "3", "--chunk-size", "500",
@@ -239,7 +239,7 @@ def test_ctrl_c_while_the_weights_are_saved_leaves_no_file(tmp_path):
 def test_the_dataset_and_its_manifest_appear_together(tmp_path, monkeypatch, python_sigint):
     """Ctrl-C between creating the folders and writing the manifest waits for the manifest, then
     interrupts the run: a folder is never left without a manifest that says how the run ended."""
-    from sim import runner
+    from sim.runs import runner
     real = runner.write_json
     calls = []
 
@@ -305,7 +305,7 @@ UNBOX_INTERRUPTED = """
 import os, signal, sys
 import numba.core.serialize as serialize
 import cli
-from sim import interrupts
+from sim.runs import interrupts
 
 # Once Ctrl-C raises (the work is under way), it arrives while Numba's compiled code unpickles the
 # signature it unboxes a strategy with (a first-class function value): the KeyboardInterrupt comes

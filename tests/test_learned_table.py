@@ -5,9 +5,9 @@ import importlib.resources
 import numpy as np
 import pytest
 
-import sim
+from sim.runs import api as sim
 from sim import engine
-from sim.api import play_chunk
+from sim.runs.api import play_chunk
 from sim.sheets import load_sheet, parse_cell
 from sim.state import (
     BB_ALIVE, BB_TOUCH, PS_COL_POINTS, PS_COLOUR_POINTS, PS_JOKERS, PS_WINNER, ST_AVAIL, ST_COLOURS_TAKEN,
@@ -16,7 +16,7 @@ from sim.state import (
 from sim.tables import build_tables, kernel_tables
 from strategies import learned as L
 from strategies import table_features as TF
-from strategies import training as TR
+from strategies.training import run as TR
 
 try:  # works both with and without a tests/__init__.py
     from .checker import check_game_log
@@ -226,7 +226,7 @@ def test_dice_left_worth_is_the_most_boxes_the_others_can_cross():
     rng = np.random.default_rng(4)
     crossed = [["H1", "H2"], ["H3", "H4", "I4"], [], ["H5", "H6", "H7", "G7"]]
     st, ps, bb, tab = _table(4, crossed)
-    from sim import legal_placements
+    from sim.runs.api import legal_placements
     for _ in range(40):
         st[ST_DICE:ST_DICE + 6] = list(rng.integers(0, 6, 3)) + list(rng.integers(0, 6, 3))
         avail = int(rng.integers(1, 64))

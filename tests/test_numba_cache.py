@@ -1,65 +1,71 @@
-"""The compiled-code cache key (sim/numba_cache.py): what it must and must not depend on."""
-import ast
+"""The two versions of the sources (sim/numba_cache.py): what each must and must not depend on."""
+import subprocess
+import sys
 from pathlib import Path
 
-import pytest
+import numpy as np
 
-from sim.numba_cache import HOST_ONLY, source_digest
+from sim import numba_cache
+from sim.numba_cache import code_key, games_digest
 
 ROOT = Path(__file__).resolve().parent.parent
-KERNEL_MARKERS = ("njit", "@jit", "jit(", "intrinsic", "cfunc", "generated_jit", "overload", "structref")
 
 
-def _modules():
-    return sorted(p.relative_to(ROOT).as_posix() for pkg in ("sim", "strategies") for p in (ROOT / pkg).rglob("*.py"))
-
-
-def _module_name(rel: str) -> str:
-    return rel[:-3].replace("/__init__", "").replace("/", ".")
-
-
-def _imported(rel: str) -> set[str]:
-    """Modules imported by file rel, as dotted names (relative imports resolved)."""
-    tree = ast.parse((ROOT / rel).read_text())
-    package = _module_name(rel) if rel.endswith("__init__.py") else _module_name(rel).rsplit(".", 1)[0]
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(parts + ([base] if base else []))
-            out.add(base)
-            out.update(f"{base}.{a.name}" for a in node.names)
-    return out
-
-
-def test_host_only_files_exist():
-    assert HOST_ONLY <= set(_modules())
-
-
-@pytest.mark.parametrize("rel", sorted(HOST_ONLY))
-def test_host_only_modules_define_no_kernel(rel):
-    text = (ROOT / rel).read_text()
-    assert not [m for m in KERNEL_MARKERS if m in text], f"{rel} compiles code: it must count in the cache key"
-
-
-def test_kernel_modules_import_no_host_only_module():
-    # A kernel freezes the globals it reads, so a constant defined in a host-only module
-    # would reach machine code without keying the cache.
-    host = {_module_name(r) for r in HOST_ONLY}
-    bad = {rel: sorted(_imported(rel) & host) for rel in _modules() if rel not in HOST_ONLY}
-    assert not {k: v for k, v in bad.items() if v}
-
-
-def test_digest_follows_kernel_sources_only(tmp_path):
-    for rel in ("sim/engine.py", "sim/runner.py", "strategies/heuristic.py"):
+def _tree(tmp_path, files):
+    for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text("x = 1\n")
-    before = source_digest(tmp_path)
-    (tmp_path / "sim/runner.py").write_text("x = 2\n")
-    assert source_digest(tmp_path) == before
-    (tmp_path / "strategies/heuristic.py").write_text("x = 2\n")
-    assert source_digest(tmp_path) != before
+        (tmp_path / rel).write_text(text)
+    return tmp_path
+
+
+def test_games_digest_follows_rules_players_and_data_only(tmp_path):
+    root = _tree(tmp_path, {"sim/engine.py": "x = 1\n", "sim/runs/runner.py": "x = 1\n",
+                            "strategies/heuristic.py": "x = 1\n", "strategies/research/rollouts.py": "x = 1\n",
+                            "strategies/training/solo.py": "x = 1\n"})
+    data = root / "strategies" / "data"
+    data.mkdir()
+    np.savez_compressed(data / "w.npz", W=np.zeros(3))
+    before = games_digest(root)
+    for rel in ("sim/runs/runner.py", "strategies/research/rollouts.py", "strategies/training/solo.py"):
+        (root / rel).write_text("x = 2\n")
+        assert games_digest(root) == before, rel
+    # New weights need no recompilation, but they play other games.
+    np.savez_compressed(data / "w.npz", W=np.ones(3))
+    assert games_digest(root) != before
+    before = games_digest(root)
+    (root / "strategies/heuristic.py").write_text("x = 2\n")
+    assert games_digest(root) != before
+
+
+def test_code_key_follows_the_file_and_what_it_imports(tmp_path):
+    root = _tree(tmp_path, {
+        "sim/__init__.py": "",
+        "sim/state.py": "A = 1\n",
+        "sim/engine.py": "from .state import A\n\ndef f():\n    from . import rng\n",
+        "sim/rng.py": "B = 2\n",
+        "strategies/__init__.py": "",
+        "strategies/research/clairvoyant.py": "from sim.engine import f\n",
+    })
+    engine, research = root / "sim/engine.py", root / "strategies/research/clairvoyant.py"
+    keys = code_key(engine, root), code_key(research, root)
+    (root / "strategies/research/clairvoyant.py").write_text("from sim.engine import f\n# a comment\n")
+    numba_cache._imports.cache_clear()
+    assert code_key(engine, root) == keys[0]          # research edited: the engine keeps its code
+    assert code_key(research, root) != keys[1]
+    keys = code_key(engine, root), code_key(research, root)
+    (root / "sim/rng.py").write_text("B = 3\n")       # imported inside a function, two levels down
+    numba_cache._imports.cache_clear()
+    assert code_key(engine, root) != keys[0]
+    assert code_key(research, root) != keys[1]
+
+
+def test_a_users_file_is_keyed_by_the_helpers_it_imports(tmp_path):
+    (tmp_path / "helper_for_key.py").write_text("W = 1\n")
+    (tmp_path / "mine.py").write_text("from helper_for_key import W\n")
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import helper_for_key; "
+            "from sim.numba_cache import code_key; print(code_key(sys.argv[1] + '/mine.py'))")
+    key = lambda: subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True,
+                                 check=True, cwd=ROOT).stdout
+    before = key()
+    (tmp_path / "helper_for_key.py").write_text("W = 2\n")
+    assert key() != before

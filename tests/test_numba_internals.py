@@ -135,10 +135,10 @@ def test_a_missing_internal_fails_only_where_it_is_used():
         import numba.np.arrayobj
         del numba.np.arrayobj.populate_array
         from numba import njit
-        import sim.api
+        import sim.runs.api
         from sim.nbinternals import NumbaInternalsError, stack_f64
         from strategies import registry          # imports every built-in strategy
-        chunk = sim.api.play_chunk(0, 0, 20, ["greedy"])
+        chunk = sim.runs.api.play_chunk(0, 0, 20, ["greedy"])
         print("greedy games", len(chunk.games))
 
         @njit

@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from sim.compare import compare, format_table
-from sim.report import compare_report, report
-from sim.runner import run
-from sim.summary import summarise
+from sim.runs.compare import compare, format_table
+from sim.runs.report import compare_report, report
+from sim.runs.runner import run
+from sim.runs.summary import summarise
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +137,7 @@ def test_figure_data_against_pandas(reports, name):
 
 def test_small_batches_cut_games_apart_and_change_nothing(reports):
     """Row batches of 7 split the chunks (and the turns) at other places: the same numbers."""
-    from sim.report import collect
+    from sim.runs.report import collect
     ds, r = reports["turns"]
     assert same(page(r.html).data, {**collect(ds, batch_size=7), "dataset": str(ds)})
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import sim
+from sim.runs import api as sim
 
 try:  # works both with and without a tests/__init__.py
     from . import reference as R

@@ -1,4 +1,4 @@
-"""sim.runner: deterministic, chunked, atomic, resumable batch runs into Parquet."""
+"""sim.runs.runner: deterministic, chunked, atomic, resumable batch runs into Parquet."""
 import json
 import shutil
 import threading
@@ -8,10 +8,10 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from sim import runner
-from sim.dataset import done_chunks, read_manifest
-from sim.runner import run
-from sim.schema import SCHEMAS
+from sim.runs import runner
+from sim.runs.dataset import done_chunks, read_manifest
+from sim.runs.runner import run
+from sim.runs.schema import SCHEMAS
 
 TABLE = {"games": 900, "players": 3, "strategies": ["greedy", "random", "greedy"], "rotate": True, "seed": 11,
              "log_turns": True}

@@ -1,10 +1,10 @@
-"""One settings object (sim.settings): validated once, the same messages wherever the settings come
+"""One settings object (sim.runs.settings): validated once, the same messages wherever the settings come
 from, and the one rotation of the seats that the kernels play."""
 import numpy as np
 import pytest
 
-from sim.api import play_chunk
-from sim.settings import Settings, default_chunk_size
+from sim.runs.api import play_chunk
+from sim.runs.settings import Settings, default_chunk_size
 from sim.state import seat_slot
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import sim
+from sim.runs import api as sim
 from sim import engine, players
-from sim.api import play_chunk, player_kind
+from sim.runs.api import play_chunk, player_kind
 from sim.state import BB_ALIVE, BB_TOUCH, PS_SCORE, ST_ROLL, ST_SEAT, new_state
 from sim.tables import build_tables, kernel_tables
 from strategies import REGISTRY, resolve, strategy

@@ -1,14 +1,14 @@
-"""sim.summary against a direct pandas computation; sim.compare on common random numbers."""
+"""sim.runs.summary against a direct pandas computation; sim.runs.compare on common random numbers."""
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from sim.compare import compare
-from sim.dataset import DatasetError
-from sim.runner import run
-from sim.summary import QUANTILES, SOLO_BANDS, Summary, format_table, notes, summarise, t_quantile, wilson
+from sim.runs.compare import compare
+from sim.runs.dataset import DatasetError
+from sim.runs.runner import run
+from sim.runs.summary import QUANTILES, SOLO_BANDS, Summary, format_table, notes, summarise, t_quantile, wilson
 
 
 @pytest.fixture(scope="module")
@@ -199,7 +199,7 @@ def test_nulls_where_the_schema_forbids_them(table_ds, tmp_path):
 
     import pyarrow as pa
 
-    from sim.replay import from_dataset
+    from sim.runs.replay import from_dataset
     bad = tmp_path / "bad"
     shutil.copytree(table_ds, bad)
     rewrite_part(bad / "players" / "part-000001.parquet",
@@ -225,8 +225,8 @@ def test_damaged_columns(table_ds, tmp_path, table, change, message):
     """Every reader names the file and the column: no KeyError from deep inside pyarrow or replay."""
     import shutil
 
-    from sim.dataset import read_part
-    from sim.replay import from_dataset
+    from sim.runs.dataset import read_part
+    from sim.runs.replay import from_dataset
     bad = tmp_path / "bad"
     shutil.copytree(table_ds, bad)
     rewrite_part(bad / table / "part-000001.parquet", change)
@@ -239,7 +239,7 @@ def test_damaged_columns(table_ds, tmp_path, table, change, message):
     from_dataset(bad, 10)            # other chunks replay as before
     with pytest.raises(DatasetError, match=match):
         read_part(bad, table, 1, columns=["game"])
-    from sim.dataset import check_parts  # what `run --resume` checks first
+    from sim.runs.dataset import check_parts  # what `run --resume` checks first
     with pytest.raises(DatasetError, match=match):
         check_parts(bad)
 

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-import sim.tune as tune_mod
+import sim.runs.tune as tune_mod
 from cli import main
-from sim.tune import ParamRange, format_value, parse_range, spec_with, tune
+from sim.runs.tune import ParamRange, format_value, parse_range, spec_with, tune
 from strategies import resolve
 
 ROOT = Path(__file__).resolve().parents[1]

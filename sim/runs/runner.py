@@ -4,7 +4,7 @@
 
 Everything is validated (counts, sheet, strategies compiled, output folder)
 before anything is created on disk. Chunk c holds games c*chunk_size ..;
-its files are written atomically (sim.dataset), and manifest.json is
+its files are written atomically (sim.runs.dataset), and manifest.json is
 rewritten atomically at the start (status "running"), after every chunk
 (games_done), and at the end ("complete", or "failed" / "interrupted").
 An interrupted run keeps every finished chunk; run(..., resume=True) with the
@@ -18,7 +18,7 @@ folder this run created is removed. Any other failure while playing (a
 cluster's task that failed every retry, a lost scheduler) is RunFailed, the
 manifest "failed" too.
 
-Ctrl-C (sim.interrupts): the folders and the manifest are created together,
+Ctrl-C (sim.runs.interrupts): the folders and the manifest are created together,
 and the games are played with KeyboardInterrupt raised, so that the manifest
 says "interrupted".
 """
@@ -28,10 +28,10 @@ import datetime as _dt
 import hashlib
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from . import api, interrupts, numba_cache
+from . import api, interrupts
+from .. import numba_cache
 from .api import StrategyError
 from .chunks import ChunkJob, play_ahead, play_and_write, remember
 from .dataset import (
@@ -44,6 +44,7 @@ from .dataset import (
     remove_temporaries,
     write_json,
 )
+from .progress import Progress
 from .replay import manifest_files
 from .schema import TABLES
 from .settings import DEFAULT_MAX_ROLLS, STORED, Settings, check_int, default_chunk_size
@@ -97,35 +98,9 @@ def _strategy_info(resolved) -> dict:
 
 # Not tqdm or rich: they would add a dependency for these 20 lines, and neither prints this
 # line (thousands separators, games/s) without a custom format; callers enable it on a terminal only.
-class Progress:
-    """A one-line progress display on a stream (normally a terminal's stderr)."""
-
-    def __init__(self, total: int, done: int = 0, stream=None, enabled: bool = True, unit: str = "games"):
-        self.total, self.start_done, self.stream, self.enabled = total, done, stream or sys.stderr, enabled
-        self.unit = unit
-        self.t0 = time.monotonic()
-        self.update(done)
-
-    def update(self, done: int, note: str = "") -> None:
-        if not self.enabled:
-            return
-        dt = time.monotonic() - self.t0
-        rate = (done - self.start_done) / dt if dt > 0 else 0.0
-        eta = f"{(self.total - done) / rate:,.0f} s" if rate > 0 else "?"
-        pct = 100.0 * done / self.total if self.total else 100.0
-        note = f"  {note}" if note else ""
-        self.stream.write(f"\r{done:,}/{self.total:,} {self.unit} ({pct:.0f}%)  {rate:,.0f} games/s  ETA {eta}{note}   ")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            self.stream.write("\n")
-            self.stream.flush()
-
-
 def prepare(settings: Settings, files=None):
     """Resolve and compile the strategies of `settings`; touches no files. Returns the manifest's
-    settings (sim.settings.STORED, with the strategies' canonical specs), the Lineup and each
+    settings (sim.runs.settings.STORED, with the strategies' canonical specs), the Lineup and each
     strategy's manifest entry. `files` maps a user file spec to the file a resumed run was
     started with."""
     from strategies import REGISTRY, resolve
@@ -149,13 +124,13 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
         retries=3, checked=True, settings: Settings | None = None) -> dict:
     """Play `games` games into the dataset at `out`; return the final manifest.
 
-    `out` is a local folder or a filesystem URL (sim.dataset.open_store). With
+    `out` is a local folder or a filesystem URL (sim.runs.dataset.open_store). With
     `scheduler` (a Dask scheduler address, or "local" / "local:N" for a
     LocalCluster of N worker processes on 127.0.0.1), every chunk is a Dask task
     that plays and writes it, retried up to `retries` times; `threads` is then
     the Numba threads per task (default 1). `checked`: users' strategies are compiled with
     bounds checking (an index out of range stops the run, naming the file and line).
-    `settings` (sim.settings.Settings) stands for the arguments from `games` to `checked`.
+    `settings` (sim.runs.settings.Settings) stands for the arguments from `games` to `checked`.
     """
     if settings is None:
         settings = Settings.of(strategies=strategies, players=players, games=games, seed=seed, sheet=sheet,
@@ -233,7 +208,7 @@ def _start(store, old, job, settings, infos, scheduler, command) -> dict:
         "bounds_checked": settings.checked,
         "versions": versions(),
         "git_revision": git_revision(),
-        "kernel_sources": numba_cache.DIGEST,
+        "kernel_sources": numba_cache.GAMES_DIGEST,
         "started": old["started"] if old else _now(),
         "finished": None,
         "error": None,
@@ -350,9 +325,9 @@ def _check_same(store, old: dict, settings: dict, sheet_obj, infos: list[dict]) 
         if then.get("params") not in (None, now["params"]):
             raise ValueError(f"cannot resume {store}: strategy {now['spec']!r} has parameters {now['params']} "
                              f"here but {then['params']} in its manifest")
-    if old.get("kernel_sources") not in (None, numba_cache.DIGEST):
+    if old.get("kernel_sources") not in (None, numba_cache.GAMES_DIGEST):
         raise ValueError(f"cannot resume {store}: it was started with other versions of the engine or built-in "
-                         f"strategies (kernel sources {old['kernel_sources']}, here {numba_cache.DIGEST})")
+                         f"strategies (kernel sources {old['kernel_sources']}, here {numba_cache.GAMES_DIGEST})")
 
 
 def _clear(store) -> None:

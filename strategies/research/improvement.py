@@ -2,7 +2,7 @@
 
     encore-sim improvement --games 200 --rollouts 200 --seed 555
 
-The clairvoyant bound (strategies.headroom) says how far `learned` is from a player who knows the
+The clairvoyant bound (strategies.research.headroom) says how far `learned` is from a player who knows the
 dice; it cannot say how much of that gap a real player could ever earn. This measures a part that
 is certainly earnable. At every decision of `learned`'s own solo games, each of its `top` best
 choices is followed by `rollouts` full games to the end played by `learned` itself (the same
@@ -15,10 +15,10 @@ and scoring the pick by B (and the other way round) gives an estimate free of th
 low rather than high: noise in A makes some picks worse than the best. Picking and scoring by
 the same rollouts is biased high. The truth lies between the two, and the less noise the
 rollouts have, the closer the two come: so each rollout is taxed for its dice's luck
-(strategies.rollouts), which leaves its expectation as it is and its noise about four times
+(strategies.research.rollouts), which leaves its expectation as it is and its noise about four times
 smaller: the same noise from a sixteenth of the rollouts, each costing about three times as much.
 
-The kernels are in strategies.rollouts; its dice depend on the arguments only, never on the
+The kernels are in strategies.research.rollouts; its dice depend on the arguments only, never on the
 thread count.
 """
 from __future__ import annotations
@@ -30,10 +30,10 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from sim.api import MAX_SEED, check_int
+from sim.runs.api import MAX_SEED, check_int
 from sim.engine import SOLO_ROLLS
-from sim.runner import Progress
-from sim.summary import Z95
+from sim.runs.progress import Progress
+from sim.runs.summary import Z95
 
 from .headroom import solo_setup
 from .rollouts import ABSENT, rollout_means
@@ -120,7 +120,7 @@ def measure(games: int = 200, seed: int = 555, sheet="standard", rollouts: int =
             weights=None, threads: int | None = None, progress: bool = False, taxed: bool = True) -> Improvement:
     """Roll out `learned`'s `top` best choices at every decision of solo games 0..games-1 of
     `seed` on `sheet` (its shipped weights, or those of the file `weights`). Rollouts are taxed
-    for their dice's luck (strategies.rollouts) unless `taxed` is false: the same expectations,
+    for their dice's luck (strategies.research.rollouts) unless `taxed` is false: the same expectations,
     less noise. A progress line on stderr with `progress`."""
     games = check_int("games", games, 1, 1_000_000)
     seed = check_int("seed", seed, 0, MAX_SEED)

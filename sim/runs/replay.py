@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from .api import check_int, lineup, play_game
 from .dataset import DatasetError, done_chunks, read_manifest, read_part
-from .sheets import (
+from ..sheets import (
     COLOURS,
     COLUMNS,
     N_COLS,
@@ -28,9 +28,9 @@ from .sheets import (
     parse_cell,
     parse_sheet,
 )
-from .engine import awards
+from ..engine import awards
 from .settings import Settings
-from .tables import COLOUR_FIRST, COLOUR_LATER, COLUMN_FIRST, COLUMN_LATER, bit_of, build_tables, to_words
+from ..tables import COLOUR_FIRST, COLOUR_LATER, COLUMN_FIRST, COLUMN_LATER, bit_of, build_tables, to_words
 
 LETTERS = "gybro"
 #: What draw_sheet's marks mean (docs/rules.md names the parts of the game).
@@ -86,7 +86,7 @@ def from_dataset(path, game: int, checked: bool = True) -> tuple[dict, Sheet, li
 
 
 def game_of(s: Settings, game: int, files: dict | None = None) -> dict:
-    """The log of game `game` of a run with settings `s` (sim.api.play_game), each seat played by
+    """The log of game `game` of a run with settings `s` (sim.runs.api.play_game), each seat played by
     the strategy the run seats there; `files` maps a user file spec to the file it was run with."""
     specs = s.seats(check_int("game", game, 0, 2**62))
     line = lineup(specs, [(files or {}).get(spec) for spec in specs], s.sheet, s.players, s.checked)

@@ -2,7 +2,7 @@
 
     summarise(path, by_seat=False, batch_size=BATCH_ROWS) -> Summary(rows, band_rows | None, manifest)
 
-`path` is a dataset folder or a filesystem URL (sim.dataset.open_store). The
+`path` is a dataset folder or a filesystem URL (sim.runs.dataset.open_store). The
 players table is scanned part by part in record batches of at most
 `batch_size` rows, each joined to the games rows it needs (both are sorted by
 game), and folded into running sums and per-group score histograms: memory is
@@ -187,7 +187,7 @@ def summarise(path, by_seat: bool = False, batch_size: int = BATCH_ROWS, columns
     """Aggregate the dataset at `path` chunk by chunk, in row batches (raises DatasetError if damaged).
 
     each_batch(batch, rolls, capped), if given, sees every batch summarised, with the further
-    players `columns` asked for: sim.report draws its figures in the same pass, from the same rows.
+    players `columns` asked for: sim.runs.report draws its figures in the same pass, from the same rows.
     """
     store = open_store(path)
     manifest = read_manifest(store)

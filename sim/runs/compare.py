@@ -37,9 +37,9 @@ import pandas as pd
 
 from . import api
 from .api import check_chunk, play_chunk
-from .runner import Progress
+from .progress import Progress
 from .settings import DEFAULT_MAX_ROLLS, MAX_GAMES, Settings, check_int
-from .state import PS_SCORE, PS_WINNER
+from ..state import PS_SCORE, PS_WINNER
 from .summary import mean_ci, wilson
 
 
@@ -135,7 +135,7 @@ def compare(strategies, players=1, opponents=None, games=None, seed=0, until_ci=
 
 def _settings(players, opponents, games, seed, until_ci, max_games, chunk_size, sheet, max_rolls, threads,
               checked):
-    """The comparison's settings (sim.settings.Settings), checked; their `games` are the most it
+    """The comparison's settings (sim.runs.settings.Settings), checked; their `games` are the most it
     plays: `games`, or with `until_ci` `max_games`. The chunk size is the largest batch."""
     if until_ci is None:
         if max_games is not None:

@@ -2,7 +2,7 @@
 
 A dataset is a folder::
 
-    OUT/manifest.json                  how the run was made (see sim.runner)
+    OUT/manifest.json                  how the run was made (see sim.runs.runner)
     OUT/games/part-CCCCCC.parquet      one row per game
     OUT/players/part-CCCCCC.parquet    one row per game and seat
     OUT/turns/part-CCCCCC.parquet      one row per decision (only with --log-turns)

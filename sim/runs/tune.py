@@ -41,9 +41,9 @@ from .api import DEFAULT_MAX_ROLLS, MAX_SEED, check_int
 from .compare import candidate_results
 from .compare import compare as run_compare
 from .dataset import atomic_write_bytes, write_json
-from .runner import Progress
-from .sheets import load_sheet
-from .state import MAX_SEATS
+from .progress import Progress
+from ..sheets import load_sheet
+from ..state import MAX_SEATS
 from .summary import mean_ci
 
 with warnings.catch_warnings():
@@ -150,7 +150,7 @@ class TuneResult:
     trial_rows: list[dict] = field(default_factory=list)
     validation: dict | None = None
     status: str = "running"
-    #: the validation's sim.compare.Comparison (its table and settings)
+    #: the validation's sim.runs.compare.Comparison (its table and settings)
     comparison: object = None
 
     def trials(self) -> pd.DataFrame:
@@ -381,7 +381,7 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
 
 def validate(result: TuneResult, games: int, threads=None, progress=False):
     """The best spec against the start spec on the validation seed: (both means and the paired
-    difference of the objective with 95% CIs, as plain data; sim.compare's Comparison)."""
+    difference of the objective with 95% CIs, as plain data; sim.runs.compare's Comparison)."""
     st = result.settings
     cmp = run_compare([result.start_spec, result.best_spec], players=st["players"], opponents=st["opponents"],
                       games=games, seed=st["validation_seed"], sheet=st["sheet"], max_rolls=st["max_rolls"],

@@ -1,6 +1,6 @@
 """Train the weights of `learned` by TD(lambda) on afterstates, from solo self-play.
 
-    encore-sim train --sheet standard --out W.npz        (strategies.training.train_file)
+    encore-sim train --sheet standard --out W.npz        (strategies.training.run.train_file)
 
 Games are played by the engine's own kernels (reset, set_dice, cross,
 settle_awards, finish) on the chosen sheet. Every roll the player takes the
@@ -40,7 +40,7 @@ from sim.sheets import load_sheet
 from sim.state import CAND_COST, CAND_SUB, PS_JOKERS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_ROLL, ST_SEAT, new_state
 from sim.tables import kernel_tables
 
-from .learned import (
+from ..learned import (
     F_JOKER, N_ACTIVE, N_FEAT, N_SHEET, N_T, best_row, decide_solo, new_scratch, rank_placements, row_offset,
     sheet_features,
 )

@@ -2,8 +2,8 @@
 
     run_chunks(scheduler, job, chunks, retries=3) -> iterator of (chunk, games), as they finish
 
-sim.runner.run(..., scheduler=ADDRESS) uses this; the client keeps the
-manifest. Every task calls sim.chunks.play_and_write, the same function the
+sim.runs.runner.run(..., scheduler=ADDRESS) uses this; the client keeps the
+manifest. Every task calls sim.runs.chunks.play_and_write, the same function the
 local runner calls, so the rows are those of a local run. A task's files have
 names determined by its chunk and are moved into place whole, so a task that
 is retried (an exception: up to `retries` times; a worker that died: Dask

@@ -1,4 +1,4 @@
-"""The settings of a set of games, validated once: one object that the API (sim.api.play_chunk),
+"""The settings of a set of games, validated once: one object that the API (sim.runs.api.play_chunk),
 the runner, compare, replay and the command line share.
 
     s = Settings.of(strategies=["greedy", "random"], games=10_000, seed=7)   # ValueError if anything is wrong
@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 
 import numba
 
-from .sheets import Sheet, load_sheet
-from .state import MAX_SEATS, seat_slot
+from ..sheets import Sheet, load_sheet
+from ..state import MAX_SEATS, seat_slot
 
 DEFAULT_MAX_ROLLS = 200
 MAX_SEED = 2**64 - 1
@@ -66,7 +66,7 @@ class Settings:
            max_rolls=DEFAULT_MAX_ROLLS, threads=None, chunk_size=None, log_turns=False, checked=True) -> Settings:
         """Validated settings; ValueError (one line, naming the option) for the first bad one.
 
-        `strategies`: specs (or a sim.api.Lineup's specs), one per seat or one for all.
+        `strategies`: specs (or a sim.runs.api.Lineup's specs), one per seat or one for all.
         `players` defaults to one seat per strategy. `seed` None draws a fresh one. `threads`
         None is every core Numba has."""
         if isinstance(strategies, str):

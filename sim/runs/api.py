@@ -9,18 +9,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import engine, guard, players as reference_players
-from .batch import alone_watched, play_batch, watched_batch
+from .. import engine, guard, players as reference_players
+from ..batch import alone_watched, play_batch, watched_batch
 from .settings import DEFAULT_MAX_ROLLS, MAX_SEED, Settings, check_int
-from .sheets import COLOURS, load_sheet, parse_cell, cell_name
-from .state import (
+from ..sheets import COLOURS, load_sheet, parse_cell, cell_name
+from ..state import (
     CAND_SUB, MAX_SEATS, PS_SIZE, PS_BOXES, PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLOURS_FIRST,
     PS_COLS, PS_COLS_FIRST, PS_FIRST_JOKER_ROLL, PS_JOKERS, PS_PASSES, PS_RANK, PS_SCORE, PS_STAR_PENALTY,
     PS_WINNER, ST_AVAIL, ST_DICE, ST_SEAT, COLOUR_JOKER, NUMBER_JOKER, new_state, seat_slot,
 )
-from .tables import START_JOKERS, build_tables, from_words, kernel_tables
+from ..tables import START_JOKERS, build_tables, from_words, kernel_tables
 
-__all__ = ["DEFAULT_MAX_ROLLS", "MAX_SEED", "check_int"]   # the validation is sim.settings'; named here too
+__all__ = ["DEFAULT_MAX_ROLLS", "MAX_SEED", "check_int"]   # the validation is sim.runs.settings'; named here too
 
 
 def colour_index(colour) -> int:
@@ -149,7 +149,7 @@ class Chunk:
     """Results of games first .. first+n-1 of one root seed.
 
     chunk.to_pandas("players") (or "games", "turns" with log_turns) is a DataFrame with the
-    columns of the dataset table of that name, documented in the README and sim/schema.py;
+    columns of the dataset table of that name, documented in the README and sim/runs/schema.py;
     chunk.to_arrow(...) the same as a pyarrow Table. Underneath are the kernels' arrays:
 
     games  int64 (n, GR_SIZE)             per game, fields GR_* of sim.engine
@@ -392,7 +392,7 @@ def game_move(row, tab) -> dict:
 
 
 def game_result(ps, players) -> list[dict]:
-    """Each seat's result: the fields of a dataset's players table (sim.schema.PLAYERS)."""
+    """Each seat's result: the fields of a dataset's players table (sim.runs.schema.PLAYERS)."""
     return [
         {
             "seat": s,

@@ -1,6 +1,6 @@
 """The clairvoyant bound of the 30-roll solo game: the best score found with all 30 rolls known.
 
-    python -m strategies.clairvoyant --games 1000 --seed 1 --beam 512     (= encore-sim bound)
+    python -m strategies.research.clairvoyant --games 1000 --seed 1 --beam 512     (= encore-sim bound)
 
 Game g of root seed S has the dice `learned` sees in game g (sim.rng.game_key,
 sim.engine.set_dice). Knowing them all in advance, a beam search keeps the B
@@ -43,7 +43,7 @@ from sim.state import (
 )
 from sim.tables import START_JOKERS
 
-from .learned import F_JOKER, N_FEAT, new_scratch, rank_placements
+from ..learned import F_JOKER, N_FEAT, new_scratch, rank_placements
 
 #: The guides: (factor of V, further factor of its '!' entries). A game's bound is the best over them.
 GUIDES = ((1.0, 1.0), (1.4, 1.0), (1.2, 0.25))
@@ -300,10 +300,3 @@ def search_games(W, tab, seed: int, first: int, count: int, beam: int = DEFAULT_
     bound_games(guide_weights(W, guides), tab, np.uint64(seed), first, count, beam, ends, lines, guide_scores)
     return ends, lines, guide_scores
 
-
-if __name__ == "__main__":
-    import sys
-
-    from cli import main
-
-    main(["bound", *sys.argv[1:]], prog_name="python -m strategies.clairvoyant")

@@ -27,11 +27,11 @@ from sim.sheets import load_sheet
 from sim.state import MAX_SEATS, PS_JOKERS, PS_SIZE, PS_WINNER, ST_ROLL, new_state
 from sim.tables import kernel_tables
 
-from .learned import (
+from ..learned import (
     DATA_LAY, DATA_W, F_JOKER, N_ACTIVE, N_FEAT, N_ROW_TABLE, N_SHEET, SC_COUNT, layout_words, new_scratch, pack,
     sheet_features,
 )
-from .table_features import N_STAGES, T_ACTIVE, TC_SIZE, points_now, stage, table_context, table_features
+from ..table_features import N_STAGES, T_ACTIVE, TC_SIZE, points_now, stage, table_context, table_features
 
 #: Features of an afterstate at a table: the sheet's and the table's.
 N_TACTIVE = N_ACTIVE + T_ACTIVE
@@ -121,7 +121,7 @@ def train_table(lineup, sheet="standard", players: int = 4, games: int | None = 
     """Table weights (float32 (N_STAGES, N_ROW_TABLE)) of `learned` for `players` on `sheet`
     after `games` training games of `seed`; progress(done, the learner's win rate against the
     built-ins in the last batch). `lineup` is (functions, kinds, parameters) for play_batch with
-    learned in slot 0 and the OPPONENTS after it (strategies.training.table_lineup); the weights
+    learned in slot 0 and the OPPONENTS after it (strategies.training.run.table_lineup); the weights
     start at `init` (continuing their training) or at 0, and each batch is played with those
     learnt so far."""
     sheet = load_sheet(sheet)

@@ -9,7 +9,7 @@ SVG in its own document, so the ids matplotlib gives clip paths and glyphs in
 one figure cannot capture another's. fmt="png" also writes every figure as a
 PNG into figures_dir, for slides.
 
-The numbers come from sim.summary: the summary table is summarise()'s, the
+The numbers come from sim.runs.summary: the summary table is summarise()'s, the
 score distributions are its per-strategy histograms, and the figures'
 aggregates are folded from the very batches summarise() reads (its
 each_batch hook), chunk by chunk, so memory does not grow with the dataset.
@@ -48,7 +48,7 @@ from .dataset import (
     read_manifest,
     read_part,
 )
-from .runner import Progress
+from .progress import Progress
 from .summary import (
     BATCH_ROWS,
     SOLO_BANDS,
@@ -681,7 +681,7 @@ def report(dataset, out=None, fmt: str = "html", figures_dir=None, progress: boo
 
 
 def compare_report(result, out, fmt: str = "html", figures_dir=None) -> Report:
-    """Write the HTML report of a sim.compare.Comparison: its table, the paired differences
+    """Write the HTML report of a sim.runs.compare.Comparison: its table, the paired differences
     as a forest plot and the candidates' score distributions."""
     from .compare import display_table, headline, stop_message
     out = Path(out)

@@ -1,5 +1,5 @@
 """Rollouts of `learned`'s own solo play after each of its best choices (the kernels of
-strategies.improvement, which explains what they measure).
+strategies.research.improvement, which explains what they measure).
 
 Rollout dice: rollout n from roll r of game g has the dice of rollout_key(game_key(seed, g), r, n);
 the games themselves use the dice of (seed, g) as every run does, so what they give depends on the
@@ -20,9 +20,9 @@ from sim.rng import game_key, mix64
 from sim.state import PS_JOKERS, PS_SCORE, ST_ROLL, new_state
 from sim.tables import N_GROUPS
 
-from .features import EXPECT_SIZE
-from .learned import best_row, new_scratch, next_roll_value, rank_placements, row_offset
-from .train import start_solo
+from ..features import EXPECT_SIZE
+from ..learned import best_row, new_scratch, next_roll_value, rank_placements, row_offset
+from ..training.solo import start_solo
 
 #: Apart from the game's dice: a rollout's dice are drawn from keys of their own.
 _ROLLOUT_SALT = np.uint64(0x6A09E667F3BCC909)

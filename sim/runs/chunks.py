@@ -3,7 +3,7 @@
     job = ChunkJob(store, settings, ...)     # small and picklable
     play_and_write(job, c) -> games           # chunk c's files, written atomically
 
-sim.runner (locally) and sim.distributed (on a cluster) both use these, and import this module
+sim.runs.runner (locally) and sim.runs.distributed (on a cluster) both use these, and import this module
 rather than each other.
 """
 from __future__ import annotations
@@ -17,8 +17,8 @@ import numba
 from . import api
 from .api import check_chunk, play_chunk
 from .dataset import done_chunks, games_table, players_table, turns_table, write_chunk
-from .sheets import parse_sheet
-from .tables import build_tables
+from ..sheets import parse_sheet
+from ..tables import build_tables
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class ChunkJob:
     The strategies travel as specs and the sheet as its text, so a Dask worker
     resolves them itself (user strategy files must exist at the same path there).
     """
-    store: object            # sim.dataset.LocalStore or ArrowStore
+    store: object            # sim.runs.dataset.LocalStore or ArrowStore
     settings: dict
     sheet_name: str
     sheet_text: str
@@ -108,7 +108,7 @@ def write_one(job: ChunkJob, c: int, chunk: api.Chunk) -> int:
 def play_and_write(job: ChunkJob, c: int) -> int:
     """Play chunk c of a run and write its files (atomically, games file last); return its games.
 
-    The one code path of the Dask tasks (sim.distributed) and of the local
+    The one code path of the Dask tasks (sim.runs.distributed) and of the local
     runner on one thread; on more threads the local runner pipelines the two
     halves (play_ahead).
     Raises StrategyError if a strategy made an illegal move (nothing is written then).

@@ -1,4 +1,4 @@
-"""Reading and writing the Parquet dataset of a run (layout and types in sim.schema).
+"""Reading and writing the Parquet dataset of a run (layout and types in sim.runs.schema).
 
 Writing is crash-safe: each file of a chunk is written under a hidden
 temporary name in its final folder and renamed into place with os.replace,
@@ -14,17 +14,17 @@ import re
 import secrets
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-from . import engine
-from .api import Chunk
+from .. import engine
 from .schema import GAMES, PLAYERS, SCHEMAS, TABLES, TURNS
-from .sheets import COLOURS, cell_name
-from .state import (
+from ..sheets import COLOURS, cell_name
+from ..state import (
     PS_BOXES,
     PS_COL_POINTS,
     PS_COLOUR_POINTS,
@@ -40,7 +40,10 @@ from .state import (
     PS_STAR_PENALTY,
     PS_WINNER,
 )
-from .tables import START_JOKERS, Tables, from_words
+from ..tables import START_JOKERS, Tables, from_words
+
+if TYPE_CHECKING:   # for annotations only: sim.runs.api imports this module
+    from .api import Chunk
 
 MANIFEST = "manifest.json"
 PART_RE = re.compile(r"part-(\d{6})\.parquet")
@@ -534,7 +537,7 @@ def _part_error(file, e):
 
 def check_schema(file, name: str, schema: pa.Schema) -> None:
     """Raise DatasetError unless `schema` (a file's, of table `name`) has exactly the columns
-    of sim.schema, with their types: the one check every reader of a part goes through, on the
+    of sim.runs.schema, with their types: the one check every reader of a part goes through, on the
     file's whole schema (before any column is selected), so a damaged file is named with
     the column at fault whichever columns the reader wants."""
     expected = SCHEMAS[name]

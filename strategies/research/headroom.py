@@ -1,9 +1,9 @@
 """How far `learned` is from perfect play: its solo score against the clairvoyant bound.
 
-    encore-sim bound --games 1000 --seed 1 --beam 512     (python -m strategies.clairvoyant ...)
+    encore-sim bound --games 1000 --seed 1 --beam 512     (python -m strategies.research.clairvoyant ...)
 
-measure() runs the clairvoyant search (strategies.clairvoyant) and `learned` (through
-sim.api.play_chunk, as any run plays it) on the same solo games, and Headroom.report()
+measure() runs the clairvoyant search (strategies.research.clairvoyant) and `learned` (through
+sim.runs.api.play_chunk, as any run plays it) on the same solo games, and Headroom.report()
 prints the bound, learned's mean, learned as a percentage of the bound, and the score
 breakdown of both: which points the bot never goes for.
 """
@@ -17,15 +17,15 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from sim.api import MAX_SEED, check_int, play_chunk
-from sim.runner import Progress
+from sim.runs.api import MAX_SEED, check_int, play_chunk
+from sim.runs.progress import Progress
 from sim.sheets import COLOURS, COLUMNS, load_sheet
-from sim.summary import Z95
+from sim.runs.summary import Z95
 from sim.state import PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS, PS_SCORE, PS_STAR_PENALTY
 from sim.tables import build_tables, kernel_tables
 
 from .clairvoyant import DEFAULT_BEAM, GUIDES, MAX_BEAM, search_games
-from .learned import weights_array
+from ..learned import weights_array
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class Headroom:
 
     bound_ends / learned_ends: int64 (games, PS_SIZE), the engine's ps row at the end of each
     game (the bound's best line; learned's game); lines: int64 (games, 30, 2) the best lines
-    (strategies.clairvoyant.LINE_*); guide_scores: int64 (games, len(guides))."""
+    (strategies.research.clairvoyant.LINE_*); guide_scores: int64 (games, len(guides))."""
     seed: int
     sheet: str
     beam: int

@@ -1,6 +1,6 @@
 """`encore-sim train`: check the arguments, train `learned`'s weights, write them (host side).
 
-The kernels and their drivers are in strategies.train (solo) and strategies.train_table (tables).
+The kernels and their drivers are in strategies.training.solo (solo) and strategies.training.table (tables).
 """
 from __future__ import annotations
 
@@ -12,18 +12,18 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from sim import interrupts
-from sim.api import MAX_SEED, check_int, player_kind
-from sim.runner import Progress
+from sim.runs import interrupts
+from sim.runs.api import MAX_SEED, check_int, player_kind
+from sim.runs.progress import Progress
 from sim.sheets import load_sheet
 from sim.state import MAX_SEATS
 
-from .learned import DATA_W, N_PARAMS, N_ROW_TABLE, read_weights, save_weights
-from .registry import resolve
-from .table_features import N_STAGES
-from .train import DEFAULT_GAMES, Settings, train
-from .train_table import DEFAULT_GAMES as TABLE_GAMES
-from .train_table import OPPONENTS, train_table
+from ..learned import DATA_W, N_PARAMS, N_ROW_TABLE, read_weights, save_weights
+from ..registry import resolve
+from ..table_features import N_STAGES
+from .solo import DEFAULT_GAMES, Settings, train
+from .table import DEFAULT_GAMES as TABLE_GAMES
+from .table import OPPONENTS, train_table
 
 
 def table_lineup():
@@ -56,7 +56,7 @@ def check_step(step) -> tuple[float, float]:
 def train_file(out, sheet="standard", players: int = 1, games: int | None = None, seed: int = 7,
                threads: int | None = None, progress: bool = False, init=None, step=None) -> np.ndarray:
     """`encore-sim train`: check the arguments, train (solo, or a table of `players`: see
-    strategies.train_table), and write the weights to `out` atomically (nothing is written if
+    strategies.training.table), and write the weights to `out` atomically (nothing is written if
     training is interrupted). Returns the weights.
 
     init: a weights file of the same sheet and number of players to continue training from
@@ -97,7 +97,7 @@ def train_file(out, sheet="standard", players: int = 1, games: int | None = None
         W = train_table(table_lineup(), sheet, players, games, seed, alpha=alpha, alpha_end=alpha_end,
                         progress=show, init=W0)
     bar.close()
-    # Ctrl-C while saving raises (the command line otherwise exits at once, sim.interrupts), so
+    # Ctrl-C while saving raises (the command line otherwise exits at once, sim.runs.interrupts), so
     # that save_weights removes its temporary file: no half-written weights are left behind.
     with interrupts.raising():
         save_weights(out, W, sheet, games, seed, players, init_sha256=init_sha256, step=(alpha, alpha_end))

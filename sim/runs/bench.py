@@ -1,4 +1,4 @@
-"""Benchmarks: `make bench` (python -m sim.bench [--json] [--quick] [--all]).
+"""Benchmarks: `make bench` (python -m sim.runs.bench [--json] [--quick] [--all]).
 
 Speed is measured here and never asserted in tests: the machines are shared
 and noisy. Each workload runs after a warm-up, several times; the median is
@@ -23,7 +23,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from . import numba_cache
+from .. import numba_cache
 
 TARGETS = {
     ("greedy", 1): 100_000,
@@ -166,7 +166,7 @@ def run(quick: bool, everything: bool = False) -> list[dict]:
         rows = [_timed(_first_run_row, tmp)]
         if rows[0]["value"] is None:
             return rows
-        _seed_cache(Path(tmp, "empty-cache", Path(numba_cache.CACHE_DIR).name), Path(numba_cache.CACHE_DIR))
+        _seed_cache(Path(tmp, "empty-cache", numba_cache.cache_base().name), numba_cache.cache_base())
         rows.extend(_throughput_rows(names, quick))
         inline = next(r["value"] for r in rows if r["workload"] == "solo, greedy, 1 thread")
         rows.append(_timed(_plugin_row, tmp, inline, quick))
@@ -263,8 +263,8 @@ def _seed_cache(src: Path, dst: Path) -> None:
 
     On a fresh clone the first run compiles the engine into its own empty cache;
     the project's cache then gets the result instead of compiling it a second
-    time (about 40 s). Both folders hold the same sources' code: the name of a
-    cache folder is the digest of the sources (sim.numba_cache).
+    time (about 40 s). Both hold the same sources' code: each file's folder is named by
+    the hash of what it depends on (sim.numba_cache).
     """
     for f in sorted(src.rglob("*")):
         target = dst / f.relative_to(src)
@@ -281,7 +281,7 @@ def _startup_row(tmp: str) -> dict:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m sim.bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m sim.runs.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--quick", action="store_true", help="smaller workloads (about a minute)")
     parser.add_argument("--all", action="store_true", dest="everything",

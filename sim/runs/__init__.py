@@ -1,0 +1,3 @@
+"""Runs, files and the Python API behind the commands: settings, batch runs into Parquet
+datasets, summaries, comparisons, tuning, reports and replays. Built on the kernels of `sim`
+and the players of `strategies`; nothing below this layer imports it."""

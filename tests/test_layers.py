@@ -1,0 +1,106 @@
+"""The layers of docs/architecture.md: each imports only from its own and the layers below it.
+
+Imports inside functions count; those under `if TYPE_CHECKING:` (annotations only) do not.
+"""
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Lowest first: (layer, the modules in it).
+LAYERS = [
+    ("rules and kernels", re.compile(r"sim(\.(?!runs\b)\w+)?$")),
+    ("players", re.compile(r"strategies(\.(?!training\b|research\b)\w+)?$")),
+    ("runs and files", re.compile(r"sim\.runs(\.\w+)?$")),
+    ("training", re.compile(r"strategies\.training(\.\w+)?$")),
+    ("research", re.compile(r"strategies\.research(\.\w+)?$")),
+    ("commands", re.compile(r"cli$")),
+]
+
+
+def _files():
+    return sorted([ROOT / "cli.py", *ROOT.glob("sim/**/*.py"), *ROOT.glob("strategies/**/*.py")])
+
+
+def _name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _layer(module: str) -> int:
+    found = [i for i, (_, pattern) in enumerate(LAYERS) if pattern.match(module)]
+    assert len(found) == 1, f"{module} is in {len(found)} layers"
+    return found[0]
+
+
+def _imports(path: Path, modules: set[str]) -> set[str]:
+    """The project modules `path` imports: `from a import b` is a.b when a.b is a module, else a."""
+    tree = ast.parse(path.read_text())
+    skip = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+            for child in node.body for n in ast.walk(child)}
+    name = _name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            subs = {f"{base}.{a.name}" for a in node.names} & modules
+            out.update(subs if subs else {base})
+    return (out & modules) - {name}
+
+
+MODULES = {_name(p): p for p in _files()}
+GRAPH = {m: _imports(p, set(MODULES)) for m, p in MODULES.items()}
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_only_its_own_layer_and_below(module):
+    mine = _layer(module)
+    above = {m: LAYERS[_layer(m)][0] for m in GRAPH[module] if _layer(m) > mine}
+    assert not above, f"{module} ({LAYERS[mine][0]}) imports from layers above it: {above}"
+
+
+def test_no_import_cycle():
+    state, cycles = {}, []
+
+    def visit(m, path):
+        state[m] = "open"
+        for d in sorted(GRAPH[m]):
+            if state.get(d) == "open":
+                cycles.append(path[path.index(d):] + [d])
+            elif d not in state:
+                visit(d, path + [d])
+        state[m] = "done"
+    for m in sorted(GRAPH):
+        if m not in state:
+            visit(m, [m])
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def test_architecture_names_every_module():
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    missing = [p.relative_to(ROOT).as_posix() for p in _files()
+               if p.name != "__init__.py" and f"`{p.relative_to(ROOT).as_posix()}`" not in text]
+    assert not missing, f"docs/architecture.md does not name: {missing}"
+
+
+def test_a_run_of_learned_loads_no_training_or_research(tmp_path):
+    code = ("import sys, cli\n"
+            "try:\n"
+            f"    cli.main(['run', '-n', '20', '-s', 'learned', '-q', '--out', {str(tmp_path / 'r')!r}])\n"
+            "except SystemExit as e:\n"
+            "    assert not e.code, e.code\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('strategies.training', 'strategies.research'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
