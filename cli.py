@@ -206,8 +206,8 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
     """
     _announce_compiling(_progress_enabled(quiet))
     from sim.runs import runner
-    from sim.runs.dataset import MANIFEST, is_url, open_store, read_manifest
-    from sim.runs.replay import manifest_sheet
+    from sim.runs.dataset import MANIFEST, is_url, open_store
+    from sim.runs.manifest import stored_run_args
     from sim.runs.settings import Settings
 
     if resume and force:
@@ -219,25 +219,15 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
     elif not is_url(out):
         out = Path(out)
     strategies = list(strategy) or ["greedy"]
+    args = {"games": games, "players": players, "strategies": strategies, "rotate": rotate, "seed": seed,
+            "chunk_size": chunk_size, "max_rolls": max_rolls, "log_turns": log_turns, "sheet": sheet}
     if resume and open_store(out).is_file(MANIFEST):
-        manifest = read_manifest(out)
-        stored = Settings.from_manifest(manifest, manifest_sheet(manifest))
-
-        def given(name):
-            return ctx.get_parameter_source(name) != click.core.ParameterSource.DEFAULT
-
-        games = games if given("games") else stored.games
-        players = players if given("players") else stored.players
-        strategies = strategies if given("strategy") else stored.strategies
-        rotate = rotate if given("rotate") else stored.rotate
-        seed = seed if given("seed") else stored.seed
-        chunk_size = chunk_size if given("chunk_size") else stored.chunk_size
-        max_rolls = max_rolls if given("max_rolls") else stored.max_rolls
-        log_turns = log_turns if given("log_turns") else stored.log_turns
-        sheet = sheet if given("sheet") else stored.sheet
-    settings = Settings.of(strategies=strategies, players=players, games=games, seed=seed, sheet=sheet,
-                           rotate=rotate, max_rolls=max_rolls, threads=runner.task_threads(threads, scheduler),
-                           chunk_size=chunk_size, log_turns=log_turns, checked=not unchecked)
+        # An option given on the command line wins over what the run was started with.
+        stored = stored_run_args(out)
+        default = click.core.ParameterSource.DEFAULT
+        args = {k: stored[k] if ctx.get_parameter_source("strategy" if k == "strategies" else k) == default else v
+                for k, v in args.items()}
+    settings = Settings.of(**args, threads=runner.task_threads(threads, scheduler), checked=not unchecked)
     command = "encore-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if Path(sys.argv[0]).name.startswith("encore-sim") else None
     try:

@@ -6,7 +6,6 @@ byte per column, bit 8*col + row) and never modifies the state arrays.
 import numpy as np
 from numba import njit, types
 
-from sim.bits import popcount
 from sim.moves import mobility
 from sim.nbinternals import borrow
 from sim.state import BB_ALIVE, BB_TOUCH, CAND_COST, CAND_SUB, PASS
@@ -18,10 +17,9 @@ _BYTE = np.uint64(0xFF)
 _U1 = np.uint64(1)
 _U8 = np.uint64(8)
 _U56 = np.uint64(56)
+#: A value below any a strategy can give a choice: "none yet" in searches for the best.
+NEG = -1.0e18
 
-#: Columns A..O; H is the start column.
-N_COLS = 15
-H_COL = 7
 
 
 @njit(cache=True)
@@ -68,16 +66,6 @@ def stacked_pairs(um, lo, hi):
     return p0, p1
 
 
-@njit(types.void(types.uint64, types.uint64, types.int64[:]), cache=True)
-def column_counts(lo, hi, out):
-    """out[c] = crossed boxes of column c (0..7), c = 0..14."""
-    a = byte_counts(lo)
-    b = byte_counts(hi)
-    for c in range(8):
-        out[c] = np.int64((a >> np.uint64(8 * c)) & _BYTE)
-    for c in range(7):
-        out[8 + c] = np.int64((b >> np.uint64(8 * c)) & _BYTE)
-
 
 @njit(types.UniTuple(types.uint64, 2)(types.uint64, types.uint64, types.uint64, types.uint64),
       cache=True, inline="always")
@@ -88,41 +76,12 @@ def neighbours(lo, hi, m0, m1):
     return a & m0, b & m1
 
 
-@njit(cache=True)
-def isolated_boxes(lo, hi, colour_mask, board_mask):
-    """Empty boxes with no empty box of their colour next to them.
-
-    Such a box can only be filled by a move of exactly 1 (a '1' or a number
-    joker of its colour), so every new one makes completing its column and
-    colour harder.
-    """
-    m0, m1 = board_mask[0], board_mask[1]
-    total = 0
-    for k in range(colour_mask.shape[0]):
-        u0 = colour_mask[k, 0] & ~lo
-        u1 = colour_mask[k, 1] & ~hi
-        n0, n1 = neighbours(u0, u1, m0, m1)
-        total += popcount(u0 & ~n0) + popcount(u1 & ~n1)
-    return total
-
 
 @njit(types.int64(types.uint64[:, :], types.int64), cache=True)
 def legal_count(bb, row):
     """Legal placements (any colour and number) open to seat `row` now."""
     return mobility(bb[row], BB_ALIVE, BB_TOUCH)
 
-
-@njit(types.int64(types.int64), cache=True, inline="always")
-def column_span(colmask):
-    """Packed (L, R): the leftmost and rightmost column with a crossed box, H always included."""
-    m = colmask | (1 << H_COL)
-    lo = 0
-    while not (m >> lo) & 1:
-        lo += 1
-    hi = N_COLS - 1
-    while not (m >> hi) & 1:
-        hi -= 1
-    return lo * 16 + hi
 
 
 @njit(cache=True, inline="always")
@@ -146,7 +105,6 @@ def crossed_span(a, b):
 N_FACES = 6 ** 4
 #: expected_best_reply's scratch: 6 x 6 values of a (colour face, number face), a row of 6.
 EXPECT_SIZE = 42
-_NEG = -1.0e18
 
 
 @njit(cache=True)
@@ -160,9 +118,9 @@ def expected_best_reply(best, stay, keep0, keep1, keep2, val):
     '!'. val: EXPECT_SIZE floats of scratch, val[6 * colour face + number face] (colour face 5,
     number face 0: the jokers) then a row. Exact: every face pair is counted with its weight.
     """
-    top_all = _NEG
+    top_all = NEG
     for c in range(5):
-        top_c = _NEG
+        top_c = NEG
         for n in range(1, 6):
             b = best[5 * c + n - 1]
             val[6 * c + n] = max(b + keep0, stay)
@@ -172,7 +130,7 @@ def expected_best_reply(best, stay, keep0, keep1, keep2, val):
         if top_c > top_all:
             top_all = top_c
     for n in range(1, 6):
-        top_n = _NEG
+        top_n = NEG
         for c in range(5):
             b = best[5 * c + n - 1]
             if b > top_n:

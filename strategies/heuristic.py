@@ -60,7 +60,7 @@ import numpy as np
 from numba import njit, types
 
 from sim.bits import ZERO, ONE, ctz, popcount
-from sim.engine import awards
+from sim.engine import FIRST_OPEN_ROLLS, SOLO_ROLLS, awards
 from sim.moves import dice_faces, dice_word, die_pair, group_cost, legal_word, mobility, mobility_after, next_group, next_row
 from sim.nbinternals import borrow, stack_f64, stack_u64, uncounted
 from sim.state import (
@@ -68,12 +68,10 @@ from sim.state import (
     PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS, ST_AVAIL, ST_COLOURS_TAKEN, ST_COLS_TAKEN,
     ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT,
 )
-from sim.tables import MAX_SUBSETS, N_GROUPS, NW
+from sim.tables import COLOUR_FIRST, COLOUR_LATER, MAX_SUBSETS, N_GROUPS, NW
 
-from .features import byte_counts, candidate_of, crossed_span, neighbours, placement_fields, stacked_pairs
+from .features import NEG, byte_counts, candidate_of, crossed_span, neighbours, placement_fields, stacked_pairs
 from .interface import strategy
-
-SOLO_ROLLS = 30
 
 # --- parameters: one block per mode, same layout --------------------------------
 #: name -> (solo default, multiplayer default)
@@ -121,56 +119,55 @@ X_HORIZON = X_RACE + 3
 
 # --- per-decision context: a float64 scratch array -------------------------------
 # Weights of this decision (filled by prepare; they depend on the rolls left and races):
-C_COLV = 0          # 15 column values (race-adjusted) times the column weight
-C_PCOL = 15         # 8: exp(-k_col * r), r = 0..7
-C_QDIST = 23        # 15: exp(-k_col * col_dist * d), d = 0..14
-C_PCOLOUR = 38      # 22: exp(-k_colour * r), r = 0..21
-C_COLOURV = 60      # 5 colour values (race-adjusted) times the colour weight
-C_STAR = 65         # penalty per uncrossed star
-C_JOKER = 66        # value per joker
-C_MOB = 67
-C_SINGLE = 68
-C_BOX = 69
-C_COLBOX = 70       # 15: colbox weight * column value / 7
-C_H = 85            # rolls left
-C_PAIR = 86
-C_PPAIR = 87        # 8: exp(k_col * pair / 2 * j), j = 0..7 vertical pairs in a column
-C_CPAIR = 95        # 1: colour_pair weight
-C_PCPAIR = 96       # 32: exp(k_colour * colour_pair / 2 * j), j = 0..31 adjacent pairs in a colour
+C_COLV = 0                  # 15 column values (race-adjusted) times the column weight
+C_PCOL = C_COLV + 15        # 8: exp(-k_col * r), r = 0..7
+C_QDIST = C_PCOL + 8        # 15: exp(-k_col * col_dist * d), d = 0..14
+C_PCOLOUR = C_QDIST + 15    # 22: exp(-k_colour * r), r = 0..21
+C_COLOURV = C_PCOLOUR + 22  # 5 colour values (race-adjusted) times the colour weight
+C_STAR = C_COLOURV + 5      # penalty per uncrossed star
+C_JOKER = C_STAR + 1        # value per joker
+C_MOB = C_JOKER + 1
+C_SINGLE = C_MOB + 1
+C_BOX = C_SINGLE + 1
+C_COLBOX = C_BOX + 1        # 15: colbox weight * column value / 7
+C_H = C_COLBOX + 15         # rolls left
+C_PAIR = C_H + 1
+C_PPAIR = C_PAIR + 1        # 8: exp(k_col * pair / 2 * j), j = 0..7 vertical pairs in a column
+C_CPAIR = C_PPAIR + 8       # 1: colour_pair weight
+C_PCPAIR = C_CPAIR + 1      # 32: exp(k_colour * colour_pair / 2 * j), j = 0..31 adjacent pairs in a colour
 # The base sheet placements are scored against (filled by set_base):
-C_F = 128           # 15: column factor PCOL[7 - n_c] * PPAIR[pairs_c]
-C_PREF = 143        # 16: C_PREF + c = sum over columns < c of COLV * F
-C_LSUM = 159        # 8: C_LSUM + j = sum over c < j of COLV_c * F_c * q^(j - c), j = 0..7, q = QDIST[1]
-C_RSUM = 167        # 8: C_RSUM + j - 7 = sum over c > j of COLV_c * F_c * q^(c - j), j = 7..14
-C_CFAC = 175        # 5: colour factor PCOLOUR[gaps_k] * PCPAIR[cpairs_k]
-C_GAPS = 180        # 5: empty boxes of colour k
-C_ISO = 185         # 5: isolated empty boxes of colour k
-C_LEFT = 190        # the crossed area spans columns left..right (H always)
-C_RIGHT = 191
-C_COLSUM = 192      # the column potential, sum of COLV * F * QDIST[dist]
-C_DONE = 193        # colours complete
+C_F = C_PCPAIR + 32         # 15: column factor PCOL[7 - n_c] * PPAIR[pairs_c]
+C_PREF = C_F + 15           # 16: C_PREF + c = sum over columns < c of COLV * F
+C_LSUM = C_PREF + 16        # 8: C_LSUM + j = sum over c < j of COLV_c * F_c * q^(j - c), j = 0..7, q = QDIST[1]
+C_RSUM = C_LSUM + 8         # 8: C_RSUM + j - 7 = sum over c > j of COLV_c * F_c * q^(c - j), j = 7..14
+C_CFAC = C_RSUM + 8         # 5: colour factor PCOLOUR[gaps_k] * PCPAIR[cpairs_k]
+C_GAPS = C_CFAC + 5         # 5: empty boxes of colour k
+C_ISO = C_GAPS + 5          # 5: isolated empty boxes of colour k
+C_LEFT = C_ISO + 5          # the crossed area spans columns left..right (H always)
+C_RIGHT = C_LEFT + 1
+C_COLSUM = C_RIGHT + 1      # the column potential, sum of COLV * F * QDIST[dist]
+C_DONE = C_COLSUM + 1       # colours complete
 # Scratch:
-C_TMP = 194         # 10: prepare: missing boxes per colour, ours (5) then the closest opponent's (5)
-C_GBEST = 204       # 25: dice denial: one opponent's best (boxes + 2 stars) per (colour, number) group
-C_PAIRV = 229       # 9: dice denial: that opponent's best per die pair (3 * colour die + number die)
-C_DV = 238          # 9: dice denial of each die pair we could take (mean over opponents)
-CTX_SIZE = 248
+C_TMP = C_DONE + 1          # 10: prepare: missing boxes per colour, ours (5) then the closest opponent's (5)
+C_GBEST = C_TMP + 10        # 25: dice denial: one opponent's best (boxes + 2 stars) per (colour, number) group
+C_PAIRV = C_GBEST + 25      # 9: dice denial: that opponent's best per die pair (3 * colour die + number die)
+C_DV = C_PAIRV + 9          # 9: dice denial of each die pair we could take (mean over opponents)
+CTX_SIZE = C_DV + 9
 
 # --- uint64 scratch: the sheet's masks (sheet_masks) and the base sheet (set_base) ---
-U_COLOUR = 0        # 10: colour k is words 2k, 2k+1
-U_STAR = 10
-U_BOARD = 12
-U_LO = 14           # base sheet: crossed boxes
-U_HI = 15
-U_CNT = 16          # 2: byte_counts of the crossed boxes (per column)
-U_PCNT = 18         # 2: byte_counts of the stacked pairs (per column)
-U_ALIVE = 20        # 7: lookahead: alive placements after the first move
-U_TOUCH = 27        # 7: ... and touch
-UM_SIZE = 34
+U_COLOUR = 0                # 10: colour k is words U_COLOUR + 2k, + 2k + 1
+U_STAR = U_COLOUR + 10      # 2
+U_BOARD = U_STAR + 2        # 2
+U_LO = U_BOARD + 2          # base sheet: crossed boxes
+U_HI = U_LO + 1
+U_CNT = U_HI + 1            # 2: byte_counts of the crossed boxes (per column)
+U_PCNT = U_CNT + 2          # 2: byte_counts of the stacked pairs (per column)
+U_ALIVE = U_PCNT + 2        # 7: lookahead: alive placements after the first move
+U_TOUCH = U_ALIVE + 7       # 7: ... and touch
+UM_SIZE = U_TOUCH + 7
 _BYTE = np.uint64(0xFF)
 _B7 = np.uint64(7)
 _HIGH = np.uint64(0x8080808080808080)
-NEG = -1.0e18
 #: Room for the values of every choice of any decision and of passing (score_candidates).
 VALUES_SIZE = MAX_CANDS + 1
 
@@ -181,8 +178,8 @@ def sheet_masks(tab, um):
     star_mask = borrow(tab, "star_mask")
     board_mask = borrow(tab, "board_mask")
     for k in range(5):
-        um[2 * k] = colour_mask[k, 0]
-        um[2 * k + 1] = colour_mask[k, 1]
+        um[U_COLOUR + 2 * k] = colour_mask[k, 0]
+        um[U_COLOUR + 2 * k + 1] = colour_mask[k, 1]
     um[U_STAR] = star_mask[0]
     um[U_STAR + 1] = star_mask[1]
     um[U_BOARD] = board_mask[0]
@@ -302,12 +299,12 @@ def prepare(st, ps, bb, tab, params, ctx, ahead):
         ctx[C_COLV + c] = w_col * v
     for k in range(5):
         if solo:
-            v = 5.0
+            v = float(COLOUR_FIRST)
         elif (st[ST_COLOURS_TAKEN] >> k) & 1:
-            v = 3.0
+            v = float(COLOUR_LATER)
         else:
             closer = ctx[C_TMP + 5 + k] < ctx[C_TMP + k]
-            v = 5.0 if not closer else 3.0 + race * 2.0
+            v = float(COLOUR_FIRST) if not closer else COLOUR_LATER + race * (COLOUR_FIRST - COLOUR_LATER)
         ctx[C_COLOURV + k] = w_colour * v
 
 
@@ -323,8 +320,8 @@ def colour_pairs(u0, u1):
 def colour_factor(ctx, um, lo, hi, k):
     """Colour k's empty boxes (u0, u1), their number r and its completion factor
     PCOLOUR[r] * PCPAIR[adjacent empty pairs]: (u0, u1, r, factor)."""
-    u0 = um[2 * k] & ~lo
-    u1 = um[2 * k + 1] & ~hi
+    u0 = um[U_COLOUR + 2 * k] & ~lo
+    u1 = um[U_COLOUR + 2 * k + 1] & ~hi
     r = popcount(u0) + popcount(u1)
     f = ctx[C_PCOLOUR + r]
     if ctx[C_CPAIR] != 0.0:
@@ -381,8 +378,8 @@ def evaluate(ctx, um, lo, hi, mobility, jokers):
         m0, m1 = um[U_BOARD], um[U_BOARD + 1]
         iso = 0
         for k in range(5):
-            u0 = um[2 * k] & ~lo
-            u1 = um[2 * k + 1] & ~hi
+            u0 = um[U_COLOUR + 2 * k] & ~lo
+            u1 = um[U_COLOUR + 2 * k + 1] & ~hi
             n0, n1 = neighbours(u0, u1, m0, m1)
             iso += popcount(u0 & ~n0) + popcount(u1 & ~n1)
         v -= ctx[C_SINGLE] * iso
@@ -494,8 +491,8 @@ def delta(ctx, um, k0, k1, ck, size, stars):
     all of colour ck, `stars` of them stars."""
     lo = um[U_LO]
     hi = um[U_HI]
-    u0 = um[2 * ck] & ~lo
-    u1 = um[2 * ck + 1] & ~hi
+    u0 = um[U_COLOUR + 2 * ck] & ~lo
+    u1 = um[U_COLOUR + 2 * ck + 1] & ~hi
     v0 = u0 & ~k0
     v1 = u1 & ~k1
     l0 = ZERO
@@ -633,7 +630,7 @@ def denial_values(st, ps, bb, tab, ctx):
 
 @njit(cache=True, inline="always")
 def denial_applies(st, params):
-    return st[ST_PLAYERS] > 1 and st[ST_IS_ACTIVE] == 1 and st[ST_ROLL] > 3 and params[X_DENY] != 0.0
+    return st[ST_PLAYERS] > 1 and st[ST_IS_ACTIVE] == 1 and st[ST_ROLL] > FIRST_OPEN_ROLLS and params[X_DENY] != 0.0
 
 
 # --- scoring the choices of a decision -------------------------------------------

@@ -147,7 +147,7 @@ def resolve(spec, file: str | None = None, checked: bool = True) -> Resolved:
     """A Resolved strategy from a spec string (a Strategy or Resolved object is used as is).
 
     A user file in the spec is found relative to the working directory, unless `file` says
-    where it is: a stored run names the file it was started with (sim.runs.replay.manifest_files),
+    where it is: a stored run names the file it was started with (sim.runs.manifest.manifest_files),
     so it can be resumed or replayed from anywhere. A user's function is compiled with Numba's
     bounds checking (sim.guard.bounds_checked) unless `checked` is false.
     """

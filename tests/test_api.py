@@ -1,6 +1,7 @@
 """Bad input to the Python API raises a clear ValueError, never a crash in a kernel."""
 import pytest
 
+from sim import SheetError
 from sim.runs import api as sim
 
 
@@ -27,7 +28,7 @@ def test_legal_placements_rejects_bad_sheets(tmp_path):
         sim.legal_placements([], "red", 1, sheet="plaid")
     bad = tmp_path / "bad.txt"
     bad.write_text("gggyyyyGbbbOyyy\n" * 7)
-    with pytest.raises(sim.SheetError, match="colour"):
+    with pytest.raises(SheetError, match="colour"):
         sim.legal_placements([], "red", 1, sheet=str(bad))
 
 

@@ -200,7 +200,8 @@ def test_weights_file_in_manifest_replay_and_resume(tmp_path, monkeypatch):
     """A run names its weights file like a user's strategy file: path and sha256 in the manifest;
     replay and resume use exactly those weights, from any folder, and refuse changed ones."""
     from sim.runs.replay import check_stored, from_dataset
-    from sim.runs.runner import run, stored_run_args
+    from sim.runs.manifest import stored_run_args
+    from sim.runs.runner import run
     (tmp_path / "w").mkdir()
     weights = tmp_path / "w" / "mine.npz"
     TR.train_file(weights, games=600, seed=3, threads=1)

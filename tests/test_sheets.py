@@ -202,6 +202,6 @@ def test_cell_name_off_sheet(col, row):
 
 
 def test_sheet_is_exported():
-    from sim.runs import api as sim
+    import sim
 
     assert sim.Sheet is Sheet and sim.load_sheet is load_sheet

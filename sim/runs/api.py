@@ -11,14 +11,11 @@ import numpy as np
 
 from .. import engine, guard, players as reference_players
 from ..batch import alone_watched, play_batch, watched_batch
+from .gamelog import game_log, mask_cells
 from .settings import DEFAULT_MAX_ROLLS, MAX_SEED, Settings, check_int
-from ..sheets import COLOURS, load_sheet, parse_cell, cell_name
-from ..state import (
-    CAND_SUB, MAX_SEATS, PS_SIZE, PS_BOXES, PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLOURS_FIRST,
-    PS_COLS, PS_COLS_FIRST, PS_FIRST_JOKER_ROLL, PS_JOKERS, PS_PASSES, PS_RANK, PS_SCORE, PS_STAR_PENALTY,
-    PS_WINNER, ST_AVAIL, ST_DICE, ST_SEAT, COLOUR_JOKER, NUMBER_JOKER, new_state, seat_slot,
-)
-from ..tables import START_JOKERS, build_tables, from_words, kernel_tables
+from ..sheets import COLOURS, load_sheet, parse_cell
+from ..state import CAND_SUB, MAX_SEATS, PS_SIZE, ST_AVAIL, ST_DICE, ST_SEAT, new_state, seat_slot
+from ..tables import build_tables, kernel_tables
 
 __all__ = ["DEFAULT_MAX_ROLLS", "MAX_SEED", "check_int"]   # the validation is sim.runs.settings'; named here too
 
@@ -27,11 +24,6 @@ def colour_index(colour) -> int:
     if colour not in COLOURS:
         raise ValueError(f"unknown colour {colour!r}: expected one of {', '.join(COLOURS)}")
     return COLOURS.index(colour)
-
-
-def mask_cells(mask) -> list[str]:
-    """Cell names of a two-word box mask, column by column."""
-    return [cell_name(col, row) for col, row in from_words(mask[0], mask[1])]
 
 
 def _crossed_state(crossed, sheet, players: int = 1):
@@ -71,14 +63,6 @@ def legal_placements(crossed, colour, number, sheet="standard") -> list[frozense
 
 
 # --- playing one game with a full log ------------------------------------------------
-
-def colour_face(face: int):
-    return "joker" if face == COLOUR_JOKER else COLOURS[face]
-
-
-def number_face(face: int):
-    return "joker" if face == NUMBER_JOKER else int(face)
-
 
 @dataclass(frozen=True)
 class Lineup:
@@ -319,26 +303,7 @@ def play_game(seed, game, strategies, sheet="standard", max_rolls=DEFAULT_MAX_RO
     sheet_obj = load_sheet(sheet)
     chunk = play_chunk(seed, game, 1, strategies, sheet=sheet_obj, max_rolls=max_rolls, log_turns=True)
     check_chunk(chunk)
-    players = chunk.seats.shape[1]
-    tab = build_tables(sheet_obj)
-    gres = chunk.games[0]
-    return {
-        "seed": chunk.seed,
-        "game": chunk.first,
-        "sheet": sheet_obj.name,
-        "players": players,
-        "strategies": list(chunk.specs),
-        "max_rolls": chunk_max_rolls(max_rolls, players),
-        "capped": bool(gres[engine.GR_CAPPED]),
-        "ended_by": _seats(gres[engine.GR_ENDED_BY], players),
-        "winners": _seats(gres[engine.GR_WINNERS], players),
-        "rolls": game_rolls(chunk.dice, chunk.log, gres, tab, players),
-        "result": game_result(chunk.seats[0], players),
-    }
-
-
-def _seats(mask, players) -> list[int]:
-    return [s for s in range(players) if (int(mask) >> s) & 1]
+    return game_log(chunk, sheet_obj, chunk_max_rolls(max_rolls, chunk.seats.shape[1]))
 
 
 def chunk_max_rolls(max_rolls, players):
@@ -349,68 +314,3 @@ class StrategyError(RuntimeError):
     """A strategy returned something that is not one of its legal choices."""
 
 
-def game_rolls(dice_log, log, gres, tab, players) -> list[dict]:
-    rolls = []
-    rows = iter(log)
-    n_dice = 2 if players == 1 else 3
-    for r in range(int(gres[engine.GR_ROLLS])):
-        dice = dice_log[r]
-        moves = []
-        for _ in range(players):
-            row = next(rows)
-            moves.append(game_move(row, tab))
-        rolls.append({
-            "roll": r + 1,
-            "active": r % players,
-            "dice": {
-                "colour": [colour_face(f) for f in dice[:n_dice]],
-                "number": [number_face(f) for f in dice[3:3 + n_dice]],
-            },
-            "moves": moves,
-        })
-    return rolls
-
-
-def game_move(row, tab) -> dict:
-    seat = int(row[engine.LOG_SEAT])
-    offered = {"available": int(row[engine.LOG_AVAIL]), "n_choices": int(row[engine.LOG_CHOICES])}
-    if row[engine.LOG_SUB] < 0:
-        return {"seat": seat, "pass": True, "colour_die": None, "number_die": None, "colour": None,
-                "number": None, "cells": [], "jokers": 0, **offered}
-    sub = row[engine.LOG_SUB]
-    return {
-        "seat": seat,
-        "pass": False,
-        "colour_die": int(row[engine.LOG_CDIE]),
-        "number_die": int(row[engine.LOG_NDIE]),
-        "colour": COLOURS[tab.colour[sub]],
-        "number": int(tab.size[sub]),
-        "cells": mask_cells(tab.mask[sub]),
-        "jokers": int(row[engine.LOG_COST]),
-        **offered,
-    }
-
-
-def game_result(ps, players) -> list[dict]:
-    """Each seat's result: the fields of a dataset's players table (sim.runs.schema.PLAYERS)."""
-    return [
-        {
-            "seat": s,
-            "score": int(ps[s, PS_SCORE]),
-            "column_points": int(ps[s, PS_COL_POINTS]),
-            "colour_points": int(ps[s, PS_COLOUR_POINTS]),
-            "jokers_left": int(ps[s, PS_JOKERS]),
-            "jokers_used": START_JOKERS - int(ps[s, PS_JOKERS]),
-            "star_penalty": int(ps[s, PS_STAR_PENALTY]),
-            "boxes": int(ps[s, PS_BOXES]),
-            "columns_first": int(ps[s, PS_COLS_FIRST]),
-            "columns_later": int(ps[s, PS_COLS]).bit_count() - int(ps[s, PS_COLS_FIRST]),
-            "colours_first": int(ps[s, PS_COLOURS_FIRST]),
-            "colours_later": int(ps[s, PS_COLOURS]).bit_count() - int(ps[s, PS_COLOURS_FIRST]),
-            "first_joker_roll": int(ps[s, PS_FIRST_JOKER_ROLL]) or None,
-            "passes": int(ps[s, PS_PASSES]),
-            "rank": int(ps[s, PS_RANK]),
-            "winner": bool(ps[s, PS_WINNER]),
-        }
-        for s in range(players)
-    ]

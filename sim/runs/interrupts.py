@@ -37,7 +37,6 @@ import sys
 import threading
 
 ABORT, RAISE, SHIELD = "abort", "raise", "shield"
-EXIT_CODE = 130   # as a shell reports a process ended by SIGINT (128 + 2)
 #: The signals that interrupt a command (cli.entry, install).
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 

@@ -10,14 +10,12 @@ LEGEND says so under every sheet drawn.
 """
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
 import numpy as np
 import pyarrow.compute as pc
 
 from .api import check_int, lineup, play_game
-from .dataset import DatasetError, done_chunks, read_manifest, read_part
+from .dataset import done_chunks, read_manifest, read_part
+from .manifest import check_files, manifest_files, manifest_sheet
 from ..sheets import (
     COLOURS,
     COLUMNS,
@@ -26,7 +24,6 @@ from ..sheets import (
     Sheet,
     load_sheet,
     parse_cell,
-    parse_sheet,
 )
 from ..engine import awards
 from .settings import Settings
@@ -36,35 +33,6 @@ LETTERS = "gybro"
 #: What draw_sheet's marks mean (docs/rules.md names the parts of the game).
 LEGEND = ("  g y b r o: green yellow blue red orange;  g  open, [g] crossed;  * a star box: -2 unless crossed\n"
           "  H<: the start column: every move crosses a box in H or next to a box its player crossed before")
-
-
-def manifest_sheet(manifest: dict) -> Sheet:
-    sheet = manifest.get("sheet") or {}
-    try:
-        return parse_sheet(sheet["text"], sheet["name"])
-    except (KeyError, TypeError, ValueError) as e:
-        raise DatasetError(f"the manifest's sheet is unusable: {e}") from None
-
-
-def manifest_files(manifest: dict) -> dict[str, str]:
-    """spec -> absolute path of the file, for each user strategy file the run was started with
-    (its spec names the file relative to the folder it was started in)."""
-    return {info["spec"]: info["file"] for info in manifest.get("strategies") or []
-            if isinstance(info, dict) and info.get("file") and info.get("spec")}
-
-
-def check_files(manifest: dict) -> None:
-    """ValueError if a file the run's strategies were played with (a user's strategy, learned's
-    weights) is gone or has changed since: replaying it would play other games."""
-    for info in manifest.get("strategies") or []:
-        if not (isinstance(info, dict) and info.get("file") and info.get("sha256")):
-            continue
-        path = Path(info["file"])
-        if not path.is_file():
-            raise ValueError(f"the file of strategy {info.get('spec')!r} ({path}) is gone")
-        if hashlib.sha256(path.read_bytes()).hexdigest() != info["sha256"]:
-            raise ValueError(f"the file of strategy {info.get('spec')!r} ({path}) has changed since the run, "
-                             "so its games cannot be replayed")
 
 
 def from_dataset(path, game: int, checked: bool = True) -> tuple[dict, Sheet, list[dict] | None]:

@@ -45,7 +45,7 @@ from .dataset import (
     write_json,
 )
 from .progress import Progress
-from .replay import manifest_files
+from .manifest import manifest_files
 from .schema import TABLES
 from .settings import DEFAULT_MAX_ROLLS, STORED, Settings, check_int, default_chunk_size
 
@@ -341,8 +341,3 @@ def _clear(store) -> None:
         store.rmtree(name)
     for name in [MANIFEST] + [f for f in store.listdir() if _is_tmp(f)]:
         store.delete(name)
-
-
-def stored_run_args(out) -> dict:
-    """The settings of the dataset in `out` (for resuming with the stored arguments)."""
-    return dict(read_manifest(out)["settings"])
