@@ -99,7 +99,7 @@ def _announce_compiling(enabled: bool):
         return None
     from numba.core import event
 
-    from sim import batch
+    import sim
     from sim.numba_cache import cache_folder
 
     class Notice(event.Listener):
@@ -119,7 +119,8 @@ def _announce_compiling(enabled: bool):
         def on_end(self, ev):
             pass
 
-    cold = not any(Path(cache_folder(batch.__file__)).glob("*.nbi"))
+    # The batch kernel's own file, not its module: importing sim.batch compiles it.
+    cold = not any(Path(cache_folder(Path(sim.__file__).parent / "batch.py")).glob("*.nbi"))
     listener = Notice()
     event.register("numba:compile", listener)
     return listener

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from sim.runs import api as sim
-from sim import engine, players
+from sim import engine, players, state
 from sim.runs.api import play_chunk, player_kind
 from sim.state import BB_ALIVE, BB_TOUCH, PS_SCORE, ST_ROLL, ST_SEAT, new_state
 from sim.tables import build_tables, kernel_tables
@@ -138,9 +138,9 @@ def test_heuristic_fast_path_matches_full_scoring(players):
         for row in log:
             roll, seat, avail = int(row[engine.LOG_ROLL]), int(row[engine.LOG_SEAT]), int(row[engine.LOG_AVAIL])
             st[ST_ROLL], st[ST_SEAT] = roll, seat
-            st[sim.state.ST_AVAIL] = avail
-            st[sim.state.ST_IS_ACTIVE] = int(row[engine.LOG_ACTIVE])
-            st[sim.state.ST_DICE:sim.state.ST_DICE + 6] = dice[roll - 1]
+            st[state.ST_AVAIL] = avail
+            st[state.ST_IS_ACTIVE] = int(row[engine.LOG_ACTIVE])
+            st[state.ST_DICE:state.ST_DICE + 6] = dice[roll - 1]
             n = engine.legal_choices(st, ps, bb, ktab, cands)
             if n:
                 ctx = np.empty(H.CTX_SIZE)
@@ -188,8 +188,8 @@ def test_greedy_pick_matches_greedy_over_legal_choices():
             for row in chunk.log[chunk.log_start[g]:chunk.log_start[g + 1]]:
                 roll, seat = int(row[engine.LOG_ROLL]), int(row[engine.LOG_SEAT])
                 st[ST_ROLL], st[ST_SEAT] = roll, seat
-                st[sim.state.ST_AVAIL] = int(row[engine.LOG_AVAIL])
-                st[sim.state.ST_DICE:sim.state.ST_DICE + 6] = dice[roll - 1]
+                st[state.ST_AVAIL] = int(row[engine.LOG_AVAIL])
+                st[state.ST_DICE:state.ST_DICE + 6] = dice[roll - 1]
                 n = engine.legal_choices(st, ps, bb, ktab, cands)
                 k = players.greedy(st, ps, bb, cands, n, ktab, np.zeros(1), np.zeros(4, np.uint64))
                 move = (-1, -1, -1, 0) if k < 0 else tuple(int(x) for x in cands[k])
