@@ -74,16 +74,18 @@ def test_markers_are_found_where_they_are_meant():
     assert [(i.kind, sorted(i.tags)) for i in items] == [("console", ["slow"]), ("doctest", []), ("figure", [])]
 
 
-def test_layout_names_every_module():
-    """The README's Layout lists every module (it once left out sim/bits.py, which the strategy
-    example imports)."""
+def test_layout_names_every_package_and_test_helper():
+    """The README's Layout names every package folder (docs/architecture.md names every module,
+    tests/test_layers.py checks that) and every helper module of the tests (it once left out one
+    that the strategy example imports)."""
     text = (ROOT / "README.md").read_text()
     layout = text[text.index("## Layout"):]
     layout = layout[:layout.index("\n## ", 1)]
-    names = {p.relative_to(ROOT).as_posix() for folder in ("sim", "strategies") for p in (ROOT / folder).glob("*.py")
-             if p.name != "__init__.py"}
-    names |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").glob("*.py") if not p.name.startswith("test_")}
-    missing = sorted(n for n in names if Path(n).name not in layout)
+    names = {p.parent.relative_to(ROOT).as_posix() + "/" for p in ROOT.glob("*/**/__init__.py")
+             if p.parts[len(ROOT.parts)] in ("sim", "strategies")}
+    names |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").glob("*.py") if not p.name.startswith("test_")
+              and p.name != "__init__.py" and p.name != "conftest.py"}
+    missing = sorted(n for n in names if f"`{n}" not in layout)
     assert missing == []
 
 
