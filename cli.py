@@ -580,8 +580,8 @@ def moves(sheet, crossed, colour, number):
 @click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
 @click.option("--players", "-p", type=int, default=1, show_default=True, help="1 = the solo game.")
 @click.option("--games", "-n", type=int, default=None,
-              help="Training games [default: solo 5,000,000; tables 600,000 (2 and 4 players), 400,000 (3), "
-                   "240,000 (5), 200,000 (6): each about 4-8 minutes on one core].")
+              help="Training games [default: solo 5,000,000; tables 300,000 (2 players), 200,000 (3), 600,000 (4), "
+                   "120,000 (5), 100,000 (6): each about 2-8 minutes on one core].")
 @click.option("--seed", type=int, default=7, show_default=True,
               help="Root seed of the training dice (7: no other command's default plays its games).")
 @click.option("--threads", "-j", type=int, default=None,
