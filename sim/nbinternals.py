@@ -162,6 +162,12 @@ def key_cache_by(folder_of) -> None:
         def __init__(self, py_func, folder):
             self._lineno = py_func.__code__.co_firstlineno
             self._folder = folder
+            # Cached code is loaded back by importing its function's module by name. A user's
+            # file gets a module name of its own per path (strategies.registry) while its folder
+            # is keyed by content: a copy of the file elsewhere must not find the first one's
+            # entry, whose module it cannot import.
+            module = py_func.__module__ or ""
+            self._module = module if module.startswith("encore_user_") else ""
 
         def get_cache_path(self):
             return self._folder
@@ -170,7 +176,7 @@ def key_cache_by(folder_of) -> None:
             return self._folder
 
         def get_disambiguator(self):
-            return str(self._lineno)
+            return f"{self._lineno}-{self._module}" if self._module else str(self._lineno)
 
         @classmethod
         def from_function(cls, py_func, py_file):
