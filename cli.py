@@ -155,10 +155,11 @@ UNCHECKED = click.option(
 
 
 def _set_python(ctx, param, value):
-    # Numba reads NUMBA_DISABLE_JIT once, when imported: so it is set while the options are parsed,
+    # Numba reads its environment once, when imported: so it is set while the options are parsed,
     # before the command imports anything (a process that has imported Numba is refused: _python).
+    # One thread: a run then plays on the main thread, where breakpoint() and Ctrl-C act at once.
     if value and "numba" not in sys.modules:
-        os.environ["NUMBA_DISABLE_JIT"] = "1"
+        os.environ.update(NUMBA_DISABLE_JIT="1", NUMBA_NUM_THREADS="1")
     return value
 
 
@@ -166,7 +167,7 @@ def _set_python(ctx, param, value):
 PYTHON = click.option(
     "--python", "python", is_flag=True, is_eager=True, callback=_set_python,
     help="Compile nothing (NUMBA_DISABLE_JIT=1): strategies run as plain Python, so print(), breakpoint() and "
-         "debuggers work in yours. The same games, about 1,000 times slower (docs/strategies.md).")
+         "debuggers work in yours. The same games, thousands of times slower (docs/strategies.md).")
 
 
 def _python(python: bool, **excluded) -> None:
@@ -187,6 +188,7 @@ def _python(python: bool, **excluded) -> None:
 _PYTHON_EXCLUDES = {
     "scheduler": "it plays in this process, not on a cluster",
     "unchecked": "Python checks every index",
+    "threads": "it plays on one thread",
 }
 SEED_HELP = "Root seed: game g of a seed is the same game in every command [default: 0; 'random': a fresh one]."
 
@@ -242,7 +244,7 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
 
     Without options: 100,000 solo games of greedy, seed 0.
     """
-    _python(python, scheduler=scheduler, unchecked=unchecked)
+    _python(python, scheduler=scheduler, unchecked=unchecked, threads=threads is not None and threads > 1)
     _announce_compiling(_progress_enabled(quiet))
     from sim.runs import runner
     from sim.runs.dataset import MANIFEST, is_url, open_store
@@ -409,7 +411,7 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
 
     Example: encore-sim compare greedy random --games 20000
     """
-    _python(python, unchecked=unchecked)
+    _python(python, unchecked=unchecked, threads=threads is not None and threads > 1)
     _announce_compiling(_progress_enabled(quiet))
     from sim.runs.compare import compare as run_compare
     from sim.runs.compare import format_table, stop_message

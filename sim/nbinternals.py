@@ -21,7 +21,9 @@ learned) fail then; the engine, `random`, `greedy` and users' strategies do not 
 
 Under NUMBA_DISABLE_JIT=1 (`encore-sim --python`: every @njit function is its plain Python
 function) an intrinsic cannot run; each helper here, and every other intrinsic of the project
-(python_fallback), is then the plain Python code that does what it compiles to.
+(python_fallback), is then the plain Python code that does what it compiles to. `argsort` sorts
+as the compiled np.argsort does in both modes, with Numba's own quicksort in plain Python
+(`numba.misc.quicksort`, `numba.np.numpy_support.lt_floats`, imported only then).
 
 A stack array lives as long as the frame of the function whose code it is created in. Create
 it in the function that uses it, and hand it down to callees; no function returns one (an

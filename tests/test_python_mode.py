@@ -144,6 +144,7 @@ def test_python_option_on_the_command_line(files):
 @pytest.mark.parametrize("args, error", [
     (["run", "-n", "10", "--python", "--scheduler", "local"], "--python cannot be combined with --scheduler"),
     (["compare", "greedy", "random", "--python", "--unchecked"], "--python cannot be combined with --unchecked"),
+    (["compare", "greedy", "random", "--python", "-j", "2"], "--python cannot be combined with --threads"),
     # This process has compiled kernels already.
     (["replay", "-s", "greedy", "-g", "0", "--python"], "--python needs a fresh process"),
 ])
