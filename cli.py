@@ -167,7 +167,7 @@ def _set_python(ctx, param, value):
 PYTHON = click.option(
     "--python", "python", is_flag=True, is_eager=True, callback=_set_python,
     help="Compile nothing (NUMBA_DISABLE_JIT=1): strategies run as plain Python, so print(), breakpoint() and "
-         "debuggers work in yours. The same games, thousands of times slower (docs/strategies.md).")
+         "debuggers work in yours. The same games, hundreds of times slower (docs/strategies.md).")
 
 
 def _python(python: bool, **excluded) -> None:

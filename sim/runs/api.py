@@ -280,7 +280,9 @@ def _logged_once(run, first, count, players, cap):
         dice.append(dice_g[:rolls[-1]])
         log.append(log_g[:rolls[-1] * players])
     dice_start = np.cumsum(rolls)
-    return (np.concatenate(games), np.concatenate(seats),
+    games = np.concatenate(games)
+    games[:, engine.GR_LOG_ROWS] = 0   # as in the compiled path's games, from its unlogged pass
+    return (games, np.concatenate(seats),
             (dice_start, np.concatenate(dice), dice_start * players, np.concatenate(log)))
 
 
