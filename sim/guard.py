@@ -43,6 +43,7 @@ import warnings
 import numpy as np
 from numba import njit
 
+from .nbinternals import JIT_DISABLED
 from .players import PLAYER_GUARDED, PLAYER_STRICT
 from .state import BB_SIZE, CAND_SIZE, DECIDE_SIG, MAX_CANDS, MAX_SEATS, PS_SIZE, RNG_WORDS, ST_SIZE
 from .tables import copy_tables
@@ -248,6 +249,8 @@ def bounds_checked(dispatcher):
     """A user's decision function compiled again, as its author declared it but with Numba's
     bounds checking: an index out of range raises IndexError instead of reaching other memory.
     (Functions it calls are checked where they are inlined into it, or declared so themselves.)"""
+    if JIT_DISABLED:   # a plain Python function: Python checks every index
+        return dispatcher
     options = {k: v for k, v in dispatcher.targetoptions.items() if k != "nopython"}
     options["boundscheck"] = True
     return njit(**options)(dispatcher.py_func)
@@ -272,12 +275,27 @@ def watched(fn):
             except Exception:   # noqa: BLE001 (Numba catches no narrower class)
                 return RAISED
 
-        wrapper = njit(decision)
-        wrapper.compile(DECIDE_SIG)
-        wrapper.disable_compile()
+        if JIT_DISABLED:
+            wrapper = _plain_decision(fn)
+        else:
+            wrapper = njit(decision)
+            wrapper.compile(DECIDE_SIG)
+            wrapper.disable_compile()
         _WRAPPERS[fn] = wrapper
         _PLAYS[wrapper] = fn
     return _WRAPPERS[fn]
+
+
+def _plain_decision(fn):
+    """watched() in plain Python (NUMBA_DISABLE_JIT), where no signature turns what fn returns
+    into an int64: a return that is not an integer counts as raising (where_it_raised names it)."""
+    def decision(st, ps, bb, cands, n, tab, params, rng):
+        try:
+            k = fn(st, ps, bb, cands, n, tab, params, rng)
+        except Exception:   # noqa: BLE001 (as compiled)
+            return RAISED
+        return k if isinstance(k, (int, np.integer)) else RAISED
+    return decision
 
 
 def played_by(wrapper):
@@ -319,7 +337,7 @@ def where_it_raised(fn, args) -> str:
         # made an error here too. Overflow wraps around in both.
         with warnings.catch_warnings(), np.errstate(divide="raise", over="ignore", under="ignore", invalid="ignore"):
             warnings.simplefilter("ignore")
-            fn.py_func(*args)
+            k = getattr(fn, "py_func", fn)(*args)
     except Exception as e:   # noqa: BLE001 (whatever it raises is what it did wrong)
         frames = [f for f in traceback.extract_tb(e.__traceback__)
                   if f.filename != __file__
@@ -330,4 +348,6 @@ def where_it_raised(fn, args) -> str:
         if isinstance(e, (ZeroDivisionError, FloatingPointError)):
             return f"divided by zero{where}"
         return f"raised {type(e).__name__}{f' ({e})' if str(e) else ''}{where}"
+    if JIT_DISABLED and not isinstance(k, (int, np.integer)):   # see _plain_decision
+        return f"returned {k} ({type(k).__name__}), not a choice index (an integer) or -1"
     return "raised an exception (an index out of range?) that its Python code does not raise, so its line is unknown"

@@ -19,15 +19,39 @@ a function that uses the helper needing it raises NumbaInternalsError, naming th
 and the Numba version. Only the strategies that use these helpers (heuristic, lookahead,
 learned) fail then; the engine, `random`, `greedy` and users' strategies do not use them.
 
+Under NUMBA_DISABLE_JIT=1 (`encore-sim --python`: every @njit function is its plain Python
+function) an intrinsic cannot run; each helper here, and every other intrinsic of the project
+(python_fallback), is then the plain Python code that does what it compiles to. `argsort` sorts
+as the compiled np.argsort does in both modes, with Numba's own quicksort in plain Python
+(`numba.misc.quicksort`, `numba.np.numpy_support.lt_floats`, imported only then).
+
 A stack array lives as long as the frame of the function whose code it is created in. Create
 it in the function that uses it, and hand it down to callees; no function returns one (an
 inline="always" function that did would leave its caller an array in a frame that, were the
 function ever compiled out of line, is gone). tests/test_numba_internals.py checks both.
 """
+import warnings
+
 import numba
+import numpy as np
 from llvmlite import ir
 from numba import errors, types
 from numba.extending import intrinsic
+
+
+#: Numba compiles nothing in this process (NUMBA_DISABLE_JIT=1): the simulator runs as plain Python.
+JIT_DISABLED = bool(numba.config.DISABLE_JIT)
+if JIT_DISABLED:
+    # Integers wrap around silently in compiled code; NumPy's scalars wrap too, with a warning.
+    warnings.filterwarnings("ignore", r"overflow encountered in scalar", RuntimeWarning)
+
+
+def python_fallback(py_func):
+    """Decorates an @intrinsic: with JIT_DISABLED the name is `py_func` instead, plain Python
+    doing what the intrinsic compiles to (an intrinsic cannot be called from Python)."""
+    def wrap(intrinsic_fn):
+        return py_func if JIT_DISABLED else intrinsic_fn
+    return wrap
 
 
 class NumbaInternalsError(ImportError):
@@ -58,6 +82,7 @@ def _require(helper: str, *internals: str) -> None:
 
 
 def _stack_array(dtype, name):
+    @python_fallback(lambda n: np.empty(n, np.dtype(str(dtype))))
     @intrinsic
     def stack_array(typingctx, n):
         _require(name, "numba.np.arrayobj.populate_array")
@@ -88,6 +113,7 @@ stack_u64 = _stack_array(types.uint64, "stack_u64")
 stack_i64 = _stack_array(types.int64, "stack_i64")
 
 
+@python_fallback(lambda ary: ary)
 @intrinsic
 def uncounted(typingctx, ary):
     """A view of array `ary` without reference counting (no meminfo), valid while `ary` is.
@@ -107,6 +133,7 @@ def uncounted(typingctx, ary):
     return ary(ary), codegen
 
 
+@python_fallback(getattr)
 @intrinsic
 def borrow(typingctx, struct, name):
     """borrow(tab, "mask") is tab.mask without its reference count.
@@ -139,6 +166,20 @@ def borrow(typingctx, struct, name):
         ary.meminfo = get_null_value(ary.meminfo.type)
         return ary._getvalue()
     return fty(struct, name), codegen
+
+
+if JIT_DISABLED:
+    from numba.misc.quicksort import make_py_quicksort
+    from numba.np.numpy_support import lt_floats
+
+    #: np.argsort as Numba compiles it (below), in plain Python.
+    argsort = make_py_quicksort(lt=lt_floats, is_argsort=True, is_np_array=True).run_quicksort
+else:
+    @numba.njit(cache=True, inline="always")
+    def argsort(a):
+        """np.argsort(a) of a float array, equal values in the order Numba's own quicksort leaves
+        them, in compiled and plain Python code alike (NumPy's quicksort orders them otherwise)."""
+        return np.argsort(a)
 
 
 def key_cache_by(folder_of) -> None:

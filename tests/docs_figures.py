@@ -101,6 +101,21 @@ def plugin() -> str:
     return f"{called / inline:.2f} of the inlined `greedy` ({called:,.0f} against {inline:,.0f} solo games/s)"
 
 
+@register("python-speed")
+def python_speed() -> str:
+    """--python's solo games/s against the compiled ones measured with them (their targets)."""
+    rows = {r["workload"]: r for r in bench()["results"]}
+    parts = []
+    for name, label in (("greedy", "`greedy`"), ("greedy called as a user's file", "`greedy` written as a user's file")):
+        row = rows[f"solo, {name}, --python, 1 thread"]
+        parts.append(f"{row['value']:,.0f} solo games a second of {label} ({row['target'] / row['value']:,.0f} times "
+                     "fewer than compiled)")
+    # Rows measured apart from the rest of the record say when, and the machine's load then.
+    row = rows["solo, greedy, --python, 1 thread"]
+    when = f"{row['date']}, load average {row['load']:.1f}" if "date" in row else _when()
+    return f"{parts[0]} and {parts[1]}, on one core of the benchmark's machine ({when})"
+
+
 @register("bench-table")
 def bench_table() -> str:
     lines = ["| workload | measured | target | ratio | took |", "|---|---|---|---|---|"]
