@@ -49,9 +49,11 @@ JOKER_NUMBER = NUMBER_JOKER
 COLUMN_BOXES = 7
 COLOUR_BOXES = 21
 
-#: At a table: the rolls still to come are estimated as TABLE_ROLLS_PER_BOX times the boxes the
-#: leading sheet still needs for two colours (rolls_left_estimate; measured, see tests/test_kit.py).
-TABLE_ROLLS_PER_BOX = 0.75
+#: At a table the rolls still to come are estimated as TABLE_ROLLS_BASE + TABLE_ROLLS_PER_BOX times
+#: the boxes the closest seat still needs for two colours (rolls_left_estimate): a line fitted to
+#: tables of `heuristic` (0.72 per box + 6 to 7) and of `learned` (0.70 + 3), tests/test_kit.py.
+TABLE_ROLLS_PER_BOX = 0.7
+TABLE_ROLLS_BASE = 5.0
 
 _SEVEN = np.uint64(0x7F)
 _ONE = np.uint64(1)
@@ -288,10 +290,11 @@ def solo_rolls_left(st):
 @njit(cache=True)
 def rolls_left_estimate(st, bb, tab):
     """Rolls still to come after this one: exact in solo (as solo_rolls_left), estimated at a
-    table, where the game ends after the roll in which a seat completes its second colour. The
-    estimate is TABLE_ROLLS_PER_BOX times the boxes the closest seat still needs for two colours
-    (a float; measured on games of built-in strategies, tests/test_kit.py: within a few rolls,
-    unbiased on average; a table of players who race for colours ends sooner)."""
+    table, where the game ends after the roll in which a seat completes its second colour: the
+    boxes the closest seat still needs for two colours, times TABLE_ROLLS_PER_BOX, plus
+    TABLE_ROLLS_BASE (a float; about 34 at roll 1). On tables of `heuristic` or `learned` it is
+    off by 3 to 7 rolls on average (tests/test_kit.py); tables of weaker players last longer
+    (4 `greedy`: 50 rolls, where it says 34)."""
     if st[ST_PLAYERS] == 1:
         return float(SOLO_ROLLS - st[ST_ROLL])
     best = 1000
@@ -306,7 +309,7 @@ def rolls_left_estimate(st, bb, tab):
             elif r < m2:
                 m2 = r
         best = min(best, m1 + m2)
-    return TABLE_ROLLS_PER_BOX * best
+    return TABLE_ROLLS_BASE + TABLE_ROLLS_PER_BOX * best
 
 
 # --- the sheet after a choice, and the choices from there ---------------------------------
