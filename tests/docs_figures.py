@@ -317,7 +317,7 @@ def kit_reference() -> str:
 
 
 #: The example strategies of docs/strategies.md (docs/examples/), with what the guide says of each.
-KIT_EXAMPLES = (("rule_of_thumb", "boxes near H first, stars count, '!' only for 4+ boxes"),
+KIT_EXAMPLES = (("rule_of_thumb", "boxes near H first, stars count, '!' only for 5 boxes"),
                 ("look_ahead", "one-move look-ahead: now + the mean best reply over the next roll's 25 dice pairs"),
                 ("on_learned", "one-ply on `learned`'s value of the sheet after each choice"))
 KIT_SOLO = (33, 2_000)       # seed, games

@@ -1,6 +1,9 @@
 """strategies.kit against the engine and the plain-Python reference of the rules (tests/reference.py),
 on positions reached by random legal play, solo and at a table; rolls_left_estimate against the
 lengths of real games; learned_value against learned's own moves."""
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -218,7 +221,6 @@ def test_rolls_left_estimate_at_a_table_is_near_what_games_last(spec, bias, mae)
 
 def test_learned_weights_and_value_make_learned_s_solo_moves():
     """on_learned (docs/examples), one-ply on kit.learned_value, plays learned's very games solo."""
-    from pathlib import Path
     example = str(Path(__file__).resolve().parents[1] / "docs" / "examples" / "on_learned.py") + ":choose"
     mine = play_chunk(5, 0, 40, [example]).seats[:, 0, PS_SCORE]
     theirs = play_chunk(5, 0, 40, ["learned"]).seats[:, 0, PS_SCORE]
@@ -233,3 +235,47 @@ def test_the_reference_names_every_public_helper_once():
     for name in listed:
         fn = getattr(kit, name)
         assert (getattr(fn, "py_func", fn).__doc__ or "").strip(), name
+
+
+# --- the guide's example strategies --------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_guide_quotes_the_shipped_examples_as_they_are():
+    import docs_check
+    import docs_figures
+    files = {it.arg: it.text for it in docs_check.parse((ROOT / "docs" / "strategies.md").read_text())
+             if it.kind == "file"}
+    for name, _ in docs_figures.KIT_EXAMPLES:
+        assert files[f"{name}.py"] == (ROOT / "docs" / "examples" / f"{name}.py").read_text(), name
+
+
+def _documented():
+    """{example: (solo mean, its CI's half width, table win rate, table mean score)} from the guide."""
+    text = (ROOT / "docs" / "strategies.md").read_text()
+    figure = re.search(r"<!-- figure kit-examples -->(.*?)<!-- /figure -->", text, re.S)[1]
+    rows = re.findall(r"^\| `docs/examples/(\w+)\.py` \|.*\| ([-\d.]+) \(([-\d.]+)\.\.([-\d.]+)\) \| "
+                      r"([\d.]+)%, ([-\d.]+) \|$", figure, re.M)
+    return {name: (float(m), (float(hi) - float(lo)) / 2, float(w) / 100, float(s)) for name, m, lo, hi, w, s in rows}
+
+
+def test_the_examples_score_what_the_guide_says():
+    """The first games of the guide's own runs (same seeds) against the figures it quotes: a small
+    run's mean lies within 4 standard errors of the documented one (the error of the difference
+    between a run's first k games and all N of them); a broken or edited example fails."""
+    import docs_figures
+    from sim.runs.compare import compare
+    documented = _documented()
+    names = [n for n, _ in docs_figures.KIT_EXAMPLES]
+    assert sorted(documented) == sorted(names)
+    specs = [docs_figures.kit_example_spec(n) for n in names]
+    for players, (seed, big), k in ((1, docs_figures.KIT_SOLO, 100), (4, docs_figures.KIT_TABLE, 24)):
+        # Unchecked (no bounds checking: the same moves), so the examples load from the compile cache.
+        table = compare(specs, players=players, opponents="heuristic" if players > 1 else None, games=k,
+                        seed=seed, threads=1, checked=False).table
+        for i, name in enumerate(names):
+            row = table.iloc[i]
+            se = (row["ci_high"] - row["ci_low"]) / 2 / 1.96
+            mean = documented[name][0] if players == 1 else documented[name][3]
+            assert abs(row["mean"] - mean) < 4 * se * np.sqrt(1 - k / big), (name, players, row["mean"], mean)

@@ -2,7 +2,7 @@
 from strategies import kit, strategy
 
 
-@strategy(params={"near_h": 1.0, "star": 2.0, "joker_min": 4.0})
+@strategy(params={"near_h": 1.0, "star": 4.0, "joker_min": 5.0})
 def choose(st, ps, bb, cands, n, tab, params, rng):
     """Boxes near H first, stars count, jokers only for big moves."""
     near_h, star, joker_min = params[0], params[1], params[2]
