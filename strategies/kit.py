@@ -16,8 +16,9 @@ red, orange: ``GREEN`` .. ``ORANGE``). "The seat" of a choice is the one decidin
 docstring says (``sheet_after``, ``set_dice``, ``legal_choices`` write the arrays a strategy
 made for itself with ``workspace``): the state a strategy is shown must stay as it is.
 
-Cost. The small helpers are inlined into the strategy (``inline="always"``) and allocate
-nothing; call them per candidate freely. ``workspace`` allocates: call it once per decision.
+Cost. The small helpers are inlined into the strategy (``inline="always"``), allocate
+nothing and read the tables without reference counts (sim.nbinternals.borrow); call them per
+candidate freely. ``workspace`` allocates: call it once per decision.
 ``sheet_after`` copies the table into the workspace (about 200 words) and plays the choice.
 
 docs/kit.md is generated from this module's docstrings (tests/docs_figures.py: kit-reference).
@@ -25,10 +26,11 @@ docs/kit.md is generated from this module's docstrings (tests/docs_figures.py: k
 import numpy as np
 from numba import njit
 
-from sim.bits import popcount
+from sim.bits import ctz, popcount
 from sim.engine import SOLO_ROLLS, award_seat, awards, cross
 from sim.engine import legal_choices as _legal_choices
 from sim.moves import mobility
+from sim.nbinternals import borrow
 from sim.state import (
     BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, COLOUR_JOKER, MAX_CANDS, MAX_SEATS, NUMBER_JOKER,
     PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS, PS_PASSES, ST_AVAIL, ST_COLOURS_TAKEN,
@@ -71,19 +73,19 @@ def placement(cands, i):
 @njit(cache=True, inline="always")
 def colour(tab, cands, i):
     """The colour of choice i's boxes: 0..4 (GREEN, YELLOW, BLUE, RED, ORANGE)."""
-    return tab.colour[cands[i, CAND_SUB]]
+    return borrow(tab, "colour")[cands[i, CAND_SUB]]
 
 
 @njit(cache=True, inline="always")
 def size(tab, cands, i):
     """The number of boxes choice i crosses (1..5: the number it plays)."""
-    return tab.size[cands[i, CAND_SUB]]
+    return borrow(tab, "size")[cands[i, CAND_SUB]]
 
 
 @njit(cache=True, inline="always")
 def stars(tab, cands, i):
     """The star boxes among choice i's boxes (each star left open costs 2 points at the end)."""
-    return tab.stars[cands[i, CAND_SUB]]
+    return borrow(tab, "stars")[cands[i, CAND_SUB]]
 
 
 @njit(cache=True, inline="always")
@@ -97,23 +99,21 @@ def box(tab, cands, i, j):
     """(column, row) of the j-th box of choice i, j = 0 .. size - 1, in column order (column
     0..14 = A..O, row 0..6 = the sheet's rows 1..7)."""
     sub = cands[i, CAND_SUB]
-    for w in range(2):
-        word = tab.mask[sub, w]
-        for c in range(8):
-            col_bits = (word >> np.uint64(8 * c)) & _SEVEN
-            for r in range(7):
-                if (col_bits >> np.uint64(r)) & _ONE:
-                    if j == 0:
-                        return 8 * w + c, r
-                    j -= 1
-    return -1, -1
+    mask = borrow(tab, "mask")      # no reference count (sim.nbinternals): this runs per box
+    lo = mask[sub, 0]
+    in_lo = popcount(lo)
+    word = lo if j < in_lo else mask[sub, 1]
+    for _ in range(j if j < in_lo else j - in_lo):     # drop the boxes before the j-th
+        word &= word - _ONE
+    bit = ctz(word) + (0 if j < in_lo else 64)
+    return bit >> 3, bit & 7
 
 
 @njit(cache=True, inline="always")
 def boxes_in_column(tab, cands, i, col):
     """How many of choice i's boxes lie in column col (0..14)."""
     sub = cands[i, CAND_SUB]
-    word = tab.mask[sub, col >> 3]
+    word = borrow(tab, "mask")[sub, col >> 3]
     return popcount((word >> np.uint64(8 * (col & 7))) & _SEVEN)
 
 
@@ -125,7 +125,7 @@ def columns(tab, cands, i):
     last = -1
     sub = cands[i, CAND_SUB]
     for col in range(N_COLUMNS):
-        if (tab.mask[sub, col >> 3] >> np.uint64(8 * (col & 7))) & _SEVEN:
+        if (borrow(tab, "mask")[sub, col >> 3] >> np.uint64(8 * (col & 7))) & _SEVEN:
             if first < 0:
                 first = col
             last = col
@@ -145,9 +145,11 @@ def _awards_of(st, ps, bb, tab, cands, i):
     seat = st[ST_SEAT]
     sub = cands[i, CAND_SUB]
     solo = st[ST_PLAYERS] == 1
-    return awards(bb[seat, BB_CROSSED] | tab.mask[sub, 0], bb[seat, BB_CROSSED + 1] | tab.mask[sub, 1],
+    mask = borrow(tab, "mask")
+    return awards(bb[seat, BB_CROSSED] | mask[sub, 0], bb[seat, BB_CROSSED + 1] | mask[sub, 1],
                   ps[seat, PS_COLS], ps[seat, PS_COLOURS], 0 if solo else st[ST_COLS_TAKEN],
-                  0 if solo else st[ST_COLOURS_TAKEN], tab.col_first, tab.col_later, tab.colour_mask)
+                  0 if solo else st[ST_COLOURS_TAKEN], borrow(tab, "col_first"), borrow(tab, "col_later"),
+                  borrow(tab, "colour_mask"))
 
 
 @njit(cache=True, inline="always")
@@ -212,15 +214,15 @@ def column_crossed(bb, seat, col):
 @njit(cache=True, inline="always")
 def colour_crossed(bb, tab, seat, colour):
     """Boxes of colour (0..4) seat has crossed (0..21; 21 = complete)."""
-    return (popcount(bb[seat, BB_CROSSED] & tab.colour_mask[colour, 0])
-            + popcount(bb[seat, BB_CROSSED + 1] & tab.colour_mask[colour, 1]))
+    return (popcount(bb[seat, BB_CROSSED] & borrow(tab, "colour_mask")[colour, 0])
+            + popcount(bb[seat, BB_CROSSED + 1] & borrow(tab, "colour_mask")[colour, 1]))
 
 
 @njit(cache=True, inline="always")
 def stars_open(bb, tab, seat):
     """Star boxes seat has not crossed (each costs 2 points at the end)."""
-    return (popcount(tab.star_mask[0] & ~bb[seat, BB_CROSSED])
-            + popcount(tab.star_mask[1] & ~bb[seat, BB_CROSSED + 1]))
+    return (popcount(borrow(tab, "star_mask")[0] & ~bb[seat, BB_CROSSED])
+            + popcount(borrow(tab, "star_mask")[1] & ~bb[seat, BB_CROSSED + 1]))
 
 
 @njit(cache=True, inline="always")
@@ -248,8 +250,8 @@ def column_points(st, tab, col):
     H), or its later one if another seat completed it in an earlier roll (always the first in
     solo)."""
     if st[ST_PLAYERS] > 1 and (st[ST_COLS_TAKEN] >> col) & 1:
-        return tab.col_later[col]
-    return tab.col_first[col]
+        return borrow(tab, "col_later")[col]
+    return borrow(tab, "col_first")[col]
 
 
 @njit(cache=True, inline="always")
