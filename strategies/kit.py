@@ -272,8 +272,8 @@ def score_now(ps, bb, tab, seat):
 
 @njit(cache=True, inline="always")
 def open_placements(bb, seat):
-    """Placements of any colour and number seat could legally cross now (about 20 at the start):
-    how much room the sheet leaves to grow."""
+    """Placements of any colour and number seat could legally cross now (33 at the start, on the
+    standard sheet): how much room the sheet leaves to grow."""
     return mobility(bb[seat], BB_ALIVE, BB_TOUCH)
 
 
@@ -294,9 +294,10 @@ def rolls_left_estimate(st, bb, tab):
     """Rolls still to come after this one: exact in solo (as solo_rolls_left), estimated at a
     table, where the game ends after the roll in which a seat completes its second colour: the
     boxes the closest seat still needs for two colours, times TABLE_ROLLS_PER_BOX, plus
-    TABLE_ROLLS_BASE (a float; about 34 at roll 1). On tables of `heuristic` or `learned` it is
-    off by 3 to 7 rolls on average (tests/test_kit.py); tables of weaker players last longer
-    (4 `greedy`: 50 rolls, where it says 34)."""
+    TABLE_ROLLS_BASE (a float; about 34 at roll 1). At 4-player tables of `heuristic` or of
+    `learned` it is off by 3.5 to 5 rolls on average (tables of `heuristic` last 2 rolls longer
+    than it says, of `learned` 2 shorter: tests/test_kit.py); tables of weaker players last
+    longer (4 `greedy`: 47 rolls, where it says 34 at the start)."""
     if st[ST_PLAYERS] == 1:
         return float(SOLO_ROLLS - st[ST_ROLL])
     best = 1000
@@ -320,7 +321,7 @@ def rolls_left_estimate(st, bb, tab):
 def workspace():
     """Arrays of the strategy's own, (st2, ps2, bb2, cands2), shaped as st, ps, bb and cands:
     where sheet_after writes the table after a choice and legal_choices the choices from there.
-    It allocates (about 1 µs): make one per decision, not one per choice."""
+    It allocates (about half a microsecond): make one per decision, not one per choice."""
     return (np.zeros(ST_SIZE, np.int64), np.zeros((MAX_SEATS, PS_SIZE), np.int64),
             np.zeros((MAX_SEATS, BB_SIZE), np.uint64), np.empty((MAX_CANDS, CAND_SIZE), np.int64))
 
