@@ -279,3 +279,14 @@ def test_the_examples_score_what_the_guide_says():
             se = (row["ci_high"] - row["ci_low"]) / 2 / 1.96
             mean = documented[name][0] if players == 1 else documented[name][3]
             assert abs(row["mean"] - mean) < 4 * se * np.sqrt(1 - k / big), (name, players, row["mean"], mean)
+
+
+def test_solo_rolls_left_in_a_table_game_stops_the_run_saying_what_to_use(tmp_path):
+    from sim.runs.api import StrategyError, check_chunk
+    path = tmp_path / "trap.py"
+    path.write_text("from strategies import kit\n\n\ndef choose(st, ps, bb, cands, n, tab, params, rng):\n"
+                    "    return 0 if n > 0 and kit.solo_rolls_left(st) > 10 else -1\n")
+    solo = play_chunk(5, 0, 3, [f"{path}:choose"])
+    check_chunk(solo)
+    with pytest.raises(StrategyError, match="solo_rolls_left at a table: use kit.rolls_left_estimate"):
+        check_chunk(play_chunk(5, 0, 3, [f"{path}:choose", "greedy"]))
