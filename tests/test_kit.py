@@ -83,6 +83,7 @@ def test_a_choice_s_boxes_colour_size_stars_and_columns_are_its_cells():
             cols = [c for c, _ in cells]
             assert kit.columns(KTAB, cands, i) == (min(cols), max(cols))
             assert [kit.boxes_in_column(KTAB, cands, i, c) for c in range(15)] == [cols.count(c) for c in range(15)]
+            assert [kit.distance_from_h(c) for c in cols] == [abs(COL_LETTERS.index(ref.START_COLUMN) - c) for c in cols]
             checked += 1
     assert checked > 300
 
