@@ -17,7 +17,8 @@ them alone; they also use three internals, imported below and nowhere else:
 them. Importing this module never fails: if a Numba release renames one of them, compiling
 a function that uses the helper needing it raises NumbaInternalsError, naming the internal
 and the Numba version. Only the strategies that use these helpers (heuristic, lookahead,
-learned) fail then; the engine, `random`, `greedy` and users' strategies do not use them.
+learned, and users' strategies through strategies.kit) fail then; the engine, `random` and
+`greedy` do not use them.
 
 Under NUMBA_DISABLE_JIT=1 (`encore-sim --python`: every @njit function is its plain Python
 function) an intrinsic cannot run; each helper here, and every other intrinsic of the project

@@ -311,3 +311,48 @@ def unseen_sheet() -> str:
             f"makes weights that win {r['win_rate']:.1%} "
             f"({r['win_ci_low']:.1%}..{r['win_ci_high']:.1%}) of {SHEET_TABLE_GAMES[4]:,} games against three "
             "`lookahead` (parity 25%).")
+
+
+# --- the strategy kit ----------------------------------------------------------------
+
+@register("kit-reference")
+def kit_reference() -> str:
+    """docs/kit.md's reference: every helper of strategies.kit, its signature and docstring."""
+    import inspect
+    from strategies import kit
+    out = []
+    for title, names in kit.SECTIONS:
+        out += [f"### {title}", ""]
+        for name in names:
+            fn = getattr(kit, name)
+            py = getattr(fn, "py_func", fn)
+            doc = inspect.cleandoc(py.__doc__ or "")
+            out += [f"#### `kit.{name}{inspect.signature(py)}`", "", doc, ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+#: The example strategies of docs/strategies.md (docs/examples/), with what the guide says of each.
+KIT_EXAMPLES = (("rule_of_thumb", "boxes near H first, stars count, '!' only for 5 boxes"),
+                ("look_ahead", "one-move look-ahead: now + the mean best reply over the next roll's 25 dice pairs"),
+                ("on_learned", "one-ply on `learned`'s value of the sheet after each choice"))
+KIT_SOLO = (33, 2_000)       # seed, games
+KIT_TABLE = (34, 1_000)      # seed, games: 4 players, each example against 3 `heuristic`
+
+
+def kit_example_spec(name: str) -> str:
+    return f"{ROOT / 'docs' / 'examples' / name}.py:choose"
+
+
+@register("kit-examples", slow=True, learned=True)
+def kit_examples() -> str:
+    specs = tuple(kit_example_spec(n) for n, _ in KIT_EXAMPLES)
+    solo = _compare(specs, games=KIT_SOLO[1], seed=KIT_SOLO[0]).table
+    table = _compare(specs, players=4, opponents="heuristic", games=KIT_TABLE[1], seed=KIT_TABLE[0]).table
+    rows = [f"| example | what it does | solo mean (95% CI), {KIT_SOLO[1]:,} games of seed {KIT_SOLO[0]} | "
+            f"4 players against 3 `heuristic`, {KIT_TABLE[1]:,} games of seed {KIT_TABLE[0]}: win rate, mean score |",
+            "|---|---|---|---|"]
+    for i, (name, what) in enumerate(KIT_EXAMPLES):
+        s, t = solo.iloc[i], table.iloc[i]
+        rows.append(f"| `docs/examples/{name}.py` | {what} | {s['mean']:.2f} ({s['ci_low']:.2f}..{s['ci_high']:.2f}) | "
+                    f"{t['win_rate']:.1%}, {t['mean']:.2f} |")
+    return "\n".join(rows)
