@@ -131,6 +131,11 @@ def test_borrow_refuses_unknown_fields_and_names_that_are_not_constants():
 def test_a_missing_internal_fails_only_where_it_is_used():
     """As with a Numba release that renamed populate_array: the strategies load, greedy plays,
     and compiling a function that needs a stack array names the missing internal."""
+    # The batch kernel itself makes arrays with populate_array: the process below loads it from
+    # the compile cache, as after any earlier run. Compiled here first, so that the test does not
+    # depend on the tests run before it (alone on an empty cache it failed).
+    from sim.runs.api import play_chunk
+    play_chunk(0, 0, 20, ["greedy"])
     code = textwrap.dedent("""
         import numba.np.arrayobj
         del numba.np.arrayobj.populate_array
