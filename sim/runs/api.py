@@ -74,6 +74,7 @@ class Lineup:
     sheet: object = None    # the sim.sheets.Sheet the strategies' data is for
     players: int | None = None  # the number of players it is for
     checked: bool = True    # users' strategies compiled with bounds checking (sim.guard)
+    labels: tuple[str, ...] | None = None   # how results name each (strategies.registry.labels); None: specs
 
 
 def _check_specs(strategies) -> None:
@@ -90,7 +91,7 @@ def lineup(strategies, files=None, sheet="standard", players=None, checked=True)
     weights) gets those for `sheet` and `players` after its parameters. A user's strategy is
     compiled with bounds checking unless `checked` is false, and played watched (sim.guard).
     """
-    from strategies import resolve  # the engine does not depend on strategies at import
+    from strategies import labels, resolve  # the engine does not depend on strategies at import
 
     _check_specs(strategies)
     files = [None] * len(strategies) if files is None else list(files)
@@ -111,7 +112,8 @@ def lineup(strategies, files=None, sheet="standard", players=None, checked=True)
     pad = MAX_SEATS - len(resolved)
     lengths = [len(row) for row in rows] + [len(rows[0])] * pad
     return Lineup(tuple(r.spec for r in resolved), tuple(fns + fns[:1] * pad),
-                  params, np.array(kinds + kinds[:1] * pad + lengths, np.int64), sheet_obj, players, checked)
+                  params, np.array(kinds + kinds[:1] * pad + lengths, np.int64), sheet_obj, players, checked,
+                  tuple(labels(resolved)))
 
 
 def player_kind(fn) -> int:
@@ -156,6 +158,8 @@ class Chunk:
     sheet: object = None     # the sim.sheets.Sheet played on
     #: With an exception in a user's strategy (sim.guard.ERR_RAISED): what it did and where.
     raised: str | None = None
+    #: How tables name each strategy (strategies.registry.labels); None: by their specs.
+    labels: tuple[str, ...] | None = None
 
     def to_arrow(self, table: str = "players"):
         """Table "games" (a row per game), "players" (per game and seat) or "turns" (per
@@ -202,7 +206,8 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
                          f"not for {players} on {sheet.name!r}")
     if len(line.specs) == 1 and players > 1:
         line = Lineup(line.specs, (line.fns[0],) * MAX_SEATS, np.repeat(line.params[:1], MAX_SEATS, axis=0),
-                      np.repeat(line.kinds[::MAX_SEATS], MAX_SEATS), line.sheet, line.players, line.checked)
+                      np.repeat(line.kinds[::MAX_SEATS], MAX_SEATS), line.sheet, line.players, line.checked,
+                      line.labels)
     tab = kernel_tables(sheet)
     slots = np.arange(MAX_SEATS, dtype=np.int64) if len(line.specs) > 1 else np.zeros(MAX_SEATS, np.int64)
 
@@ -223,7 +228,7 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
 
     games, seats, _ = unlogged()
     chunk = Chunk(seed, first, line.specs, games, seats, _seat_slots(first, count, players, rotate, line),
-                  sheet=sheet)
+                  sheet=sheet, labels=line.labels)
     if games[:, engine.GR_ERROR].any():
         # A write seen only after its game (or block of games: sim.guard): replay the games
         # marked so, alone and checked after every decision, until one shows the roll and seat.
