@@ -170,6 +170,29 @@ def _same(flat, at, a, rows):
     return True
 
 
+assert CAND_SIZE == 4, "_save_cands and _same_cands are written out for four columns"
+
+
+# The candidates are most of what is saved and compared (4 words each, 20-60 of them): written
+# out per row, without an early exit, the loops take half the time of _save and _same's.
+@njit(cache=True, inline="always")
+def _save_cands(flat, at, cands, n):
+    for i in range(n):
+        flat[at + 4 * i] = cands[i, 0]
+        flat[at + 4 * i + 1] = cands[i, 1]
+        flat[at + 4 * i + 2] = cands[i, 2]
+        flat[at + 4 * i + 3] = cands[i, 3]
+
+
+@njit(cache=True, inline="always")
+def _same_cands(flat, at, cands, n):
+    diff = 0
+    for i in range(n):
+        diff |= ((flat[at + 4 * i] ^ cands[i, 0]) | (flat[at + 4 * i + 1] ^ cands[i, 1])
+                 | (flat[at + 4 * i + 2] ^ cands[i, 2]) | (flat[at + 4 * i + 3] ^ cands[i, 3]))
+    return diff == 0
+
+
 @njit(cache=True, inline="always")
 def _zero_rows(a, first):
     for i in range(first, a.shape[0]):
@@ -228,7 +251,7 @@ def guarded_call(fn, kind, slot, players, st, ps, bb, cands, n, tab, params, rng
         ints[i] = st[i]
     _save(ints, _PS_AT, ps, players)
     _save(bits, 0, bb, players)
-    _save(ints, _CANDS_AT, cands, n)
+    _save_cands(ints, _CANDS_AT, cands, n)
     ints[_N_AT] = n
     for i in range(rng.shape[0]):   # what a strategy that raises drew from (sim.runs.api replays it)
         bits[_RNG_AT + i] = rng[i]
@@ -239,7 +262,7 @@ def guarded_call(fn, kind, slot, players, st, ps, bb, cands, n, tab, params, rng
         return k, WROTE_PS
     if not _same(bits, 0, bb, players):
         return k, WROTE_BB
-    if not _same(ints, _CANDS_AT, cands, n):
+    if not _same_cands(ints, _CANDS_AT, cands, n):
         return k, WROTE_CANDS
     if kind == PLAYER_STRICT:
         wrote = empty_seats_written(ps, bb, players)

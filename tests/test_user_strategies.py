@@ -238,3 +238,15 @@ def test_strategies_that_would_share_a_label_are_told_apart(tmp_path):
     assert labels([a, resolve(f"{tmp_path}/a/x/most.py:choose:joker_cost=1")]) == \
         ["most.py:choose", "most.py:choose:joker_cost=1"]
     assert np.array_equal(a.params, resolve(f"{tmp_path}/a/x/./most.py:choose").params)
+
+
+# --- 5. reading the turns table ------------------------------------------------------------------
+
+def test_a_chunks_turns_by_the_columns_asked_for():
+    chunk = api.play_chunk(3, 0, 12, ["greedy", "random"], log_turns=True)
+    full = chunk.to_pandas("turns")
+    two = chunk.to_pandas("turns", columns=["roll", "jokers"])
+    assert list(two.columns) == ["roll", "jokers"] and len(full) > 12
+    pd.testing.assert_frame_equal(two, full[["roll", "jokers"]])
+    with pytest.raises(ValueError, match="has no column 'joker'"):
+        chunk.to_arrow("turns", columns=["joker"])

@@ -161,24 +161,33 @@ class Chunk:
     #: How tables name each strategy (strategies.registry.labels); None: by their specs.
     labels: tuple[str, ...] | None = None
 
-    def to_arrow(self, table: str = "players"):
+    def to_arrow(self, table: str = "players", columns=None):
         """Table "games" (a row per game), "players" (per game and seat) or "turns" (per
-        decision; needs log_turns=True) as a pyarrow Table: the rows `encore-sim run` writes."""
+        decision; needs log_turns=True) as a pyarrow Table: the rows `encore-sim run` writes;
+        only `columns` (names) if given."""
         from . import dataset
         if table == "games":
-            return dataset.games_table(self, self.sheet.name if self.sheet is not None else "")
-        if table == "players":
-            return dataset.players_table(self)
-        if table == "turns":
+            out = dataset.games_table(self, self.sheet.name if self.sheet is not None else "")
+        elif table == "players":
+            out = dataset.players_table(self)
+        elif table == "turns":
             if self.log is None:
                 raise ValueError("this chunk was played without log_turns=True: it has no turns")
-            return dataset.turns_table(self, build_tables(self.sheet or load_sheet("standard")))
-        raise ValueError(f"unknown table {table!r}: expected games, players or turns")
+            out = dataset.turns_table(self, build_tables(self.sheet or load_sheet("standard")))
+        else:
+            raise ValueError(f"unknown table {table!r}: expected games, players or turns")
+        if columns is None:
+            return out
+        unknown = [c for c in columns if c not in out.column_names]
+        if unknown:
+            raise ValueError(f"table {table!r} has no column {unknown[0]!r} (columns: {', '.join(out.column_names)})")
+        return out.select(list(columns))
 
-    def to_pandas(self, table: str = "players"):
-        """to_arrow(table) as a pandas DataFrame, as pandas.read_parquet reads the dataset's
-        table (nullable integer columns become floats with NaN)."""
-        return self.to_arrow(table).to_pandas()
+    def to_pandas(self, table: str = "players", columns=None):
+        """to_arrow(table, columns) as a pandas DataFrame, as pandas.read_parquet reads the dataset's
+        table (nullable integer columns become floats with NaN). The turns table's list and string
+        columns cost most of the memory: name the columns you need."""
+        return self.to_arrow(table, columns).to_pandas()
 
 
 def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
