@@ -191,8 +191,8 @@ def test_user_strategy_file_end_to_end(tmp_path):
 
 
 def test_user_strategy_file_again_in_a_new_process(tmp_path):
-    """A user's file runs again in a new process. (Its module name once depended on the process,
-    which broke Numba's cache of it; a user's strategy is no longer cached, but its helpers may be.)"""
+    """A user's file runs again in a new process, from Numba's cache. (Its module name once depended
+    on the process, which broke the cache; it follows the file's content now.)"""
     f = tmp_path / "my-strategy.py"
     f.write_text(USER_OK)
     for i in range(2):
