@@ -4,6 +4,7 @@ results by its @strategy name or file.py:function."""
 import json
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -114,7 +115,7 @@ print(sorted(set(names)))
 def test_a_new_process_loads_the_users_strategy_and_its_watch_from_the_cache(tmp_path):
     """The bounds-checked twin and the watched wrapper are compiled in the first process only."""
     f = tmp_path / "cached.py"
-    f.write_text(MOST.replace("min_boxes\": 1.0", "min_boxes\": 2.0"))   # content no other test compiled
+    f.write_text(f"# {uuid.uuid4()}: content no earlier process compiled\n{MOST}")
     code = PLAY.format(root=str(ROOT), spec=f"{f}:choose")
     runs = [subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
                            timeout=600, check=True).stdout.strip().splitlines()[-1] for _ in range(2)]
