@@ -5,7 +5,6 @@ from pathlib import Path
 
 import numpy as np
 
-from sim import numba_cache
 from sim.numba_cache import code_key, games_digest
 
 ROOT = Path(__file__).resolve().parent.parent
