@@ -29,7 +29,7 @@ run: install
 	$(VENV)/bin/encore-sim report "$$out"
 
 test: install
-	$(VENV)/bin/python -m pytest -q
+	$(VENV)/bin/python -m pytest -q --durations=15
 
 bench: install
 	$(VENV)/bin/python -m sim.runs.bench

@@ -188,6 +188,44 @@ UNCHECKED = click.option(
     "--unchecked", is_flag=True,
     help="Compile users' strategies (-s file.py:function) without bounds checking: faster, but an index out "
          "of range reads or writes memory it does not own instead of stopping the run with its file and line.")
+
+
+def _set_python(ctx, param, value):
+    # Numba reads its environment once, when imported: so it is set while the options are parsed,
+    # before the command imports anything (a process that has imported Numba is refused: _python).
+    # One thread: a run then plays on the main thread, where breakpoint() and Ctrl-C act at once.
+    if value and "numba" not in sys.modules:
+        os.environ.update(NUMBA_DISABLE_JIT="1", NUMBA_NUM_THREADS="1")
+    return value
+
+
+#: --python, on the commands that play strategies (run, compare, replay).
+PYTHON = click.option(
+    "--python", "python", is_flag=True, is_eager=True, callback=_set_python,
+    help="Compile nothing (NUMBA_DISABLE_JIT=1): strategies run as plain Python, so print(), breakpoint() and "
+         "debuggers work in yours. The same games, hundreds of times slower (docs/strategies.md).")
+
+
+def _python(python: bool, **excluded) -> None:
+    """Check --python against the options given with it (name=value: each must be unset) and
+    against this process, which must not have compiled anything yet."""
+    if not python:
+        return
+    for name, value in excluded.items():
+        if value:
+            raise ValueError(f"--python cannot be combined with --{name.replace('_', '-')}: "
+                             + _PYTHON_EXCLUDES[name])
+    from sim.nbinternals import JIT_DISABLED
+    if not JIT_DISABLED:
+        raise ValueError("--python needs a fresh process: this one has loaded Numba with compiling on "
+                         "(run the encore-sim command, or set NUMBA_DISABLE_JIT=1 before importing sim)")
+
+
+_PYTHON_EXCLUDES = {
+    "scheduler": "it plays in this process, not on a cluster",
+    "unchecked": "Python checks every index",
+    "threads": "it plays on one thread",
+}
 SEED_HELP = "Root seed: game g of a seed is the same game in every command [default: 0; 'random': a fresh one]."
 
 
@@ -233,14 +271,16 @@ def main() -> None:
 @click.option("--retries", type=int, default=3, show_default=True,
               help="With --scheduler: retries of a chunk whose task failed.")
 @UNCHECKED
+@PYTHON
 @click.pass_context
 @_errors
 def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size, out, max_rolls, log_turns,
-        resume, force, quiet, scheduler, retries, unchecked):
+        resume, force, quiet, scheduler, retries, unchecked, python):
     """Play many games in parallel and write them to a Parquet dataset.
 
     Without options: 100,000 solo games of greedy, seed 0.
     """
+    _python(python, scheduler=scheduler, unchecked=unchecked, threads=threads is not None and threads > 1)
     _announce_compiling(_progress_enabled(quiet))
     from sim.runs import runner
     from sim.runs.dataset import MANIFEST, is_url, open_store
@@ -394,9 +434,10 @@ def summary(path, by, fmt, output, output_old):
               metavar="FILE.html",
               help="Also write an HTML report: the paired differences as a forest plot and the score distributions.")
 @UNCHECKED
+@PYTHON
 @_errors
 def compare(strategies, players, opponents, games, until_ci, max_games, seed, sheet, max_rolls, threads,
-            chunk_size, fmt, quiet, report_file, unchecked):
+            chunk_size, fmt, quiet, report_file, unchecked, python):
     """Compare strategies on common random numbers (the same dice), paired against the first.
 
     Either --games N, or --until-ci X (at most --max-games; giving --games too is an error):
@@ -406,6 +447,7 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
 
     Example: encore-sim compare greedy random --games 20000
     """
+    _python(python, unchecked=unchecked, threads=threads is not None and threads > 1)
     _announce_compiling(_progress_enabled(quiet))
     from sim.runs.compare import compare as run_compare
     from sim.runs.compare import format_table, stop_message
@@ -544,9 +586,11 @@ def tune(spec, params, players, opponents, objective, budget, seed, validate_gam
 @click.option("--json", "as_json", is_flag=True, help="Print the engine's game log as JSON.")
 @click.option("--every-roll", is_flag=True, help="Draw the sheets after every roll, not only at the end.")
 @UNCHECKED
+@PYTHON
 @click.pass_context
 @_errors
-def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, as_json, every_roll, unchecked):
+def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, as_json, every_roll, unchecked,
+           python):
     """Replay one game exactly, roll by roll: game N of a dataset (PATH --game N), or game N
     of what `run` would play with the same --seed and --strategy options.
 
@@ -554,6 +598,7 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
     Example: game 4 of   encore-sim run --seed 7 -s greedy -s random -s heuristic
     is                   encore-sim replay --seed 7 --game 4 -s greedy -s random -s heuristic
     """
+    _python(python, unchecked=unchecked)
     _announce_compiling(sys.stderr.isatty())
     from sim.runs.replay import check_stored, from_dataset, game_of, render
     from sim.runs.settings import Settings
@@ -616,8 +661,8 @@ def moves(sheet, crossed, colour, number):
 @click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
 @click.option("--players", "-p", type=int, default=1, show_default=True, help="1 = the solo game.")
 @click.option("--games", "-n", type=COUNT, default=None,
-              help="Training games [default: solo 5,000,000; tables 300,000 (2 players) .. 100,000 (6): "
-                   "each about 5-10 minutes on one core].")
+              help="Training games [default: solo 5,000,000; tables 300,000 (2 players), 200,000 (3), 600,000 (4), "
+                   "120,000 (5), 100,000 (6): each about 2-8 minutes on one core].")
 @click.option("--seed", type=int, default=7, show_default=True,
               help="Root seed of the training dice (7: no other command's default plays its games).")
 @click.option("--threads", "-j", type=int, default=None,

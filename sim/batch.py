@@ -18,6 +18,7 @@ from numba.extending import intrinsic
 
 from .engine import GR_ERR_VALUE, GR_ERROR, play
 from .guard import ERR_WRITE_SEEN_LATE, any_copy_written, guest_arrays
+from .nbinternals import JIT_DISABLED, python_fallback
 from .state import BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SIZE, RNG_WORDS, ST_SIZE, StrategySet, seat_slot
 from .tables import TablesType, copy_tables
 
@@ -31,6 +32,13 @@ BATCH_SIG = types.void(
 )
 
 
+def _python_fetch_add(counter, delta):
+    before = counter[0]
+    counter[0] += delta
+    return before
+
+
+@python_fallback(_python_fetch_add)
 @intrinsic
 def _fetch_add(typingctx, counter, delta):
     """counter[0] += delta atomically; returns the value before (int64 counter array)."""
@@ -158,6 +166,8 @@ def play_alone_watched(strats, kinds, params, slots, rotate, tab, root, first, p
 
 def alone_watched():
     """play_alone_watched, compiled for play_batch's arguments on first use (an error's path)."""
+    if JIT_DISABLED:
+        return play_alone_watched
     if not play_alone_watched.signatures:
         play_alone_watched.compile(types.Tuple((types.int64[::1], types.uint64[::1]))(*BATCH_SIG.args))
         play_alone_watched.disable_compile()
@@ -166,6 +176,8 @@ def alone_watched():
 
 def watched_batch():
     """play_batch_watched, compiled for play_batch's signature (or loaded from the cache) on first use."""
+    if JIT_DISABLED:
+        return play_batch_watched
     if not play_batch_watched.signatures:
         play_batch_watched.compile(BATCH_SIG.args)
         # Only that signature, as play_batch's: strategies typed as function values, not each its own type.

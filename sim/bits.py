@@ -9,11 +9,20 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
+from .nbinternals import python_fallback
+
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
 ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_WORD = (1 << 64) - 1
 
 
+def _word(x) -> int:
+    """x's 64 bits as a Python int (a negative int64 as its two's complement, as LLVM sees it)."""
+    return int(x) & _WORD
+
+
+@python_fallback(lambda x: _word(x).bit_count())
 @intrinsic
 def _ctpop(typingctx, x):
     if not isinstance(x, types.Integer):
@@ -25,6 +34,7 @@ def _ctpop(typingctx, x):
     return x(x), codegen
 
 
+@python_fallback(lambda x: (_word(x) & -_word(x)).bit_length() - 1)
 @intrinsic
 def _cttz(typingctx, x):
     if not isinstance(x, types.Integer):

@@ -190,6 +190,23 @@ def cross(ps, bb, tab, seat, sub, cost, roll):
 
 
 @njit(cache=True, inline="always")
+def award_seat(ps, bb, tab, s, cols_taken, colours_taken):
+    """Credit seat s with what its sheet completes beyond what ps says it had (awards: first value
+    unless taken in an earlier roll); returns the bitmasks (new columns, new colours). The engine
+    settles each seat with it; strategies.kit.sheet_after plays one choice with it."""
+    new_cols, new_colours, first_cols, first_colours, col_points, colour_points = awards(
+        bb[s, BB_CROSSED], bb[s, BB_CROSSED + 1], ps[s, PS_COLS], ps[s, PS_COLOURS], cols_taken, colours_taken,
+        tab.col_first, tab.col_later, tab.colour_mask)
+    ps[s, PS_COL_POINTS] += col_points
+    ps[s, PS_COLS_FIRST] += popcount(np.uint64(first_cols))
+    ps[s, PS_COLS] |= new_cols
+    ps[s, PS_COLOUR_POINTS] += colour_points
+    ps[s, PS_COLOURS_FIRST] += popcount(np.uint64(first_colours))
+    ps[s, PS_COLOURS] |= new_colours
+    return new_cols, new_colours
+
+
+@njit(cache=True, inline="always")
 def settle_awards(st, ps, bb, tab):
     """Award this roll's completions (RULES section 6); True if the game ends (section 7).
 
@@ -206,15 +223,7 @@ def settle_awards(st, ps, bb, tab):
     new_colours_all = 0
     ended = False
     for s in range(players):
-        new_cols, new_colours, first_cols, first_colours, col_points, colour_points = awards(
-            bb[s, BB_CROSSED], bb[s, BB_CROSSED + 1], ps[s, PS_COLS], ps[s, PS_COLOURS], cols_taken, colours_taken,
-            tab.col_first, tab.col_later, tab.colour_mask)
-        ps[s, PS_COL_POINTS] += col_points
-        ps[s, PS_COLS_FIRST] += popcount(np.uint64(first_cols))
-        ps[s, PS_COLS] |= new_cols
-        ps[s, PS_COLOUR_POINTS] += colour_points
-        ps[s, PS_COLOURS_FIRST] += popcount(np.uint64(first_colours))
-        ps[s, PS_COLOURS] |= new_colours
+        new_cols, new_colours = award_seat(ps, bb, tab, s, cols_taken, colours_taken)
         new_cols_all |= new_cols
         new_colours_all |= new_colours
         if popcount(np.uint64(ps[s, PS_COLOURS])) >= 2:

@@ -48,6 +48,7 @@ import numpy as np
 from numba import njit
 
 from .numba_cache import cache_folder
+from .nbinternals import JIT_DISABLED
 from .players import PLAYER_GUARDED, PLAYER_STRICT
 from .state import BB_SIZE, CAND_SIZE, DECIDE_SIG, MAX_CANDS, MAX_SEATS, PS_SIZE, RNG_WORDS, ST_SIZE
 from .tables import copy_tables
@@ -295,6 +296,8 @@ def bounds_checked(dispatcher):
     bounds checking: an index out of range raises IndexError instead of reaching other memory.
     (Functions it calls are checked where they are inlined into it, or declared so themselves.)
     Cached on disk beside the function's own compiled code, when its file can key it."""
+    if JIT_DISABLED:   # a plain Python function: Python checks every index
+        return dispatcher
     py_func = dispatcher.py_func
     twin = _renamed(py_func, py_func.__qualname__ + "__boundscheck")
     options = {k: v for k, v in dispatcher.targetoptions.items() if k != "nopython"}
@@ -331,17 +334,32 @@ def watched(fn):
     fn's file (its compile-cache folder, sim.numba_cache) and fn itself, so that it is compiled
     once per version of the strategy and loaded from the cache in later processes."""
     if fn not in _WRAPPERS:
-        folder = _cache_folder_of(fn.py_func)
-        key = hashlib.sha256(repr((folder, fn.py_func.__qualname__, fn.py_func.__code__.co_firstlineno,
-                                   sorted(fn.targetoptions.items()))).encode()).hexdigest()[:16]
-        decision = _renamed(_watching, f"watched_{key}",
-                            {"_strategy": fn, "RAISED": RAISED, "__builtins__": builtins, "__name__": __name__})
-        wrapper = njit(cache=folder is not None)(decision)
-        wrapper.compile(DECIDE_SIG)
-        wrapper.disable_compile()
+        if JIT_DISABLED:
+            wrapper = _plain_decision(fn)
+        else:
+            folder = _cache_folder_of(fn.py_func)
+            key = hashlib.sha256(repr((folder, fn.py_func.__qualname__, fn.py_func.__code__.co_firstlineno,
+                                       sorted(fn.targetoptions.items()))).encode()).hexdigest()[:16]
+            decision = _renamed(_watching, f"watched_{key}",
+                                {"_strategy": fn, "RAISED": RAISED, "__builtins__": builtins, "__name__": __name__})
+            wrapper = njit(cache=folder is not None)(decision)
+            wrapper.compile(DECIDE_SIG)
+            wrapper.disable_compile()
         _WRAPPERS[fn] = wrapper
         _PLAYS[wrapper] = fn
     return _WRAPPERS[fn]
+
+
+def _plain_decision(fn):
+    """watched() in plain Python (NUMBA_DISABLE_JIT), where no signature turns what fn returns
+    into an int64: a return that is not an integer counts as raising (where_it_raised names it)."""
+    def decision(st, ps, bb, cands, n, tab, params, rng):
+        try:
+            k = fn(st, ps, bb, cands, n, tab, params, rng)
+        except Exception:   # noqa: BLE001 (as compiled)
+            return RAISED
+        return k if isinstance(k, (int, np.integer)) else RAISED
+    return decision
 
 
 def played_by(wrapper):
@@ -383,7 +401,7 @@ def where_it_raised(fn, args) -> str:
         # made an error here too. Overflow wraps around in both.
         with warnings.catch_warnings(), np.errstate(divide="raise", over="ignore", under="ignore", invalid="ignore"):
             warnings.simplefilter("ignore")
-            fn.py_func(*args)
+            k = getattr(fn, "py_func", fn)(*args)
     except Exception as e:   # noqa: BLE001 (whatever it raises is what it did wrong)
         frames = [f for f in traceback.extract_tb(e.__traceback__)
                   if f.filename != __file__
@@ -394,4 +412,6 @@ def where_it_raised(fn, args) -> str:
         if isinstance(e, (ZeroDivisionError, FloatingPointError)):
             return f"divided by zero{where}"
         return f"raised {type(e).__name__}{f' ({e})' if str(e) else ''}{where}"
+    if JIT_DISABLED and not isinstance(k, (int, np.integer)):   # see _plain_decision
+        return f"returned {k} ({type(k).__name__}), not a choice index (an integer) or -1"
     return "raised an exception (an index out of range?) that its Python code does not raise, so its line is unknown"

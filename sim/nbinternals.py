@@ -17,17 +17,42 @@ them alone; they also use three internals, imported below and nowhere else:
 them. Importing this module never fails: if a Numba release renames one of them, compiling
 a function that uses the helper needing it raises NumbaInternalsError, naming the internal
 and the Numba version. Only the strategies that use these helpers (heuristic, lookahead,
-learned) fail then; the engine, `random`, `greedy` and users' strategies do not use them.
+learned, and users' strategies through strategies.kit) fail then; the engine, `random` and
+`greedy` do not use them.
+
+Under NUMBA_DISABLE_JIT=1 (`encore-sim --python`: every @njit function is its plain Python
+function) an intrinsic cannot run; each helper here, and every other intrinsic of the project
+(python_fallback), is then the plain Python code that does what it compiles to. `argsort` sorts
+as the compiled np.argsort does in both modes, with Numba's own quicksort in plain Python
+(`numba.misc.quicksort`, `numba.np.numpy_support.lt_floats`, imported only then).
 
 A stack array lives as long as the frame of the function whose code it is created in. Create
 it in the function that uses it, and hand it down to callees; no function returns one (an
 inline="always" function that did would leave its caller an array in a frame that, were the
 function ever compiled out of line, is gone). tests/test_numba_internals.py checks both.
 """
+import warnings
+
 import numba
+import numpy as np
 from llvmlite import ir
 from numba import errors, types
 from numba.extending import intrinsic
+
+
+#: Numba compiles nothing in this process (NUMBA_DISABLE_JIT=1): the simulator runs as plain Python.
+JIT_DISABLED = bool(numba.config.DISABLE_JIT)
+if JIT_DISABLED:
+    # Integers wrap around silently in compiled code; NumPy's scalars wrap too, with a warning.
+    warnings.filterwarnings("ignore", r"overflow encountered in scalar", RuntimeWarning)
+
+
+def python_fallback(py_func):
+    """Decorates an @intrinsic: with JIT_DISABLED the name is `py_func` instead, plain Python
+    doing what the intrinsic compiles to (an intrinsic cannot be called from Python)."""
+    def wrap(intrinsic_fn):
+        return py_func if JIT_DISABLED else intrinsic_fn
+    return wrap
 
 
 class NumbaInternalsError(ImportError):
@@ -58,6 +83,7 @@ def _require(helper: str, *internals: str) -> None:
 
 
 def _stack_array(dtype, name):
+    @python_fallback(lambda n: np.empty(n, np.dtype(str(dtype))))
     @intrinsic
     def stack_array(typingctx, n):
         _require(name, "numba.np.arrayobj.populate_array")
@@ -88,6 +114,7 @@ stack_u64 = _stack_array(types.uint64, "stack_u64")
 stack_i64 = _stack_array(types.int64, "stack_i64")
 
 
+@python_fallback(lambda ary: ary)
 @intrinsic
 def uncounted(typingctx, ary):
     """A view of array `ary` without reference counting (no meminfo), valid while `ary` is.
@@ -107,6 +134,7 @@ def uncounted(typingctx, ary):
     return ary(ary), codegen
 
 
+@python_fallback(getattr)
 @intrinsic
 def borrow(typingctx, struct, name):
     """borrow(tab, "mask") is tab.mask without its reference count.
@@ -141,6 +169,20 @@ def borrow(typingctx, struct, name):
     return fty(struct, name), codegen
 
 
+if JIT_DISABLED:
+    from numba.misc.quicksort import make_py_quicksort
+    from numba.np.numpy_support import lt_floats
+
+    #: np.argsort as Numba compiles it (below), in plain Python.
+    argsort = make_py_quicksort(lt=lt_floats, is_argsort=True, is_np_array=True).run_quicksort
+else:
+    @numba.njit(cache=True, inline="always")
+    def argsort(a):
+        """np.argsort(a) of a float array, equal values in the order Numba's own quicksort leaves
+        them, in compiled and plain Python code alike (NumPy's quicksort orders them otherwise)."""
+        return np.argsort(a)
+
+
 def key_cache_by(folder_of) -> None:
     """Cache compiled functions where `folder_of(py_file)` says: a folder whose name holds the
     version of everything that function's machine code depends on (sim.numba_cache), or None to
@@ -162,6 +204,12 @@ def key_cache_by(folder_of) -> None:
         def __init__(self, py_func, folder):
             self._lineno = py_func.__code__.co_firstlineno
             self._folder = folder
+            # Cached code is loaded back by importing its function's module by name. A user's
+            # file gets a module name of its own per path (strategies.registry) while its folder
+            # is keyed by content: a copy of the file elsewhere must not find the first one's
+            # entry, whose module it cannot import.
+            module = py_func.__module__ or ""
+            self._module = module if module.startswith("encore_user_") else ""
 
         def get_cache_path(self):
             return self._folder
@@ -170,7 +218,7 @@ def key_cache_by(folder_of) -> None:
             return self._folder
 
         def get_disambiguator(self):
-            return str(self._lineno)
+            return f"{self._lineno}-{self._module}" if self._module else str(self._lineno)
 
         @classmethod
         def from_function(cls, py_func, py_file):

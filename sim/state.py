@@ -50,7 +50,13 @@ ST_ACTIVE_NDIE = 7
 ST_ACTIVE_SUB = 8
 ST_COLS_TAKEN = 9     # columns someone completed in an earlier roll (first value gone)
 ST_COLOURS_TAKEN = 10 # colours likewise
-ST_MAX_ROLLS = 11     # roll cap (multiplayer); 30 in solo
+# ST_MAX_ROLLS is a cap, not the length of the game: 30 in solo (the solo game is exactly 30
+# rolls), but at a table the 200-roll safety cap, which no real game reaches (a table ends when
+# someone completes a second colour: after 30 to 35 rolls with the strong built-ins, 50 with
+# `greedy`). `ST_MAX_ROLLS - ST_ROLL` is "rolls left" in solo only; at a table it is ~170 and a
+# strategy that trusts it plays as if time never ran out. strategies.kit has solo_rolls_left
+# (exact, solo only) and rolls_left_estimate (exact in solo, an estimate at tables).
+ST_MAX_ROLLS = 11     # roll cap: 30 in solo, the safety cap at tables (see above)
 ST_DICE = 12          # 6 dice faces, see module doc
 ST_SIZE = 18
 

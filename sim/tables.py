@@ -40,6 +40,7 @@ import numpy as np
 from numba import njit, typeof, types
 from numba.experimental import structref
 
+from .nbinternals import JIT_DISABLED
 from .sheets import N_COLS, N_ROWS, START_COLUMN, Sheet, blocks_of, load_sheet
 
 N_COLOURS = 5
@@ -258,6 +259,10 @@ class KernelTables(structref.StructRefProxy):
 
 
 structref.define_proxy(KernelTables, KernelTablesType, list(Tables._fields))
+if JIT_DISABLED:
+    # Plain Python has no StructRef (its constructor is compiled code): the kernels take the
+    # namedtuple, whose fields they read alike.
+    KernelTables = Tables  # noqa: F811
 
 #: The Numba type of the tables kernels take (identical for every sheet), for signatures.
 _WRITABLE = [typeof(a.copy()) for a in build_tables("standard")]

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from sim.nbinternals import JIT_DISABLED
 from sim.numba_cache import cache_folder
 from sim.state import DECIDE_SIG
 from sim.suggest import did_you_mean
@@ -46,6 +47,8 @@ class Strategy:
 
     @property
     def fn(self):
+        if JIT_DISABLED:   # NUMBA_DISABLE_JIT: the plain Python function, played as it is
+            return self.dispatcher
         if DECIDE_SIG.args not in self.dispatcher.overloads:
             self.dispatcher.compile(DECIDE_SIG)
         return self.dispatcher

@@ -733,3 +733,16 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
 learned = strategy(_choose, name="learned", params=PARAMS, data=weights_data, file_param="weights",
                    description="one-ply search on an afterstate value learned by TD(lambda) self-play "
                                "(encore-sim train): solo per sheet, and at 2-6 player tables with the race")
+
+
+@njit(cache=True)
+def solo_sheet_value(W, lay, lo, hi, t, jokers):
+    """The solo value V of a sheet with boxes (lo, hi) crossed and `jokers` '!' left, t rolls still
+    to come (0..N_T-1; V is 0 at t = 0): the points the sheet is expected still to earn under
+    learned's own play (column and colour points, +2 per star crossed, -1 per '!' spent). W, lay:
+    the solo weights and layout as weights_data packs them (W[0:] as in decide_solo with base 0).
+    The value rank_placements gives the sheet after a move, computed afresh: for strategies.kit."""
+    sc = stack_i64(SC_SIZE)
+    se = stack_f64(SE_SIZE)
+    o = row_offset(0, t)
+    return prepare(W, o, lay, lo, hi, sc, se) + W[o + F_JOKER + jokers]

@@ -17,12 +17,11 @@ Step 2 makes the sheet after the first move the base of heuristic.delta, so each
 second placement costs one delta (and a mobility count, skipped when its bound
 cannot lift the placement above the best of its group or above passing).
 """
-import numpy as np
 from numba import njit
 
 from sim.bits import ZERO
 from sim.moves import mobility, mobility_after, next_row
-from sim.nbinternals import borrow, stack_f64, stack_u64
+from sim.nbinternals import argsort, borrow, stack_f64, stack_u64
 from sim.state import BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, PASS, PS_JOKERS, ST_SEAT
 from sim.tables import N_GROUPS, NW
 
@@ -99,7 +98,7 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
     score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values)
     top = int(params[X_TOP])
     # Indices of the `top` best choices (pass = n), by heuristic value.
-    order = np.argsort(-values[:n + 1])
+    order = argsort(-values[:n + 1])
     if top < 1 or n == 0:
         i = order[0]
         return PASS if i == n else i

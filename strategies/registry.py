@@ -22,6 +22,7 @@ from numba import types
 from numba.core.errors import NumbaError
 
 from sim.guard import bounds_checked, shown_path
+from sim.nbinternals import JIT_DISABLED
 from sim.state import DECIDE_SIG
 from sim.tables import Tables
 from sim.suggest import did_you_mean
@@ -192,6 +193,7 @@ def _compiled(strat: Strategy, spec: str, user: bool = False) -> Strategy:
 
     A user's function is compiled for the signature's arguments and its return type checked: cast
     to the signature's int64, a float (`n / 2`) would play a truncated index without a word."""
+    user = user and not JIT_DISABLED   # plain Python compiles nothing (sim.guard names a float it returns)
     try:
         if user:
             strat.dispatcher.compile(DECIDE_SIG.args)

@@ -43,7 +43,7 @@ class BrowserError(RuntimeError):
 
 
 class Browser:
-    """One headless Chromium with one page; `with Browser(binary) as b: b.open(url)`."""
+    """One headless Chromium showing one page at a time; `with Browser(binary) as b: b.open(url)`."""
 
     def __init__(self, binary: str, timeout: float = 60.0):
         self.timeout = timeout
@@ -142,8 +142,12 @@ class Browser:
                 return event
 
     def open(self, url: str, width: int = 1400, height: int = 900) -> None:
-        """Load url in a new page and wait for its load event, with console, log and network watched."""
+        """Load url in a new page (closing the previous one) and wait for its load event, with
+        console, log and network watched: errors() and requests() are then this page's."""
+        if self.session is not None:
+            self.send("Target.closeTarget", {"targetId": self.target}, session=False)
         target = self.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
+        self.target = target
         self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True},
                                  session=False)["sessionId"]
         for domain in ("Page", "Runtime", "Log", "Network"):
@@ -164,7 +168,7 @@ class Browser:
     def errors(self) -> list[str]:
         """Console errors, uncaught exceptions and error log entries seen so far."""
         out = []
-        for e in self.events:
+        for e in self._page_events():
             method, p = e.get("method"), e.get("params", {})
             if method == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
                 out.append("console: " + " ".join(str(a.get("value", a.get("description"))) for a in p["args"]))
@@ -176,7 +180,12 @@ class Browser:
 
     def requests(self) -> list[str]:
         """URLs the page requested."""
-        return [e["params"]["request"]["url"] for e in self.events if e.get("method") == "Network.requestWillBeSent"]
+        return [e["params"]["request"]["url"] for e in self._page_events()
+                if e.get("method") == "Network.requestWillBeSent"]
+
+    def _page_events(self) -> list[dict]:
+        """The events of the page open now (a page closed before may still have sent some)."""
+        return [e for e in self.events if e.get("sessionId") == self.session]
 
     def screenshot(self, clip: dict | None = None) -> bytes:
         """A PNG of the whole page, or of clip {x, y, width, height} in page coordinates."""

@@ -101,6 +101,21 @@ def plugin() -> str:
     return f"{called / inline:.2f} of the inlined `greedy` ({called:,.0f} against {inline:,.0f} solo games/s)"
 
 
+@register("python-speed")
+def python_speed() -> str:
+    """--python's solo games/s against the compiled ones measured with them (their targets)."""
+    rows = {r["workload"]: r for r in bench()["results"]}
+    parts = []
+    for name, label in (("greedy", "`greedy`"), ("greedy called as a user's file", "`greedy` written as a user's file")):
+        row = rows[f"solo, {name}, --python, 1 thread"]
+        parts.append(f"{row['value']:,.0f} solo games a second of {label} ({row['target'] / row['value']:,.0f} times "
+                     "fewer than compiled)")
+    # Rows measured apart from the rest of the record say when, and the machine's load then.
+    row = rows["solo, greedy, --python, 1 thread"]
+    when = f"{row['date']}, load average {row['load']:.1f}" if "date" in row else _when()
+    return f"{parts[0]} and {parts[1]}, on one core of the benchmark's machine ({when})"
+
+
 @register("bench-table")
 def bench_table() -> str:
     lines = ["| workload | measured | target | ratio | took |", "|---|---|---|---|---|"]
@@ -222,3 +237,122 @@ def tuned_table() -> str:
     t = r.iloc[1]
     return (f"it wins {t['win_rate']:.1%} against the default's {r.iloc[0]['win_rate']:.1%} (paired "
             f"{t['win_diff']:+.1%}, {t['win_diff_ci_low']:+.1%}..{t['win_diff_ci_high']:+.1%})")
+
+
+# --- learned at tables on every sheet ------------------------------------------------------
+
+SHEET_NAMES = ("standard", "red", "blue", "green", "orange", "yellow")
+#: Games per table size of the learned-tables figure (4 players: as many as the issue's check).
+SHEET_TABLE_GAMES = {2: 1_500, 4: 1_500, 6: 1_000}
+
+
+def _learned_against_lookahead(players: int, sheet, games: int, learned: str = "learned", seed: int = SOLO_SEED):
+    from sim.runs.compare import compare
+    return compare(["lookahead", learned], players=players, games=games, seed=seed, sheet=sheet).table.iloc[1]
+
+
+@register("learned-tables", slow=True, learned=True)
+def learned_tables() -> str:
+    sizes = tuple(SHEET_TABLE_GAMES)
+    rows = ["| sheet | " + " | ".join(f"{p} players ({1 / p:.0%}; {SHEET_TABLE_GAMES[p]:,} games)" for p in sizes)
+            + " |", "|---" * (len(sizes) + 1) + "|"]
+    for sheet in SHEET_NAMES:
+        cells = []
+        for p in sizes:
+            r = _learned_against_lookahead(p, sheet, SHEET_TABLE_GAMES[p])
+            cells.append(f"{r['win_rate']:.1%} ({r['win_ci_low']:.1%}..{r['win_ci_high']:.1%})")
+        rows.append(f"| {sheet} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+@register("table-weights-elsewhere", slow=True, learned=True)
+def table_weights_elsewhere() -> str:
+    """The standard sheet's 4-player weights relabelled as red's (the file records its sheet,
+    and learned refuses another's), played on red against red's own."""
+    import importlib.resources
+    import tempfile
+
+    import numpy as np
+
+    from sim.sheets import load_sheet
+    from strategies import learned as L
+    games = SHEET_TABLE_GAMES[4]
+    with tempfile.TemporaryDirectory() as tmp:
+        with importlib.resources.as_file(L.shipped_file(load_sheet("standard"), 4)) as std, \
+                importlib.resources.as_file(L.shipped_file(load_sheet("red"), 4)) as red:
+            z, r = dict(np.load(std)), np.load(red)
+            z["sheet"], z["sheet_name"] = r["sheet"], r["sheet_name"]
+        moved = Path(tmp) / "standard-as-red.npz"
+        np.savez(moved, **z)
+        elsewhere = _learned_against_lookahead(4, "red", games, f"learned:weights={moved}", seed=0)
+    own = _learned_against_lookahead(4, "red", games, seed=0)
+    return (f"the standard sheet's 4-player\nweights played on the red sheet win {elsewhere['win_rate']:.1%} of "
+            f"{games:,} games against three `lookahead`, where red's own\nwin {own['win_rate']:.1%}")
+
+
+UNSEEN_SEED = 3535
+
+
+@register("unseen-sheet", slow=True)
+def unseen_sheet() -> str:
+    """Table weights for a sheet no one has seen (tests/sheetgen.py), trained by the default
+    command: about 7 minutes on one core."""
+    import subprocess
+    import sys
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        sheet, weights = Path(tmp) / f"sheet-{UNSEEN_SEED}.txt", Path(tmp) / "W.npz"
+        sheet.write_text(subprocess.run([sys.executable, str(ROOT / "tests" / "sheetgen.py"), "--seed",
+                                         str(UNSEEN_SEED)], capture_output=True, text=True, check=True).stdout)
+        subprocess.run([sys.executable, "-m", "cli", "train", "--sheet", str(sheet), "--players", "4", "-j", "1",
+                        "-q", "--out", str(weights)], cwd=ROOT, check=True)
+        r = _learned_against_lookahead(4, str(sheet), SHEET_TABLE_GAMES[4], f"learned:weights={weights}", seed=0)
+    return (f"on a sheet made by `python tests/sheetgen.py --seed {UNSEEN_SEED}`, the default `train --players 4` "
+            f"makes weights that win {r['win_rate']:.1%} "
+            f"({r['win_ci_low']:.1%}..{r['win_ci_high']:.1%}) of {SHEET_TABLE_GAMES[4]:,} games against three "
+            "`lookahead` (parity 25%).")
+
+
+# --- the strategy kit ----------------------------------------------------------------
+
+@register("kit-reference")
+def kit_reference() -> str:
+    """docs/kit.md's reference: every helper of strategies.kit, its signature and docstring."""
+    import inspect
+    from strategies import kit
+    out = []
+    for title, names in kit.SECTIONS:
+        out += [f"### {title}", ""]
+        for name in names:
+            fn = getattr(kit, name)
+            py = getattr(fn, "py_func", fn)
+            doc = inspect.cleandoc(py.__doc__ or "")
+            out += [f"#### `kit.{name}{inspect.signature(py)}`", "", doc, ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+#: The example strategies of docs/strategies.md (docs/examples/), with what the guide says of each.
+KIT_EXAMPLES = (("rule_of_thumb", "boxes near H first, stars count, '!' only for 5 boxes"),
+                ("look_ahead", "one-move look-ahead: now + the mean best reply over the next roll's 25 dice pairs"),
+                ("on_learned", "one-ply on `learned`'s value of the sheet after each choice"))
+KIT_SOLO = (33, 2_000)       # seed, games
+KIT_TABLE = (34, 1_000)      # seed, games: 4 players, each example against 3 `heuristic`
+
+
+def kit_example_spec(name: str) -> str:
+    return f"{ROOT / 'docs' / 'examples' / name}.py:choose"
+
+
+@register("kit-examples", slow=True, learned=True)
+def kit_examples() -> str:
+    specs = tuple(kit_example_spec(n) for n, _ in KIT_EXAMPLES)
+    solo = _compare(specs, games=KIT_SOLO[1], seed=KIT_SOLO[0]).table
+    table = _compare(specs, players=4, opponents="heuristic", games=KIT_TABLE[1], seed=KIT_TABLE[0]).table
+    rows = [f"| example | what it does | solo mean (95% CI), {KIT_SOLO[1]:,} games of seed {KIT_SOLO[0]} | "
+            f"4 players against 3 `heuristic`, {KIT_TABLE[1]:,} games of seed {KIT_TABLE[0]}: win rate, mean score |",
+            "|---|---|---|---|"]
+    for i, (name, what) in enumerate(KIT_EXAMPLES):
+        s, t = solo.iloc[i], table.iloc[i]
+        rows.append(f"| `docs/examples/{name}.py` | {what} | {s['mean']:.2f} ({s['ci_low']:.2f}..{s['ci_high']:.2f}) | "
+                    f"{t['win_rate']:.1%}, {t['mean']:.2f} |")
+    return "\n".join(rows)

@@ -149,6 +149,6 @@ def test_a_corrupted_dataset_column_is_rejected(tmp_path, table, column):
     for log in dataset_logs(folder):
         check_game_log(log, log["sheet"])
     _corrupt(folder / table / "part-000000.parquet", column, 5 if table == "turns" else 1)
-    with pytest.raises(AssertionError):
+    with pytest.raises(AssertionError, match=rf"\b{column} is\b"):   # the checker's message for that column
         for log in dataset_logs(folder):
             check_game_log(log, log["sheet"])

@@ -52,24 +52,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    """2 single-threaded worker processes and a scheduler, all on loopback; always closed."""
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                       dashboard_address=None)
-    pids = set()
-    try:
-        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
-        with distributed.Client(cluster) as client:
-            pids |= set(client.run(os.getpid).values())
-        yield cluster
-    finally:
-        try:
-            with distributed.Client(cluster) as client:  # workers restarted after a kill have new pids
-                pids |= set(client.run(os.getpid).values())
-        finally:
-            cluster.close()
-    assert not [p for p in pids if _alive(p)], "worker processes left behind"
+# `cluster`: the whole run's Dask local cluster (tests/conftest.py).
 
 
 @pytest.fixture(scope="module")

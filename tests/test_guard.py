@@ -292,3 +292,18 @@ def test_unchecked_turns_bounds_checking_off(cheats, tmp_path):
     r = invoke(*args, "-o", tmp_path / "unchecked", "--unchecked")
     assert r.exit_code == 0, r.output
     assert read_manifest(tmp_path / "unchecked")["status"] == "complete"
+
+
+@pytest.mark.parametrize("args", [
+    ["compare", "{cheats}:past_params", "greedy", "-p", 2, "--opponents", "greedy", "-n", 50, "-q"],
+    ["replay", "--seed", 1, "--game", 0, "-s", "{cheats}:past_params", "-s", "greedy"],
+])
+def test_unchecked_in_compare_and_replay(cheats, args):
+    """compare and replay take --unchecked as run does: checked they stop at the read past the
+    row, unchecked they play on."""
+    args = [str(a).format(cheats=cheats) for a in args]
+    r = invoke(*args)
+    assert r.exit_code == 2 and f"indexed out of range at {cheats} line {line_of('past the end of its row')}" \
+        in r.stderr, r.output
+    r = invoke(*args, "--unchecked")
+    assert r.exit_code == 0, r.output

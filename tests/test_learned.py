@@ -188,12 +188,14 @@ def test_weights_file_errors(tmp_path):
 
 
 def test_beats_heuristic_on_common_dice():
-    # 300 paired solo games per sheet on a seed never used for training (7).
+    # 300 paired solo games per sheet on the test's seed. The documented lead is about 5 points
+    # (4.2 to 5.7 here, the 95% CI's low bound 3.5 to 5.1): a regression of 2 points fails.
     for sheet in SHEETS:
         a = play_chunk(SEED, 0, 300, ["learned"], players=1, sheet=sheet).seats[:, 0, PS_SCORE]
         b = play_chunk(SEED, 0, 300, ["heuristic"], players=1, sheet=sheet).seats[:, 0, PS_SCORE]
-        diff = a - b
-        assert diff.mean() > 2 * diff.std() / np.sqrt(len(diff)), (sheet, a.mean(), b.mean())
+        diff = (a - b).astype(np.float64)
+        low = diff.mean() - 1.96 * diff.std() / np.sqrt(len(diff))
+        assert low > 3, (sheet, a.mean(), b.mean(), low)
 
 
 def test_weights_file_in_manifest_replay_and_resume(tmp_path, monkeypatch):

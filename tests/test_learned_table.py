@@ -1,10 +1,15 @@
 """`learned` at a table: the table features on hand-built positions, the exact incremental value,
 legal play at 2-6 players on every sheet, shipped weights, and training."""
 import importlib.resources
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
+from cli import main
 from sim.runs import api as sim
 from sim import engine
 from sim.runs.api import play_chunk
@@ -176,14 +181,29 @@ def test_legal_play_at_every_table_size_on_every_sheet(tmp_path):
             check_game_log(sim.play_game(7, i * 10 + players, lineup, sheet=sheet), sheet)
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
-def test_shipped_table_weights(players):
-    sheet = load_sheet("standard")
-    with importlib.resources.as_file(L.shipped_file(sheet, players)) as path:
-        w = L.read_weights(path, sheet, players)
-    assert w.shape == (TF.N_STAGES, L.N_ROW_TABLE) and np.isfinite(w).all() and np.abs(w).sum() > 0
-    chunk = play_chunk(3, 0, 40, ["learned"], players=players)
-    assert not chunk.games[:, engine.GR_ERROR].any()
+@pytest.mark.parametrize("sheet_name", SHEETS)
+def test_shipped_table_weights(sheet_name):
+    """Every built-in sheet ships weights for 2-6 players, picked by `learned` alone."""
+    sheet = load_sheet(sheet_name)
+    for players in range(2, 7):
+        with importlib.resources.as_file(L.shipped_file(sheet, players)) as path:
+            w = L.read_weights(path, sheet, players)
+        assert w.shape == (TF.N_STAGES, L.N_ROW_TABLE) and np.isfinite(w).all() and np.abs(w).sum() > 0
+        chunk = play_chunk(3, 0, 12, ["learned"], players=players, sheet=sheet_name)
+        assert not chunk.games[:, engine.GR_ERROR].any()
+
+
+def test_a_sheet_without_table_weights_says_how_to_train_them(tmp_path):
+    sheet = tmp_path / "mine.txt"
+    sheet.write_text(subprocess.run([sys.executable, str(Path(__file__).parent / "sheetgen.py"), "--seed", "5"],
+                                    capture_output=True, text=True, check=True).stdout)
+    r = CliRunner().invoke(main, ["run", "-n", "2", "-p", "4", "-s", "learned", "--sheet", str(sheet),
+                                  "--out", str(tmp_path / "out")])
+    assert r.exit_code == 2
+    assert r.output.strip().splitlines() == [
+        "Error: `learned` has no shipped weights for 4 players on sheet 'mine': train them with "
+        "`encore-sim train --sheet SHEET --players 4 --out W.npz`, then play learned:weights=W.npz"]
+    assert not (tmp_path / "out").exists()
 
 
 def test_weights_for_another_game_are_refused(tmp_path):

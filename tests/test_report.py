@@ -265,31 +265,24 @@ FIGURES_JS = """Array.from(document.querySelectorAll('figure')).map(f => {
 })"""
 
 
-def test_every_figure_renders_in_a_real_browser(reports, comparison, tmp_path):
-    from browser import Browser, find_browser
-    binary = find_browser()
-    if binary is None:
-        pytest.fail("headless Chromium is needed for this test and was not found (chromium, chromium-browser or "
-                    "google-chrome on PATH, or $CHROMIUM): install it with `apt-get install chromium`, as .ci/run "
-                    "does")
-    with Browser(binary) as b:
-        # the checks can fail: a page with a broken figure, a console error and a network load
-        bad = tmp_path / "bad.html"
-        bad.write_text('<figure><img src="data:image/svg+xml;base64,AAAA"></figure>'
-                       '<img src="http://127.0.0.1:9/x.png"><script>console.error("boom")</script>')
-        b.open(bad.as_uri())
-        assert "console: boom" in b.errors()
-        assert "http://127.0.0.1:9/x.png" in b.requests()
-        assert [f["ok"] for f in b.evaluate(FIGURES_JS)] == [False]
+def test_every_figure_renders_in_a_real_browser(chromium, reports, comparison, tmp_path):
+    b = chromium
+    # the checks can fail: a page with a broken figure, a console error and a network load
+    bad = tmp_path / "bad.html"
+    bad.write_text('<figure><img src="data:image/svg+xml;base64,AAAA"></figure>'
+                   '<img src="http://127.0.0.1:9/x.png"><script>console.error("boom")</script>')
+    b.open(bad.as_uri())
+    assert "console: boom" in b.errors()
+    assert "http://127.0.0.1:9/x.png" in b.requests()
+    assert [f["ok"] for f in b.evaluate(FIGURES_JS)] == [False]
     for r in (reports["turns"][1], reports["solo"][1], comparison[1]):
-        with Browser(binary) as b:
-            b.open(r.html.as_uri())
-            assert b.errors() == [], r.html
-            assert [u for u in b.requests() if not u.startswith("data:")] == [r.html.as_uri()]
-            figures = b.evaluate(FIGURES_JS)
-            assert len(figures) == len(r.figures)
-            for f in figures:
-                assert f["ok"] and f["shown"] > 100, f
-                clip = {k: f[k] for k in ("x", "y", "width", "height")}
-                assert not _blank(b.screenshot(clip)), f
-            assert not _blank(b.screenshot())
+        b.open(r.html.as_uri())
+        assert b.errors() == [], r.html
+        assert [u for u in b.requests() if not u.startswith("data:")] == [r.html.as_uri()]
+        figures = b.evaluate(FIGURES_JS)
+        assert len(figures) == len(r.figures)
+        for f in figures:
+            assert f["ok"] and f["shown"] > 100, f
+            clip = {k: f[k] for k in ("x", "y", "width", "height")}
+            assert not _blank(b.screenshot(clip)), f
+        assert not _blank(b.screenshot())

@@ -18,6 +18,13 @@ from sim.sheets import (
     parse_sheet,
 )
 
+try:  # works both with and without a tests/__init__.py
+    from . import reference as R
+    from .sheet_facts import SHEETS as FACTS
+except ImportError:
+    import reference as R
+    from sheet_facts import SHEETS as FACTS
+
 STANDARD_FILE = (resources.files("sim") / "data" / "sheets" / "standard.txt").read_text()
 HEADER_LINES = 3  # comment lines before the first data row of the built-in files
 
@@ -205,3 +212,22 @@ def test_sheet_is_exported():
     import sim
 
     assert sim.Sheet is Sheet and sim.load_sheet is load_sheet
+
+
+def test_the_printed_facts_name_every_builtin_sheet():
+    assert tuple(FACTS) == BUILTIN_SHEETS
+
+
+@pytest.mark.parametrize("name", BUILTIN_SHEETS)
+def test_builtin_sheet_matches_its_printed_colours_and_stars(name):
+    """Each box's colour and each star of the engine's sheet, and of the reference's reading of
+    the same file, as typed from the printed pad (tests/sheet_facts.py)."""
+    facts = FACTS[name]
+    sheet = load_sheet(name)
+    engine_colours = {cell_name(c, r): COLOURS[sheet.colour[r, c]] for r in range(N_ROWS) for c in range(N_COLS)}
+    engine_stars = {cell_name(c, r) for r in range(N_ROWS) for c in range(N_COLS) if sheet.star[r, c]}
+    want = facts.colours()
+    assert {cell: colour for cell, colour in engine_colours.items() if want[cell] != colour} == {}
+    assert engine_stars == facts.star_cells()
+    ref = R.load_sheet(name)
+    assert ref.colour == want and ref.stars == facts.star_cells()

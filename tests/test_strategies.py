@@ -104,13 +104,15 @@ def test_lookahead_incremental_evaluation_is_exact():
 
 
 def test_documented_example_runs(tmp_path):
-    """The example file in docs/strategies.md loads as a user strategy and plays legal games."""
+    """The guide's first example file in docs/strategies.md has no bit operation, loads as a user
+    strategy and plays legal games."""
     text = DOC.read_text()
-    code = re.search(r"## A complete example.*?```python\n(.*?)```", text, re.S).group(1)
-    path = tmp_path / "my_strategy.py"
+    code = re.search(r"## Writing a strategy.*?```python\n(.*?)```", text, re.S).group(1)
+    assert not re.search(r"<<|>>|[&|^~]|popcount|0x|\bBB_|\bCAND_|\bST_|\bPS_", code), code
+    path = tmp_path / "rule_of_thumb.py"
     path.write_text(code)
-    r = resolve(f"{path}:choose:star_bonus=3")
-    assert list(r.params) == [3.0, 1.5, 4.0]
+    r = resolve(f"{path}:choose:near_h=3")
+    assert list(r.params) == [3.0, 4.0, 5.0]
     log = sim.play_game(SEED, 0, [f"{path}:choose"])
     check_game_log(log, "standard")
     chunk = play_chunk(SEED, 0, 50, [f"{path}:choose", "greedy"], rotate=True)

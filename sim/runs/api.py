@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import engine, guard, players as reference_players
 from ..batch import alone_watched, play_batch, watched_batch
+from ..nbinternals import JIT_DISABLED
 from .gamelog import game_log, mask_cells
 from .settings import DEFAULT_MAX_ROLLS, MAX_SEED, Settings, check_int
 from ..sheets import COLOURS, load_sheet, parse_cell
@@ -235,7 +236,10 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
         return run(no_offsets, np.zeros((0, 6), np.int64), no_offsets, np.zeros((0, engine.LOG_SIZE), np.int64),
                    first, count, kinds, kernel)
 
-    games, seats, _ = unlogged()
+    if log_turns and JIT_DISABLED:
+        games, seats, logs = _logged_once(run, first, count, players, chunk_max_rolls(max_rolls, players))
+    else:
+        games, seats, _ = unlogged()
     chunk = Chunk(seed, first, line.specs, games, seats, _seat_slots(first, count, players, rotate, line),
                   sheet=sheet, labels=line.labels)
     if games[:, engine.GR_ERROR].any():
@@ -258,7 +262,9 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
                 break
             games[g, engine.GR_ERROR] = 0   # played by the book: another game of its block wrote
         return chunk   # check_chunk names the error; nothing of this chunk is kept
-    if log_turns:
+    if log_turns and JIT_DISABLED:
+        chunk.dice_start, chunk.dice, chunk.log_start, chunk.log = logs
+    elif log_turns:
         rolls = games[:, engine.GR_ROLLS]
         chunk.dice_start = np.concatenate(([0], np.cumsum(rolls)))
         chunk.log_start = chunk.dice_start * players
@@ -268,6 +274,30 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
         same = np.array_equal(games[:, :engine.GR_LOG_ROWS], games2[:, :engine.GR_LOG_ROWS])
         assert same and np.array_equal(seats, seats2), "a game played differently twice: the kernels are not deterministic"
     return chunk
+
+
+def _logged_once(run, first, count, players, cap):
+    """(games, seats, (dice_start, dice, log_start, log)): play_chunk's logged games, each played
+    once into room for `cap` rolls. In plain Python (NUMBA_DISABLE_JIT) a strategy's print() or
+    breakpoint() thus runs once per decision, where the compiled path plays the games a second
+    time into logs sized by the first pass."""
+    games = [np.zeros((0, engine.GR_SIZE), np.int64)]
+    seats = [np.zeros((0, players, PS_SIZE), np.int64)]
+    dice, log, rolls = [np.zeros((0, 6), np.int64)], [np.zeros((0, engine.LOG_SIZE), np.int64)], [0]
+    for g in range(first, first + count):
+        dice_g = np.zeros((cap, 6), np.int64)
+        log_g = np.zeros((cap * players, engine.LOG_SIZE), np.int64)
+        games_g, seats_g, _ = run(np.array([0, cap]), dice_g, np.array([0, cap * players]), log_g, g, 1)
+        rolls.append(int(games_g[0, engine.GR_ROLLS]))
+        games.append(games_g)
+        seats.append(seats_g)
+        dice.append(dice_g[:rolls[-1]])
+        log.append(log_g[:rolls[-1] * players])
+    dice_start = np.cumsum(rolls)
+    games = np.concatenate(games)
+    games[:, engine.GR_LOG_ROWS] = 0   # as in the compiled path's games, from its unlogged pass
+    return (games, np.concatenate(seats),
+            (dice_start, np.concatenate(dice), dice_start * players, np.concatenate(log)))
 
 
 def _where_raised(line, slot, saved, players, tab) -> str:
@@ -285,7 +315,7 @@ def _seat_slots(first, count, players, rotate, line) -> np.ndarray:
     if len(line.specs) == 1:
         return np.zeros((count, players), np.int64)
     seat, number = np.arange(players)[None, :], first + np.arange(count)[:, None]
-    return np.broadcast_to(seat_slot.py_func(seat, number, players, bool(rotate)), (count, players)).astype(np.int64)
+    return np.broadcast_to(getattr(seat_slot, "py_func", seat_slot)(seat, number, players, bool(rotate)), (count, players)).astype(np.int64)
 
 
 def check_chunk(chunk: Chunk) -> None:

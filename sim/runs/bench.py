@@ -173,6 +173,8 @@ def run(quick: bool, everything: bool = False) -> list[dict]:
         rows.append(_timed(_plugin_row, tmp, inline, quick, False))
         if everything:
             rows.append(_timed(_lineup_row, quick))
+            compiled = {r["workload"]: r["value"] for r in rows}
+            rows.extend(_python_rows(tmp, quick, compiled))
         if numba.config.NUMBA_NUM_THREADS >= 2:
             rows.append(_timed(_scaling_row, quick))
         rows.append(_timed(_startup_row, tmp))
@@ -199,6 +201,29 @@ def _plugin_row(tmp: str, inline_rate: float, quick: bool, checked: bool = True)
     return {"workload": f"solo, greedy called as a user's file{'' if checked else ', --unchecked'}, 1 thread",
             "value": round(rate), "unit": "games/s", "target": round(inline_rate),
             "ratio": round(rate / inline_rate, 2)}
+
+
+#: games_per_second in a process with NUMBA_DISABLE_JIT=1 (as `--python` runs), which Numba reads
+#: when imported: the specs are the arguments, one rate per line.
+PLAIN_PYTHON = """import sys
+from sim.runs.bench import games_per_second
+for spec in sys.argv[2:]:
+    print(games_per_second(spec, 1, 3, seconds=float(sys.argv[1])))
+"""
+
+
+def _python_rows(tmp: str, quick: bool, compiled: dict) -> list[dict]:
+    """Solo greedy, and greedy as a user's file (_plugin_row's), played in plain Python (--python);
+    their target is the compiled speed (`compiled`: the rows so far by workload)."""
+    t = time.perf_counter()
+    specs = {"greedy": "greedy", "greedy called as a user's file": f"{Path(tmp, 'called_greedy.py')}:choose"}
+    out = subprocess.run([sys.executable, "-c", PLAIN_PYTHON, "2" if quick else "5", *specs.values()],
+                         env=dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONPATH=str(numba_cache.ROOT)),
+                         capture_output=True, text=True, check=True).stdout.split()
+    took = round((time.perf_counter() - t) / len(specs), 1)
+    return [{"workload": f"solo, {name}, --python, 1 thread", "value": round(float(rate), 1), "unit": "games/s",
+             "target": compiled[f"solo, {name}, 1 thread"], "ratio": None, "seconds": took}
+            for name, rate in zip(specs, out, strict=True)]
 
 
 def _lineup_row(quick: bool) -> dict:
@@ -285,8 +310,8 @@ def main(argv=None) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--quick", action="store_true", help="smaller workloads (about a minute)")
     parser.add_argument("--all", action="store_true", dest="everything",
-                        help="also measure every other built-in strategy (random, lookahead, learned) and "
-                             "make run's four-player table")
+                        help="also measure every other built-in strategy (random, lookahead, learned), "
+                             "make run's four-player table and --python")
     parser.add_argument("--record", metavar="FILE",
                         help="also write the results as JSON to FILE, with the date, the machine, its load and "
                              "the git revision: the docs quote docs/bench.json (python -m tests.docs_check "

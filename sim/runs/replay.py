@@ -73,7 +73,7 @@ def check_stored(log: dict, stored: list[dict] | None) -> str | None:
 
 
 def draw_sheet(sheet: Sheet, crossed: set[tuple[int, int]]) -> list[str]:
-    lines = [("     " + "".join(f" {c}{'<' if i == 7 else ' '}  " for i, c in enumerate(COLUMNS))).rstrip()]
+    lines = [("     " + "".join(f" {c}{'<' if i == 7 else ' '} " for i, c in enumerate(COLUMNS))).rstrip()]
     for row in range(N_ROWS):
         cells = []
         for col in range(N_COLS):

@@ -110,7 +110,7 @@ class Settings:
         """The strategy of each seat in game number `game` (seats rotated as the kernels rotate them)."""
         if len(self.strategies) == 1:
             return list(self.strategies) * self.players
-        return [self.strategies[seat_slot.py_func(s, game, self.players, self.rotate)] for s in range(self.players)]
+        return [self.strategies[getattr(seat_slot, "py_func", seat_slot)(s, game, self.players, self.rotate)] for s in range(self.players)]
 
     def stored(self, specs=None) -> dict:
         """The manifest's "settings": those that determine a dataset's rows (STORED), with the

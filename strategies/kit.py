@@ -1,0 +1,412 @@
+"""The strategy kit: Numba helpers that answer a strategy's questions without bit arithmetic.
+
+A strategy (docs/strategies.md) is called as ``choose(st, ps, bb, cands, n, tab, params, rng)``
+and returns the index i of one of the legal choices ``cands[0:n]``, or -1 to pass. Every helper
+here takes those very arguments, so a strategy reads, for instance::
+
+    from strategies import kit
+
+    for i in range(n):
+        value = kit.size(tab, cands, i) + 2 * kit.stars(tab, cands, i) + kit.points_now(st, ps, bb, tab, cands, i)
+
+Conventions. A *choice* is a row i of ``cands`` (0 <= i < n). Columns are numbered 0..14 (A..O,
+H = 7 = ``H_COLUMN``), rows 0..6 (the sheet's rows 1..7), colours 0..4 (green, yellow, blue,
+red, orange: ``GREEN`` .. ``ORANGE``). "The seat" of a choice is the one deciding now,
+``st[ST_SEAT]`` (``kit.me(st)``). Every helper reads its arguments and writes only where its
+docstring says (``sheet_after``, ``set_dice``, ``legal_choices`` write the arrays a strategy
+made for itself with ``workspace``): the state a strategy is shown must stay as it is.
+
+Cost. The small helpers are inlined into the strategy (``inline="always"``), allocate
+nothing and read the tables without reference counts (sim.nbinternals.borrow); call them per
+candidate freely. ``workspace`` allocates: call it once per decision.
+``sheet_after`` copies the table into the workspace (about 200 words) and plays the choice.
+
+docs/kit.md is generated from this module's docstrings (tests/docs_figures.py: kit-reference).
+"""
+import numpy as np
+from numba import njit
+
+from sim.bits import ctz, popcount
+from sim.engine import SOLO_ROLLS, award_seat, awards, cross
+from sim.engine import legal_choices as _legal_choices
+from sim.moves import mobility
+from sim.nbinternals import borrow
+from sim.state import (
+    BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, COLOUR_JOKER, MAX_CANDS, MAX_SEATS, NUMBER_JOKER,
+    PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS, PS_PASSES, ST_AVAIL, ST_COLOURS_TAKEN,
+    ST_COLS_TAKEN, ST_DICE, ST_PLAYERS, ST_ROLL, ST_SEAT, BB_SIZE, CAND_SIZE, PS_SIZE, ST_SIZE,
+)
+from sim.tables import COLOUR_FIRST, COLOUR_LATER, N_COLOURS
+
+from . import learned as _learned
+
+GREEN, YELLOW, BLUE, RED, ORANGE = range(N_COLOURS)
+#: The start column H: every sheet grows from it.
+H_COLUMN = 7
+N_COLUMNS = 15
+#: A die's joker faces, for set_dice.
+JOKER_COLOUR = COLOUR_JOKER
+JOKER_NUMBER = NUMBER_JOKER
+#: Boxes in a column, and of each colour on every valid sheet.
+COLUMN_BOXES = 7
+COLOUR_BOXES = 21
+
+#: At a table the rolls still to come are estimated as TABLE_ROLLS_BASE + TABLE_ROLLS_PER_BOX times
+#: the boxes the closest seat still needs for two colours (rolls_left_estimate): a line fitted to
+#: tables of `heuristic` (0.72 per box + 6 to 7) and of `learned` (0.70 + 3), tests/test_kit.py.
+TABLE_ROLLS_PER_BOX = 0.7
+TABLE_ROLLS_BASE = 5.0
+
+_SEVEN = np.uint64(0x7F)
+_ONE = np.uint64(1)
+
+
+# --- a choice ------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def placement(cands, i):
+    """The placement of choice i: its row in the sheet's tables `tab` (the same boxes may be
+    offered by several choices, with other dice or at another cost in '!')."""
+    return cands[i, CAND_SUB]
+
+
+@njit(cache=True, inline="always")
+def colour(tab, cands, i):
+    """The colour of choice i's boxes: 0..4 (GREEN, YELLOW, BLUE, RED, ORANGE)."""
+    return borrow(tab, "colour")[cands[i, CAND_SUB]]
+
+
+@njit(cache=True, inline="always")
+def size(tab, cands, i):
+    """The number of boxes choice i crosses (1..5: the number it plays)."""
+    return borrow(tab, "size")[cands[i, CAND_SUB]]
+
+
+@njit(cache=True, inline="always")
+def stars(tab, cands, i):
+    """The star boxes among choice i's boxes (each star left open costs 2 points at the end)."""
+    return borrow(tab, "stars")[cands[i, CAND_SUB]]
+
+
+@njit(cache=True, inline="always")
+def jokers_cost(cands, i):
+    """The '!' choice i spends: 0, 1 or 2 (one per joker face it uses; each '!' kept scores 1)."""
+    return cands[i, CAND_COST]
+
+
+@njit(cache=True, inline="always")
+def box(tab, cands, i, j):
+    """(column, row) of the j-th box of choice i, j = 0 .. size - 1, in column order (column
+    0..14 = A..O, row 0..6 = the sheet's rows 1..7)."""
+    sub = cands[i, CAND_SUB]
+    mask = borrow(tab, "mask")      # no reference count (sim.nbinternals): this runs per box
+    lo = mask[sub, 0]
+    in_lo = popcount(lo)
+    word = lo if j < in_lo else mask[sub, 1]
+    for _ in range(j if j < in_lo else j - in_lo):     # drop the boxes before the j-th
+        word &= word - _ONE
+    bit = ctz(word) + (0 if j < in_lo else 64)
+    return bit >> 3, bit & 7
+
+
+@njit(cache=True, inline="always")
+def boxes_in_column(tab, cands, i, col):
+    """How many of choice i's boxes lie in column col (0..14)."""
+    sub = cands[i, CAND_SUB]
+    word = borrow(tab, "mask")[sub, col >> 3]
+    return popcount((word >> np.uint64(8 * (col & 7))) & _SEVEN)
+
+
+@njit(cache=True, inline="always")
+def columns(tab, cands, i):
+    """(first, last): the columns choice i spans (its boxes hang together, so it has a box in
+    every column between)."""
+    first = -1
+    last = -1
+    sub = cands[i, CAND_SUB]
+    for col in range(N_COLUMNS):
+        if (borrow(tab, "mask")[sub, col >> 3] >> np.uint64(8 * (col & 7))) & _SEVEN:
+            if first < 0:
+                first = col
+            last = col
+    return first, last
+
+
+@njit(cache=True, inline="always")
+def distance_from_h(col):
+    """How many columns col lies from the start column H (0 for H, 7 for A and O)."""
+    return abs(col - H_COLUMN)
+
+
+# --- what a choice completes and earns ---------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _awards_of(st, ps, bb, tab, cands, i):
+    seat = st[ST_SEAT]
+    sub = cands[i, CAND_SUB]
+    solo = st[ST_PLAYERS] == 1
+    mask = borrow(tab, "mask")
+    return awards(bb[seat, BB_CROSSED] | mask[sub, 0], bb[seat, BB_CROSSED + 1] | mask[sub, 1],
+                  ps[seat, PS_COLS], ps[seat, PS_COLOURS], 0 if solo else st[ST_COLS_TAKEN],
+                  0 if solo else st[ST_COLOURS_TAKEN], borrow(tab, "col_first"), borrow(tab, "col_later"),
+                  borrow(tab, "colour_mask"))
+
+
+@njit(cache=True, inline="always")
+def columns_completed(st, ps, bb, tab, cands, i):
+    """How many columns choice i completes on the deciding seat's sheet (0..5)."""
+    new_cols = _awards_of(st, ps, bb, tab, cands, i)[0]
+    return popcount(np.uint64(new_cols))
+
+
+@njit(cache=True, inline="always")
+def completes_colour(st, ps, bb, tab, cands, i):
+    """True if choice i crosses the last open boxes of its colour on the deciding seat's sheet."""
+    return _awards_of(st, ps, bb, tab, cands, i)[1] != 0
+
+
+@njit(cache=True, inline="always")
+def points_now(st, ps, bb, tab, cands, i):
+    """The column and colour points choice i earns when the roll is settled: each column or
+    colour it completes scores its first value, or its later one if another seat completed it
+    in an earlier roll (a completion by another seat in this same roll still leaves the first
+    value; in solo every completion scores its first value). Stars and '!' are not included:
+    see score_gain."""
+    a = _awards_of(st, ps, bb, tab, cands, i)
+    return a[4] + a[5]
+
+
+@njit(cache=True, inline="always")
+def score_gain(st, ps, bb, tab, cands, i):
+    """How much choice i raises the deciding seat's score as it would stand if the game ended
+    now: points_now + 2 per star it crosses - 1 per '!' it spends (passing gains 0)."""
+    return points_now(st, ps, bb, tab, cands, i) + 2 * stars(tab, cands, i) - cands[i, CAND_COST]
+
+
+# --- any seat's sheet -------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def me(st):
+    """The seat deciding now (0 in solo)."""
+    return st[ST_SEAT]
+
+
+@njit(cache=True, inline="always")
+def players(st):
+    """Seats at the table: 1 in the solo game, 2..6 at a table."""
+    return st[ST_PLAYERS]
+
+
+@njit(cache=True, inline="always")
+def is_crossed(bb, seat, col, row):
+    """True if seat has crossed the box in column col (0..14), row row (0..6)."""
+    word = bb[seat, BB_CROSSED + (col >> 3)]
+    return (word >> np.uint64(8 * (col & 7) + row)) & _ONE != 0
+
+
+@njit(cache=True, inline="always")
+def column_crossed(bb, seat, col):
+    """Boxes seat has crossed in column col (0..7; 7 = complete)."""
+    word = bb[seat, BB_CROSSED + (col >> 3)]
+    return popcount((word >> np.uint64(8 * (col & 7))) & _SEVEN)
+
+
+@njit(cache=True, inline="always")
+def colour_crossed(bb, tab, seat, colour):
+    """Boxes of colour (0..4) seat has crossed (0..21; 21 = complete)."""
+    return (popcount(bb[seat, BB_CROSSED] & borrow(tab, "colour_mask")[colour, 0])
+            + popcount(bb[seat, BB_CROSSED + 1] & borrow(tab, "colour_mask")[colour, 1]))
+
+
+@njit(cache=True, inline="always")
+def stars_open(bb, tab, seat):
+    """Star boxes seat has not crossed (each costs 2 points at the end)."""
+    return (popcount(borrow(tab, "star_mask")[0] & ~bb[seat, BB_CROSSED])
+            + popcount(borrow(tab, "star_mask")[1] & ~bb[seat, BB_CROSSED + 1]))
+
+
+@njit(cache=True, inline="always")
+def jokers_left(ps, seat):
+    """The '!' seat has left (8 at the start; each one left scores 1 at the end)."""
+    return ps[seat, PS_JOKERS]
+
+
+@njit(cache=True, inline="always")
+def columns_done(ps, seat):
+    """Columns seat has completed (settled rolls only: not the move being decided)."""
+    return popcount(np.uint64(ps[seat, PS_COLS]))
+
+
+@njit(cache=True, inline="always")
+def colours_done(ps, seat):
+    """Colours seat has completed (settled rolls only). A table's game ends after the roll in
+    which any seat completes its second colour."""
+    return popcount(np.uint64(ps[seat, PS_COLOURS]))
+
+
+@njit(cache=True, inline="always")
+def column_points(st, tab, col):
+    """What completing column col would score now: its first value (5 at A and O down to 1 at
+    H), or its later one if another seat completed it in an earlier roll (always the first in
+    solo)."""
+    if st[ST_PLAYERS] > 1 and (st[ST_COLS_TAKEN] >> col) & 1:
+        return borrow(tab, "col_later")[col]
+    return borrow(tab, "col_first")[col]
+
+
+@njit(cache=True, inline="always")
+def colour_points(st, colour):
+    """What completing colour (0..4) would score now: 5, or 3 if another seat completed it in an
+    earlier roll (always 5 in solo)."""
+    if st[ST_PLAYERS] > 1 and (st[ST_COLOURS_TAKEN] >> colour) & 1:
+        return COLOUR_LATER
+    return COLOUR_FIRST
+
+
+@njit(cache=True, inline="always")
+def score_now(ps, bb, tab, seat):
+    """seat's score if the game ended now: column and colour points + '!' left - 2 per open star."""
+    return (ps[seat, PS_COL_POINTS] + ps[seat, PS_COLOUR_POINTS] + ps[seat, PS_JOKERS]
+            - 2 * stars_open(bb, tab, seat))
+
+
+@njit(cache=True, inline="always")
+def open_placements(bb, seat):
+    """Placements of any colour and number seat could legally cross now (33 at the start, on the
+    standard sheet): how much room the sheet leaves to grow."""
+    return mobility(bb[seat], BB_ALIVE, BB_TOUCH)
+
+
+# --- rolls left ---------------------------------------------------------------------------
+
+@njit(cache=True)
+def solo_rolls_left(st):
+    """Rolls still to come after this one in the solo game (29 at roll 1, 0 at roll 30): exact.
+    Raises ValueError at a table, where the length of the game is not known (rolls_left_estimate).
+    Not `st[ST_MAX_ROLLS] - st[ST_ROLL]`: at a table ST_MAX_ROLLS is the 200-roll safety cap."""
+    if st[ST_PLAYERS] != 1:
+        raise ValueError("solo_rolls_left at a table: use kit.rolls_left_estimate")
+    return SOLO_ROLLS - st[ST_ROLL]
+
+
+@njit(cache=True)
+def rolls_left_estimate(st, bb, tab):
+    """Rolls still to come after this one: exact in solo (as solo_rolls_left), estimated at a
+    table, where the game ends after the roll in which a seat completes its second colour: the
+    boxes the closest seat still needs for two colours, times TABLE_ROLLS_PER_BOX, plus
+    TABLE_ROLLS_BASE (a float; about 34 at roll 1). At 4-player tables of `heuristic` or of
+    `learned` it is off by 3.5 to 5 rolls on average (tables of `heuristic` last 2 rolls longer
+    than it says, of `learned` 2 shorter: tests/test_kit.py); tables of weaker players last
+    longer (4 `greedy`: 47 rolls, where it says 34 at the start)."""
+    if st[ST_PLAYERS] == 1:
+        return float(SOLO_ROLLS - st[ST_ROLL])
+    best = 1000
+    for s in range(st[ST_PLAYERS]):
+        m1 = 100
+        m2 = 100
+        for k in range(N_COLOURS):
+            r = COLOUR_BOXES - colour_crossed(bb, tab, s, k)
+            if r < m1:
+                m2 = m1
+                m1 = r
+            elif r < m2:
+                m2 = r
+        best = min(best, m1 + m2)
+    return TABLE_ROLLS_BASE + TABLE_ROLLS_PER_BOX * best
+
+
+# --- the sheet after a choice, and the choices from there ---------------------------------
+
+@njit(cache=True)
+def workspace():
+    """Arrays of the strategy's own, (st2, ps2, bb2, cands2), shaped as st, ps, bb and cands:
+    where sheet_after writes the table after a choice and legal_choices the choices from there.
+    It allocates (about half a microsecond): make one per decision, not one per choice."""
+    return (np.zeros(ST_SIZE, np.int64), np.zeros((MAX_SEATS, PS_SIZE), np.int64),
+            np.zeros((MAX_SEATS, BB_SIZE), np.uint64), np.empty((MAX_CANDS, CAND_SIZE), np.int64))
+
+
+@njit(cache=True)
+def sheet_after(st, ps, bb, tab, cands, i, st2, ps2, bb2):
+    """Write into st2, ps2, bb2 (a workspace) the table as it would be after the deciding seat
+    plays choice i (-1: passes): its boxes crossed, its '!' spent, and what it completes awarded
+    to that seat as the engine settles it (points_now), so that ps2 and bb2 answer every
+    question above for the sheet after the move (score_now, colours_done, open_placements, ...).
+    The other seats, the roll and the dice are as in st, ps, bb, which are only read."""
+    st2[:] = st
+    ps2[:, :] = ps
+    bb2[:, :] = bb
+    seat = st[ST_SEAT]
+    if i < 0:
+        ps2[seat, PS_PASSES] += 1
+        return
+    cross(ps2, bb2, tab, seat, cands[i, CAND_SUB], cands[i, CAND_COST], st[ST_ROLL])
+    solo = st[ST_PLAYERS] == 1
+    award_seat(ps2, bb2, tab, seat, 0 if solo else st[ST_COLS_TAKEN], 0 if solo else st[ST_COLOURS_TAKEN])
+
+
+@njit(cache=True)
+def set_dice(st2, colour, number):
+    """Make st2 (a workspace) offer one colour die showing `colour` (0..4, or JOKER_COLOUR) and
+    one number die showing `number` (1..5, or JOKER_NUMBER) and nothing else: the roll to try
+    with legal_choices, e.g. every (colour, number) a next roll could bring."""
+    for d in range(6):
+        st2[ST_DICE + d] = -1
+    st2[ST_DICE] = colour
+    st2[ST_DICE + 3] = number
+    st2[ST_AVAIL] = 0b001001
+
+
+@njit(cache=True)
+def legal_choices(st2, ps2, bb2, tab, cands2):
+    """Fill cands2 with the legal choices of the seat st2 says is deciding, with the dice it
+    offers (st2[ST_AVAIL]), on the sheets of bb2, and return how many: what the engine would
+    offer there. After sheet_after and set_dice: the choices the next roll would bring. Every
+    helper about a choice then works on (cands2, j) as on (cands, i)."""
+    return _legal_choices(st2, ps2, bb2, tab, cands2)
+
+
+# --- learned's value ----------------------------------------------------------------------
+
+def learned_data(sheet, file, players):
+    """Give this as `data=` to @strategy: the strategy's `params` then hold, after its own
+    parameters, learned's solo weights for the run's sheet (at tables too: the table weights
+    value a margin over opponents, not a sheet). Read them with learned_weights."""
+    return _learned.weights_data(sheet, None, 1)
+
+
+@njit(cache=True)
+def learned_weights(params, n_params):
+    """(W, lay): learned's weights and sheet layout from `params`, for a strategy declared with
+    data=learned_data and `n_params` parameters of its own. Cheap (views): call it per decision."""
+    # learned_data's words: the layout (LAY_SIZE int64), then the weights (float32, two a word).
+    lay = params[n_params:n_params + _learned.LAY_SIZE].view(np.int64)
+    return params[n_params + _learned.LAY_SIZE:].view(np.float32), lay
+
+
+@njit(cache=True)
+def learned_value(W, lay, ps, bb, seat, rolls_left):
+    """learned's estimate of the points seat's sheet (in ps, bb) will still earn with `rolls_left`
+    rolls to come (an integer, 0..29; 0 is worth 0): column and colour points, +2 per star
+    crossed, -1 per '!' spent, as learned itself would play on, in solo. So
+    score_gain(choice) + learned_value(the sheet after it, rolls left after this roll) is
+    learned's one-ply value of a choice, and its argmax is learned's solo move (docs/strategies.md).
+    At a table it values the sheet alone, as if solo (rolls_left: rolls_left_estimate)."""
+    t = min(max(int(rolls_left), 0), SOLO_ROLLS - 1)
+    return _learned.solo_sheet_value(W, lay, bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1], t,
+                                     ps[seat, PS_JOKERS])
+
+
+#: The reference's sections (docs/kit.md, generated): every public function, once.
+SECTIONS = (
+    ("A choice", ("placement", "colour", "size", "stars", "jokers_cost", "box", "boxes_in_column", "columns",
+                  "distance_from_h")),
+    ("What a choice completes and earns", ("columns_completed", "completes_colour", "points_now", "score_gain")),
+    ("Any seat's sheet", ("me", "players", "is_crossed", "column_crossed", "colour_crossed", "stars_open",
+                          "jokers_left", "columns_done", "colours_done", "column_points", "colour_points",
+                          "score_now", "open_placements")),
+    ("Rolls left", ("solo_rolls_left", "rolls_left_estimate")),
+    ("The sheet after a choice, and the choices from there", ("workspace", "sheet_after", "set_dice",
+                                                               "legal_choices")),
+    ("learned's value of a sheet", ("learned_data", "learned_weights", "learned_value")),
+)
