@@ -36,13 +36,18 @@ failing decision (sim.batch.play_alone_watched, which returns the saved
 arguments of it) and calls the strategy's Python function on them: Python's
 traceback names the file and the line (where_it_raised).
 """
+import builtins
+import hashlib
+import inspect
 import os
 import traceback
+import types
 import warnings
 
 import numpy as np
 from numba import njit
 
+from .numba_cache import cache_folder
 from .nbinternals import JIT_DISABLED
 from .players import PLAYER_GUARDED, PLAYER_STRICT
 from .state import BB_SIZE, CAND_SIZE, DECIDE_SIG, MAX_CANDS, MAX_SEATS, PS_SIZE, RNG_WORDS, ST_SIZE
@@ -166,6 +171,29 @@ def _same(flat, at, a, rows):
     return True
 
 
+assert CAND_SIZE == 4, "_save_cands and _same_cands are written out for four columns"
+
+
+# The candidates are most of what is saved and compared (4 words each, 20-60 of them): written
+# out per row, without an early exit, the loops take half the time of _save and _same's.
+@njit(cache=True, inline="always")
+def _save_cands(flat, at, cands, n):
+    for i in range(n):
+        flat[at + 4 * i] = cands[i, 0]
+        flat[at + 4 * i + 1] = cands[i, 1]
+        flat[at + 4 * i + 2] = cands[i, 2]
+        flat[at + 4 * i + 3] = cands[i, 3]
+
+
+@njit(cache=True, inline="always")
+def _same_cands(flat, at, cands, n):
+    diff = 0
+    for i in range(n):
+        diff |= ((flat[at + 4 * i] ^ cands[i, 0]) | (flat[at + 4 * i + 1] ^ cands[i, 1])
+                 | (flat[at + 4 * i + 2] ^ cands[i, 2]) | (flat[at + 4 * i + 3] ^ cands[i, 3]))
+    return diff == 0
+
+
 @njit(cache=True, inline="always")
 def _zero_rows(a, first):
     for i in range(first, a.shape[0]):
@@ -224,7 +252,7 @@ def guarded_call(fn, kind, slot, players, st, ps, bb, cands, n, tab, params, rng
         ints[i] = st[i]
     _save(ints, _PS_AT, ps, players)
     _save(bits, 0, bb, players)
-    _save(ints, _CANDS_AT, cands, n)
+    _save_cands(ints, _CANDS_AT, cands, n)
     ints[_N_AT] = n
     for i in range(rng.shape[0]):   # what a strategy that raises drew from (sim.runs.api replays it)
         bits[_RNG_AT + i] = rng[i]
@@ -235,7 +263,7 @@ def guarded_call(fn, kind, slot, players, st, ps, bb, cands, n, tab, params, rng
         return k, WROTE_PS
     if not _same(bits, 0, bb, players):
         return k, WROTE_BB
-    if not _same(ints, _CANDS_AT, cands, n):
+    if not _same_cands(ints, _CANDS_AT, cands, n):
         return k, WROTE_CANDS
     if kind == PLAYER_STRICT:
         wrote = empty_seats_written(ps, bb, players)
@@ -245,20 +273,53 @@ def guarded_call(fn, kind, slot, players, st, ps, bb, cands, n, tab, params, rng
 
 # --- bounds checking and exceptions ----------------------------------------------
 
+def _cache_folder_of(py_func) -> str | None:
+    try:
+        return cache_folder(inspect.getfile(py_func))
+    except TypeError:   # a function with no file (typed at a prompt)
+        return None
+
+
+def _renamed(py_func, qualname: str, globals_=None):
+    """A copy of py_func under another qualified name: Numba caches a function under its file and
+    qualified name (and its bytecode), and compile options are not part of that key, so a twin
+    compiled with other options needs a name of its own."""
+    f = types.FunctionType(py_func.__code__, py_func.__globals__ if globals_ is None else globals_,
+                           py_func.__name__, py_func.__defaults__, py_func.__closure__)
+    f.__qualname__, f.__module__, f.__doc__ = qualname, py_func.__module__, py_func.__doc__
+    f.__kwdefaults__ = py_func.__kwdefaults__
+    return f
+
+
 def bounds_checked(dispatcher):
     """A user's decision function compiled again, as its author declared it but with Numba's
     bounds checking: an index out of range raises IndexError instead of reaching other memory.
-    (Functions it calls are checked where they are inlined into it, or declared so themselves.)"""
+    (Functions it calls are checked where they are inlined into it, or declared so themselves.)
+    Cached on disk beside the function's own compiled code, when its file can key it."""
     if JIT_DISABLED:   # a plain Python function: Python checks every index
         return dispatcher
+    py_func = dispatcher.py_func
+    twin = _renamed(py_func, py_func.__qualname__ + "__boundscheck")
     options = {k: v for k, v in dispatcher.targetoptions.items() if k != "nopython"}
     options["boundscheck"] = True
-    return njit(**options)(dispatcher.py_func)
+    return njit(cache=_cache_folder_of(twin) is not None, **options)(twin)
 
 
 #: watched(): the wrapper of each user function, and the function each wrapper plays.
 _WRAPPERS: dict = {}
 _PLAYS: dict = {}
+
+
+#: What _watching calls: each copy of it that watched() makes has globals of its own, holding its strategy.
+_strategy = None
+
+
+def _watching(st, ps, bb, cands, n, tab, params, rng):
+    """The body of every watched() wrapper."""
+    try:
+        return _strategy(st, ps, bb, cands, n, tab, params, rng)
+    except Exception:   # noqa: BLE001 (Numba catches no narrower class)
+        return RAISED
 
 
 def watched(fn):
@@ -267,18 +328,21 @@ def watched(fn):
 
     Numba calls a function value through a C wrapper that prints an exception it raises and
     returns garbage, so the run would go on with a made-up move: this wrapper calls fn
-    directly, where Numba can catch the exception (it cannot say which one)."""
-    if fn not in _WRAPPERS:
-        def decision(st, ps, bb, cands, n, tab, params, rng):
-            try:
-                return fn(st, ps, bb, cands, n, tab, params, rng)
-            except Exception:   # noqa: BLE001 (Numba catches no narrower class)
-                return RAISED
+    directly, where Numba can catch the exception (it cannot say which one).
 
+    Each wrapper is a copy of _watching whose global `_strategy` is fn, named after the version of
+    fn's file (its compile-cache folder, sim.numba_cache) and fn itself, so that it is compiled
+    once per version of the strategy and loaded from the cache in later processes."""
+    if fn not in _WRAPPERS:
         if JIT_DISABLED:
             wrapper = _plain_decision(fn)
         else:
-            wrapper = njit(decision)
+            folder = _cache_folder_of(fn.py_func)
+            key = hashlib.sha256(repr((folder, fn.py_func.__qualname__, fn.py_func.__code__.co_firstlineno,
+                                       sorted(fn.targetoptions.items()))).encode()).hexdigest()[:16]
+            decision = _renamed(_watching, f"watched_{key}",
+                                {"_strategy": fn, "RAISED": RAISED, "__builtins__": builtins, "__name__": __name__})
+            wrapper = njit(cache=folder is not None)(decision)
             wrapper.compile(DECIDE_SIG)
             wrapper.disable_compile()
         _WRAPPERS[fn] = wrapper
@@ -317,7 +381,7 @@ def saved_decision(ints, bits, players):
     return st, ps, bb, cands, n, bits[_RNG_AT:_RNG_AT + RNG_WORDS].copy()
 
 
-def _shown(path: str) -> str:
+def shown_path(path: str) -> str:
     """A file as an error message names it: relative to the working folder when inside it."""
     rel = os.path.relpath(path)
     return path if rel.startswith("..") else rel
@@ -342,7 +406,7 @@ def where_it_raised(fn, args) -> str:
         frames = [f for f in traceback.extract_tb(e.__traceback__)
                   if f.filename != __file__
                   and not any(part in f.filename for part in (os.sep + "numpy" + os.sep, os.sep + "numba" + os.sep))]
-        where = f" at {_shown(frames[-1].filename)} line {frames[-1].lineno}" if frames else ""
+        where = f" at {shown_path(frames[-1].filename)} line {frames[-1].lineno}" if frames else ""
         if isinstance(e, IndexError):
             return f"indexed out of range{where}"
         if isinstance(e, (ZeroDivisionError, FloatingPointError)):

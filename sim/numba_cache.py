@@ -33,6 +33,12 @@ _LIBRARY = tuple(str(Path(p).resolve()) for key in ("stdlib", "platstdlib", "pur
                  if (p := sysconfig.get_paths().get(key)))
 
 
+#: The version of how things are cached: a cached function is loaded back under the name of the
+#: module it was compiled in, and users' modules were once named after their path, not content
+#: (strategies.registry), so entries from then name modules no process loads any more.
+LAYOUT = 2
+
+
 def games_digest(root: Path = ROOT) -> str:
     """Hash of the rules, kernels, players and their data files under `root`."""
     h = hashlib.sha256(numba.__version__.encode())
@@ -86,8 +92,14 @@ def module_file(name: str, root: Path = ROOT) -> Path | None:
     return None
 
 
-@lru_cache(maxsize=None)
 def _imports(file: Path, root: Path) -> tuple[Path, ...]:
+    stat = file.stat()
+    return _imports_of(file, root, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=None)
+def _imports_of(file: Path, root: Path, mtime_ns: int, size: int) -> tuple[Path, ...]:
+    """The files `file` imports; its time and size key the cache, so an edit within a process is seen."""
     name = module_name(file, root) or file.stem
     return tuple(f for n in imported_names(file, name) if (f := module_file(n, root)) is not None)
 
@@ -105,7 +117,7 @@ def dependencies(path: Path, root: Path = ROOT) -> list[Path]:
 
 def code_key(path: Path, root: Path = ROOT) -> str:
     """Hash of the files the functions compiled in `path` depend on (see the module's doc)."""
-    h = hashlib.sha256(numba.__version__.encode())
+    h = hashlib.sha256(f"{numba.__version__} {LAYOUT}".encode())
     for file in dependencies(path, root):
         rel = module_name(file, root)
         h.update((rel or file.name).encode())
@@ -120,12 +132,23 @@ def cache_base() -> Path:
     return Path(base) / "encore-sim"
 
 
-@lru_cache(maxsize=None)
-def cache_folder(py_file: str) -> str | None:
-    """Where the functions compiled in `py_file` are cached: <cache_base>/<stem>-<code_key>."""
+def cache_folder(py_file) -> str | None:
+    """Where the functions compiled in `py_file` are cached: <cache_base>/<stem>-<code_key>.
+
+    Worked out once per version of the file (its time and size), so a file edited within a
+    process, a user's strategy above all, is cached under its new key."""
     path = Path(py_file)
+    try:
+        stat = path.stat()
+    except (OSError, ValueError):
+        return None
     if path.suffix != ".py" or not path.is_file():
         return None
+    return _cache_folder(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=None)
+def _cache_folder(path: Path, mtime_ns: int, size: int) -> str:
     return str(cache_base() / f"{path.stem}-{code_key(path)}")
 
 

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .suggest import did_you_mean
+
 COLOURS = ("green", "yellow", "blue", "red", "orange")
 _LETTERS = "gybro"  # same order as COLOURS: the letter's position is the colour index
 COLUMNS = "ABCDEFGHIJKLMNO"
@@ -80,9 +82,10 @@ def load_sheet(name_or_path: str | os.PathLike | Sheet) -> Sheet:
         return name_or_path
     if isinstance(name_or_path, str) and name_or_path in BUILTIN_SHEETS:
         return _load_builtin(name_or_path)
+    hint = did_you_mean(name_or_path, BUILTIN_SHEETS)
     unknown = SheetError(
-        f"no sheet {str(name_or_path)!r}: not a built-in sheet ({', '.join(BUILTIN_SHEETS)}) and no such file"
-    )
+        f"no sheet {str(name_or_path)!r}" + (hint or f": not a built-in sheet ({', '.join(BUILTIN_SHEETS)}) "
+                                                      "and no such file"))
     if not isinstance(name_or_path, (str, os.PathLike)) or not str(name_or_path).strip():
         raise unknown
     path = Path(name_or_path)

@@ -4,6 +4,6 @@ A strategy sees only the state arrays documented in sim.state and the legal
 choices the engine enumerated; it never generates placements itself.
 """
 from .interface import Strategy, strategy
-from .registry import REGISTRY, Resolved, resolve
+from .registry import REGISTRY, Resolved, labels, resolve
 
-__all__ = ["REGISTRY", "Resolved", "Strategy", "resolve", "strategy"]
+__all__ = ["REGISTRY", "Resolved", "Strategy", "labels", "resolve", "strategy"]

@@ -22,6 +22,7 @@ from numba import njit
 from sim.nbinternals import JIT_DISABLED
 from sim.numba_cache import cache_folder
 from sim.state import DECIDE_SIG
+from sim.suggest import did_you_mean
 
 
 @dataclass(frozen=True)
@@ -53,12 +54,16 @@ class Strategy:
         return self.dispatcher
 
     def param_vector(self, overrides: dict[str, float]) -> np.ndarray:
-        unknown = set(overrides) - set(self.params)
+        unknown = sorted(set(overrides) - set(self.params))
         if unknown:
-            known = ", ".join(self.params) or "none"
-            raise ValueError(
-                f"strategy {self.name!r} has no parameter {', '.join(sorted(unknown))} (parameters: {known})")
+            raise ValueError(f"strategy {self.name!r} " + unknown_params(unknown, self.params))
         return np.array([float(overrides.get(k, v)) for k, v in self.params.items()], np.float64)
+
+
+def unknown_params(unknown, params) -> str:
+    """"has no parameter X: did you mean Y?", or with no close name the parameters it has."""
+    hint = did_you_mean(unknown[0], params) if len(unknown) == 1 else ""
+    return f"has no parameter {', '.join(unknown)}" + (hint or f" (parameters: {', '.join(params) or 'none'})")
 
 
 def cached_on_disk(f) -> bool:

@@ -1,6 +1,7 @@
 """The encore-sim command line: Click's runner, and real subprocesses for kill + resume."""
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -175,7 +176,7 @@ def bad(st, ps, bb, cands, n, tab, params, rng):
 '''
 USER_BROKEN = '''
 def broken(st, ps, bb, cands, n, tab, params, rng):
-    return "a string"
+    return "a string" if n > 1 else n
 '''
 
 
@@ -187,14 +188,14 @@ def test_user_strategy_file_end_to_end(tmp_path):
                "--seed", 2, "-o", out)
     assert r.exit_code == 0, r.output
     p = pd.read_parquet(out / "players")
-    never = p[p["strategy"] == f"{f}:never"]
+    never = p[p["strategy"] == "mine.py:never"]   # labelled without its folders
     assert len(never) == 200 and (never["boxes"] == 0).all()
     assert read_manifest(out)["strategies"][0]["sha256"]
 
 
 def test_user_strategy_file_again_in_a_new_process(tmp_path):
-    """A user's file runs again in a new process. (Its module name once depended on the process,
-    which broke Numba's cache of it; a user's strategy is no longer cached, but its helpers may be.)"""
+    """A user's file runs again in a new process, from Numba's cache. (Its module name once depended
+    on the process, which broke the cache; it follows the file's content now.)"""
     f = tmp_path / "my-strategy.py"
     f.write_text(USER_OK)
     for i in range(2):
@@ -283,8 +284,8 @@ def test_user_strategy_that_does_not_compile(tmp_path):
     r, f, out = _run_user_file(tmp_path, USER_BROKEN, "broken")
     assert r.exit_code == 2
     first, *rest = r.stderr.splitlines()
-    assert first.startswith(f"Error: strategy '{f}:broken' does not compile")
-    assert "to int64" in first and f"({f}, line 3)" in first
+    assert re.match(r"^Error: (.*/)?s\.py:3: strategy 's\.py:broken' does not compile: Cannot unify", first)
+    assert len(first) <= 200
     assert rest and all(line.startswith("  ") or not line for line in rest)
     assert any('return "a string"' in line for line in rest)
     assert "Traceback" not in r.stderr

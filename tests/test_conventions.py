@@ -58,8 +58,8 @@ def test_a_cold_cache_is_announced_on_a_terminal(tmp_path):
 
 
 def test_the_notice_names_a_strategy_compiled_beside_a_warm_cache(tmp_path, monkeypatch, capsys):
-    """Only the project's kernels are announced (a user's file compiles in about a second),
-    once, and not in a pipe."""
+    """The project's kernels are announced once, a user's strategy once per name (its twin and
+    its watch compile together), and nothing in a pipe."""
     (tmp_path / "sim_x").mkdir()
     (tmp_path / "sim_x" / "engine.play.nbi").write_bytes(b"")
     monkeypatch.setattr("sim.numba_cache.cache_folder", lambda file: str(tmp_path / "sim_x"))
@@ -74,7 +74,8 @@ def test_the_notice_names_a_strategy_compiled_beside_a_warm_cache(tmp_path, monk
     listener = cli._announce_compiling(True)
     try:
         kernel("encore_user_mine_0123")(1)
-        assert capsys.readouterr().err == ""
+        kernel("encore_user_mine_0123")(1)
+        assert capsys.readouterr().err == cli.USER_NOTICE.format(name=f"{Path(__file__).name}:f") + "\n"
         kernel("strategies.fancy")(1)
         kernel("strategies.other")(1)
     finally:

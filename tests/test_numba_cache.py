@@ -5,7 +5,6 @@ from pathlib import Path
 
 import numpy as np
 
-from sim import numba_cache
 from sim.numba_cache import code_key, games_digest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,12 +48,10 @@ def test_code_key_follows_the_file_and_what_it_imports(tmp_path):
     engine, research = root / "sim/engine.py", root / "strategies/research/clairvoyant.py"
     keys = code_key(engine, root), code_key(research, root)
     (root / "strategies/research/clairvoyant.py").write_text("from sim.engine import f\n# a comment\n")
-    numba_cache._imports.cache_clear()
     assert code_key(engine, root) == keys[0]          # research edited: the engine keeps its code
     assert code_key(research, root) != keys[1]
     keys = code_key(engine, root), code_key(research, root)
     (root / "sim/rng.py").write_text("B = 3\n")       # imported inside a function, two levels down
-    numba_cache._imports.cache_clear()
     assert code_key(engine, root) != keys[0]
     assert code_key(research, root) != keys[1]
 

@@ -147,7 +147,8 @@ def test_cli_table_output_and_a_users_strategy(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["greedy", "--param", "x=0..1"], "strategy 'greedy' has no parameters to tune"),
     ([START, "--param", "solo_jokr=0..3"], "strategy 'heuristic:solo_joker=0,solo_colour=0.1' has no parameter "
-                                           "solo_jokr (parameters: solo_box"),
+                                           "solo_jokr: did you mean solo_joker or solo_joker_t?"),
+    ([START, "--param", "nothing_like=0..3"], "has no parameter nothing_like (parameters: solo_box"),
     ([START, "--param", "solo_joker=3..1"], "bad --param solo_joker=3..1: LO must be below HI"),
     ([START, "--param", "solo_joker=0..x"], "bad --param 'solo_joker=0..x': LO and HI must be numbers"),
     ([START, "--param", "solo_joker"], "bad --param 'solo_joker': expected NAME=LO..HI"),

@@ -75,6 +75,7 @@ class Lineup:
     sheet: object = None    # the sim.sheets.Sheet the strategies' data is for
     players: int | None = None  # the number of players it is for
     checked: bool = True    # users' strategies compiled with bounds checking (sim.guard)
+    labels: tuple[str, ...] | None = None   # how results name each (strategies.registry.labels); None: specs
 
 
 def _check_specs(strategies) -> None:
@@ -91,7 +92,7 @@ def lineup(strategies, files=None, sheet="standard", players=None, checked=True)
     weights) gets those for `sheet` and `players` after its parameters. A user's strategy is
     compiled with bounds checking unless `checked` is false, and played watched (sim.guard).
     """
-    from strategies import resolve  # the engine does not depend on strategies at import
+    from strategies import labels, resolve  # the engine does not depend on strategies at import
 
     _check_specs(strategies)
     files = [None] * len(strategies) if files is None else list(files)
@@ -112,7 +113,8 @@ def lineup(strategies, files=None, sheet="standard", players=None, checked=True)
     pad = MAX_SEATS - len(resolved)
     lengths = [len(row) for row in rows] + [len(rows[0])] * pad
     return Lineup(tuple(r.spec for r in resolved), tuple(fns + fns[:1] * pad),
-                  params, np.array(kinds + kinds[:1] * pad + lengths, np.int64), sheet_obj, players, checked)
+                  params, np.array(kinds + kinds[:1] * pad + lengths, np.int64), sheet_obj, players, checked,
+                  tuple(labels(resolved)))
 
 
 def player_kind(fn) -> int:
@@ -157,25 +159,36 @@ class Chunk:
     sheet: object = None     # the sim.sheets.Sheet played on
     #: With an exception in a user's strategy (sim.guard.ERR_RAISED): what it did and where.
     raised: str | None = None
+    #: How tables name each strategy (strategies.registry.labels); None: by their specs.
+    labels: tuple[str, ...] | None = None
 
-    def to_arrow(self, table: str = "players"):
+    def to_arrow(self, table: str = "players", columns=None):
         """Table "games" (a row per game), "players" (per game and seat) or "turns" (per
-        decision; needs log_turns=True) as a pyarrow Table: the rows `encore-sim run` writes."""
+        decision; needs log_turns=True) as a pyarrow Table: the rows `encore-sim run` writes;
+        only `columns` (names) if given."""
         from . import dataset
         if table == "games":
-            return dataset.games_table(self, self.sheet.name if self.sheet is not None else "")
-        if table == "players":
-            return dataset.players_table(self)
-        if table == "turns":
+            out = dataset.games_table(self, self.sheet.name if self.sheet is not None else "")
+        elif table == "players":
+            out = dataset.players_table(self)
+        elif table == "turns":
             if self.log is None:
                 raise ValueError("this chunk was played without log_turns=True: it has no turns")
-            return dataset.turns_table(self, build_tables(self.sheet or load_sheet("standard")))
-        raise ValueError(f"unknown table {table!r}: expected games, players or turns")
+            out = dataset.turns_table(self, build_tables(self.sheet or load_sheet("standard")))
+        else:
+            raise ValueError(f"unknown table {table!r}: expected games, players or turns")
+        if columns is None:
+            return out
+        unknown = [c for c in columns if c not in out.column_names]
+        if unknown:
+            raise ValueError(f"table {table!r} has no column {unknown[0]!r} (columns: {', '.join(out.column_names)})")
+        return out.select(list(columns))
 
-    def to_pandas(self, table: str = "players"):
-        """to_arrow(table) as a pandas DataFrame, as pandas.read_parquet reads the dataset's
-        table (nullable integer columns become floats with NaN)."""
-        return self.to_arrow(table).to_pandas()
+    def to_pandas(self, table: str = "players", columns=None):
+        """to_arrow(table, columns) as a pandas DataFrame, as pandas.read_parquet reads the dataset's
+        table (nullable integer columns become floats with NaN). The turns table's list and string
+        columns cost most of the memory: name the columns you need."""
+        return self.to_arrow(table, columns).to_pandas()
 
 
 def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
@@ -203,7 +216,8 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
                          f"not for {players} on {sheet.name!r}")
     if len(line.specs) == 1 and players > 1:
         line = Lineup(line.specs, (line.fns[0],) * MAX_SEATS, np.repeat(line.params[:1], MAX_SEATS, axis=0),
-                      np.repeat(line.kinds[::MAX_SEATS], MAX_SEATS), line.sheet, line.players, line.checked)
+                      np.repeat(line.kinds[::MAX_SEATS], MAX_SEATS), line.sheet, line.players, line.checked,
+                      line.labels)
     tab = kernel_tables(sheet)
     slots = np.arange(MAX_SEATS, dtype=np.int64) if len(line.specs) > 1 else np.zeros(MAX_SEATS, np.int64)
 
@@ -227,7 +241,7 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
     else:
         games, seats, _ = unlogged()
     chunk = Chunk(seed, first, line.specs, games, seats, _seat_slots(first, count, players, rotate, line),
-                  sheet=sheet)
+                  sheet=sheet, labels=line.labels)
     if games[:, engine.GR_ERROR].any():
         # A write seen only after its game (or block of games: sim.guard): replay the games
         # marked so, alone and checked after every decision, until one shows the roll and seat.

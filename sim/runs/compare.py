@@ -128,7 +128,9 @@ def compare(strategies, players=1, opponents=None, games=None, seed=0, until_ci=
                 "opponents": opponents, "until_ci": until_ci}
     if until_ci is not None:
         settings["max_games"] = s.games
-    return Comparison(_table([line.specs[0] for line in lineups], tally, s.players), tally.done, s.players, s.seed,
+    from strategies import labels, resolve
+    names = labels([resolve(c, checked=s.checked) for c in strategies])   # told apart across the candidates
+    return Comparison(_table(names, tally, s.players), tally.done, s.players, s.seed,
                       opponents, settings, None if until_ci is None else _stop(tally, until_ci, s.games),
                       [dict(sorted(h.items())) for h in tally.hists])
 

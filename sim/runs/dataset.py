@@ -165,7 +165,7 @@ def players_table(chunk: Chunk) -> pa.Table:
     return _table(PLAYERS, {
         "game": np.repeat(chunk.first + np.arange(n, dtype=np.int64), players),
         "seat": np.tile(np.arange(players), n),
-        "strategy": _strings(chunk.specs, chunk.slots.reshape(-1)),
+        "strategy": _strings(chunk.labels or chunk.specs, chunk.slots.reshape(-1)),
         "score": ps[:, PS_SCORE],
         "column_points": ps[:, PS_COL_POINTS],
         "colour_points": ps[:, PS_COLOUR_POINTS],

@@ -86,9 +86,9 @@ def git_revision() -> str | None:
         return None
 
 
-def _strategy_info(resolved) -> dict:
+def _strategy_info(resolved, label) -> dict:
     s = resolved.strategy
-    info = {"spec": resolved.spec, "name": s.name, "description": s.description,
+    info = {"spec": resolved.spec, "label": label, "name": s.name, "description": s.description,
             "params": dict(zip(s.params, map(float, resolved.params)))}
     if resolved.file:
         info["file"] = resolved.file
@@ -115,7 +115,7 @@ def prepare(settings: Settings, files=None):
     resolved = [resolve(s, files.get(s) if isinstance(s, str) else None, checked=settings.checked)
                 for s in settings.strategies]
     line = api.lineup(resolved, sheet=settings.sheet, players=settings.players, checked=settings.checked)
-    return settings.stored(line.specs), line, [_strategy_info(r) for r in resolved]
+    return settings.stored(line.specs), line, [_strategy_info(r, label) for r, label in zip(resolved, line.labels)]
 
 
 def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="standard", seed=None,

@@ -39,7 +39,8 @@ GAMES = pa.schema([
 PLAYERS = pa.schema([
     _f("game", pa.int64(), "game number, joins games.game"),
     _f("seat", pa.int8(), "seat 0..players-1; seat 0 is the active player of roll 1"),
-    _f("strategy", pa.string(), "strategy spec that played this seat, e.g. `greedy` or `my.py:choose`"),
+    _f("strategy", pa.string(), "label of the strategy that played this seat: a built-in's spec (`greedy`, "
+       "`heuristic:deny=1`), a user's `@strategy` name or `file.py:function` (the manifest has its full spec)"),
     _f("score", pa.int16(), "final score = column_points + colour_points + jokers_left - star_penalty"),
     _f("column_points", pa.int16(), "points for completed columns"),
     _f("colour_points", pa.int16(), "points for completed colours"),

@@ -25,9 +25,11 @@ better the result is, free of the search's selection.
 """
 from __future__ import annotations
 
+import dataclasses
 import io
 import math
 import re
+import sys
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,9 +48,28 @@ from ..sheets import load_sheet
 from ..state import MAX_SEATS
 from .summary import mean_ci
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")   # cma warns at import that matplotlib (for its plots) is missing
-    import cma
+
+
+def _import_cma():
+    """The cma package, without the optional packages it imports for what tune does not use:
+    matplotlib.pyplot (its plots) and scipy.stats (a rank correlation for its surrogate models).
+    They took 2-3 s of a tune's start; cma does without them when they are missing, and so it
+    does here (its search is the same: they enter neither its sampling nor its updates)."""
+    blocked = [name for name in ("matplotlib.pyplot", "scipy.stats") if name not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None   # `import` raises ImportError, which cma expects of a missing package
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # cma warns at import that matplotlib (for its plots) is missing
+            import cma
+    finally:
+        for name in blocked:
+            if sys.modules.get(name, 0) is None:
+                del sys.modules[name]
+    return cma
+
+
+cma = _import_cma()
 
 DEFAULT_BUDGET = 100_000
 #: Games each strategy plays in the validation, solo and at tables.
@@ -235,6 +256,7 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
     be empty or new, trials.parquet and tune.json are written at the end (or on Ctrl-C).
     """
     from strategies import resolve
+    from strategies.interface import unknown_params
 
     if not isinstance(start, str):
         raise ValueError("tune needs the start strategy as a spec string (NAME[:k=v,..] or file.py:function), "
@@ -270,14 +292,14 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
                          f"{', '.join(known)})")
     unknown = [r.name for r in ranges if r.name not in known]
     if unknown:
-        raise ValueError(f"strategy {resolved.spec!r} has no parameter {', '.join(unknown)} "
-                         f"(parameters: {', '.join(known)})")
+        raise ValueError(f"strategy {resolved.spec!r} " + unknown_params(unknown, known))
     start_values = dict(zip(known, map(float, resolved.params)))
     start_params = {r.name: start_values[r.name] for r in ranges}
     sheet_obj = load_sheet(sheet)
     opponents = None if players == 1 else (opponents or resolved.spec)
     rest = [] if players == 1 else [opponents] * (players - 1)
-    api.lineup([resolved.spec] + rest, sheet=sheet_obj)   # every spec resolves, before any game
+    base = api.lineup([resolved.spec] + rest, sheet=sheet_obj)   # every spec resolves, before any game
+    column = {name: i for i, name in enumerate(known)}
 
     dims = len(ranges)
     # cma fails on one dimension (its limits on the steps raise in 4.5; its docs advise against 1-D):
@@ -318,7 +340,12 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
 
     def evaluate(values, it, kind, index, first) -> float:
         spec = spec_with(resolved.spec, values)
-        line = api.lineup([spec] + rest, sheet=sheet_obj)
+        # The candidate is the start's lineup with other numbers in slot 0's parameter row: they reach
+        # the kernel as data, as learned's weights do, so no candidate loads or compiles anything.
+        params = base.params.copy()
+        for name, text in values.items():
+            params[0, column[name]] = float(text)   # the value its spec says, as resolve() reads it
+        line = dataclasses.replace(base, specs=(spec,) + base.specs[1:], params=params, labels=None)
         scores, wins = candidate_results(line, seed, first, n, players, sheet_obj, max_rolls)
         y = (scores if objective == "score" else wins).astype(np.float64)
         m, sd, h = mean_ci(len(y), float(y.sum()), float((y * y).sum()))
