@@ -671,6 +671,66 @@ def improvement(games, seed, sheet, rollouts, top, weights, threads, quiet):
     click.echo(measure(games, seed, sheet, rollouts, top, weights, threads, progress=_progress_enabled(quiet)).report())
 
 
+# --- analyse ------------------------------------------------------------------------
+
+@main.command()
+@click.argument("dataset", type=str)
+@click.option("--strategy", "-s", default=None, metavar="LABEL",
+              help="Only the seats this strategy played (its label in the dataset) [default: every seat].")
+@click.option("--rollouts", "-r", type=int, default=0, show_default=True,
+              help="Solo: judge by this many taxed rollouts of learned from both choices on the same dice "
+                   "(even), not by learned's value alone; on learned's own games, also one step of policy "
+                   "improvement over it (--top).")
+@click.option("--top", type=int, default=4, show_default=True,
+              help="With --rollouts, on learned's own games: its best choices rolled out at every decision.")
+@click.option("--games", "-n", type=int, default=None, help="Only the first N games [default: all finished ones].")
+@click.option("--mistakes", type=int, default=10, show_default=True, help="Largest mistakes listed.")
+@click.option("--weights", default=None, help="The judge's weights file [default: learned's shipped ones for the "
+                                              "dataset's sheet and players].")
+@click.option("--format", "-f", "fmt", type=click.Choice(["table", "json", "parquet"]), default="table",
+              show_default=True, help="table: for reading; json: the rows and mistakes; parquet: one row per "
+                                      "decision (needs -o).")
+@click.option("--out", "-o", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to FILE instead of stdout.")
+@click.option("--threads", "-j", type=int, default=None,
+              help="Numba threads [default: all cores]; the results do not depend on it.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line or compiling notice.")
+@UNCHECKED
+@_errors
+def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, output, threads, quiet, unchecked):
+    """Where each strategy of a dataset loses its points against `learned`, and how much was luck.
+
+    Replays the dataset's games from its manifest and judges every decision against learned's
+    choice: loss = learned's action value of its choice minus that of the choice made (by its
+    value; by rollouts with --rollouts), per game by kind and stage of the game with 95% CIs;
+    luck = what a roll's dice were worth beyond their average (solo); the largest mistakes,
+    each a game to `encore-sim replay`.
+    """
+    _announce_compiling(_progress_enabled(quiet))
+    from sim.runs import interrupts
+    from strategies.research.analyse import analyse as run_analysis
+    if fmt == "parquet" and output is None:
+        raise ValueError("--format parquet writes one row per decision: give -o FILE")
+    if output is not None and output.is_dir():
+        raise ValueError(f"{output} is a folder: give a file name")
+    if output is not None and not output.parent.is_dir():
+        raise ValueError(f"cannot write {output}: folder {output.parent} does not exist")
+    try:
+        with interrupts.raising():      # the analysis removes its unfinished Parquet file itself
+            a = run_analysis(dataset, strategy=strategy, rollouts=rollouts, games=games, weights=weights, threads=threads,
+                             mistakes=mistakes, progress=_progress_enabled(quiet), top=top,
+                             decisions_out=output if fmt == "parquet" else None, checked=not unchecked)
+    except KeyboardInterrupt:
+        click.echo("Interrupted: nothing was written.", err=True)
+        _exit_interrupted()
+    if fmt == "parquet":
+        if not quiet:
+            click.echo(f"Wrote {output}: one row per decision of {a.games:,} games", err=True)
+        return
+    text = json.dumps(a.to_dict(), indent=1) + "\n" if fmt == "json" else a.text()
+    _emit(text, "table", output)
+
+
 # --- strategies ---------------------------------------------------------------------
 
 @main.command("strategies")
