@@ -404,9 +404,12 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
               metavar="DIR", help="Also write each figure as a PNG file into DIR (created if missing), for slides.")
 @click.option("--format", "-f", "fmt", type=click.Choice(["html", "png"]), default=None,
               help="png: the same as --figures DIR (which it needs).")
+@click.option("--analyse", "analyse_too", is_flag=True,
+              help="Also `encore-sim analyse` the dataset (by learned's value): loss per game by stage, score "
+                   "against luck.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line.")
 @_errors
-def report_command(dataset, output, figures_dir, fmt, quiet):
+def report_command(dataset, output, figures_dir, fmt, analyse_too, quiet):
     """Write a self-contained HTML report of a dataset: settings, summary, figures.
 
     One file, nothing loaded from the network: it opens offline and can be mailed.
@@ -418,7 +421,12 @@ def report_command(dataset, output, figures_dir, fmt, quiet):
     if fmt == "html" and figures_dir is not None:
         raise ValueError("--figures DIR writes PNG files: it cannot be combined with --format html")
     fmt = "png" if figures_dir is not None else "html"
-    r = report(dataset, output, fmt=fmt, figures_dir=figures_dir, progress=_progress_enabled(quiet))
+    analysis = None
+    if analyse_too:
+        from strategies.research.analyse import analyse as run_analysis
+        analysis = run_analysis(dataset, progress=_progress_enabled(quiet)).to_dict()
+    r = report(dataset, output, fmt=fmt, figures_dir=figures_dir, progress=_progress_enabled(quiet),
+               analysis=analysis)
     click.echo(f"Report: {r.html}  ({len(r.figures)} figures)")
     if r.pngs:
         click.echo(f"Figures: {len(r.pngs)} PNG files in {figures_dir}")
@@ -645,30 +653,6 @@ def bound(games, seed, sheet, beam, weights, threads, quiet):
     h = measure(games, seed, sheet, DEFAULT_BEAM if beam is None else beam, weights, threads,
                 progress=_progress_enabled(quiet))
     click.echo(h.report())
-
-
-@main.command()
-@click.option("--games", "-n", type=int, default=200, show_default=True, help="Solo games (0..games-1).")
-@click.option("--seed", type=int, default=555, show_default=True, help="Root seed of the dice.")
-@click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
-@click.option("--rollouts", "-r", type=int, default=200, show_default=True,
-              help="Rollouts per choice and decision (even: two halves) [~5 minutes for 200 games on 2 cores].")
-@click.option("--top", type=int, default=4, show_default=True, help="learned's best choices rolled out.")
-@click.option("--weights", default=None, help="learned's weights file [default: the shipped ones of the sheet].")
-@click.option("--threads", "-j", type=int, default=None,
-              help="Numba threads [default: all cores]; the results do not depend on it.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress line.")
-@_errors
-def improvement(games, seed, sheet, rollouts, top, weights, threads, quiet):
-    """What one step of policy improvement would add to `learned` in solo.
-
-    At every decision of learned's own games its best choices are each followed by
-    full rollouts that it plays itself, on shared dice, each taxed for its dice's luck
-    (strategies.research.improvement); prints what picking by the rollouts gains over learned's
-    own choice.
-    """
-    from strategies.research.improvement import measure
-    click.echo(measure(games, seed, sheet, rollouts, top, weights, threads, progress=_progress_enabled(quiet)).report())
 
 
 # --- analyse ------------------------------------------------------------------------

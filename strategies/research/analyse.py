@@ -68,10 +68,12 @@ KINDS = ("active", "passive", "pass", "'!' spent")
 #: Largest mistakes kept.
 DEFAULT_MISTAKES = 10
 #: Per seat and game, the figures summed (columns of _Fold's sums).
-_F_DECISIONS, _F_LOSS, _F_VALUE_LOSS, _F_LUCK, _F_DIFFER, _F_SCORE, _F_GAP = range(7)
-_F_KIND = 7
+_F_DECISIONS, _F_LOSS, _F_VALUE_LOSS, _F_LUCK, _F_DIFFER, _F_SCORE, _F_GAP, _F_GAP_TAXED = range(8)
+_F_KIND = 8
 _F_STAGE = _F_KIND + 2 * len(KINDS)
 _N_F = _F_STAGE + 2 * len(STAGES)
+#: Score against luck (the report's figure): games per whole point of luck, -LUCK_SPAN..LUCK_SPAN.
+LUCK_SPAN = 20
 
 
 class AnalyseError(ValueError):
@@ -85,11 +87,16 @@ class _Fold:
     n: int = 0
     s: np.ndarray = field(default_factory=lambda: np.zeros(_N_F))
     ss: np.ndarray = field(default_factory=lambda: np.zeros((_N_F, _N_F)))
+    luck_games: np.ndarray = field(default_factory=lambda: np.zeros(2 * LUCK_SPAN + 1))
+    luck_scores: np.ndarray = field(default_factory=lambda: np.zeros(2 * LUCK_SPAN + 1))
 
     def add(self, x: np.ndarray) -> None:
         self.n += len(x)
         self.s += x.sum(axis=0)
         self.ss += x.T @ x
+        b = np.clip(np.rint(x[:, _F_LUCK]), -LUCK_SPAN, LUCK_SPAN).astype(np.int64) + LUCK_SPAN
+        self.luck_games += np.bincount(b, minlength=len(self.luck_games))
+        self.luck_scores += np.bincount(b, weights=x[:, _F_SCORE], minlength=len(self.luck_games))
 
     def mean_ci(self, f: int) -> tuple[float, float, float]:
         """(mean per seat-game, 95% half-width, sd) of figure f."""
@@ -129,12 +136,25 @@ class Analysis:
     improvement: object = None      # strategies.research.improvement.Improvement of learned's own games
 
     def to_dict(self) -> dict:
-        return {"dataset": self.dataset, "players": self.players, "sheet": self.sheet, "seed": self.seed,
-                "games": self.games, "rollouts": self.rollouts, "judge": self.judge, "rows": self.rows,
-                "mistakes": self.mistakes}
+        """As plain JSON data (an interval of one game, NaN, as null)."""
+        return _plain({"dataset": self.dataset, "players": self.players, "sheet": self.sheet, "seed": self.seed,
+                       "games": self.games, "rollouts": self.rollouts, "judge": self.judge, "rows": self.rows,
+                       "mistakes": self.mistakes})
 
     def text(self) -> str:
         return format_text(self)
+
+
+def _plain(x):
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
 
 
 def _choice_text(tab, dice, avail, sub, cost, cdie=-1, ndie=-1) -> dict:
@@ -289,7 +309,7 @@ def analyse(dataset, strategy: str | None = None, rollouts: int = 0, games: int 
                 scores = np.empty(n, np.int64)
                 judge_solo(W, tab, np.uint64(s.seed), game_ids, log, rollouts, True, out, scores)
                 scores = scores[:, None]
-                own = play_chunk(s.seed, first, n, [learned_spec], players=1, sheet=sheet).seats[:, 0, PS_SCORE]
+                own = _learned_taxed(W, tab, s.seed, first, n, learned_spec, sheet)
             else:
                 scores = np.empty((n, s.players), np.int64)
                 judge_table(W, tab, np.uint64(s.seed), game_ids, s.players, s.max_rolls, log, log_start, out, scores)
@@ -353,8 +373,9 @@ def _fold_block(folds, heap, out, log, log_start, chunk, first, stored, label, o
     add(_F_LUCK, luck)
     add(_F_DIFFER, differ.astype(float))
     x[:, _F_SCORE] = stored.ravel()
-    if own is not None:
-        x[:, _F_GAP] = np.repeat(own, players) - stored.ravel()
+    if own is not None:     # solo: learned's score on the same dice, and that score less its luck
+        x[:, _F_GAP] = own[0] - stored[:, 0]
+        x[:, _F_GAP_TAXED] = own[1] - (stored[:, 0] - x[:, _F_LUCK])
     kinds = [log[:, LOG_ACTIVE] == 1, log[:, LOG_ACTIVE] == 0, log[:, LOG_SUB] < 0, log[:, LOG_COST] > 0]
     for k, where in enumerate(kinds):
         add(_F_KIND + 2 * k, ones, where)
@@ -399,6 +420,17 @@ def _fold_block(folds, heap, out, log, log_start, chunk, first, stored, label, o
                 heapq.heappush(heap, item)
             else:
                 heapq.heapreplace(heap, item)
+
+
+def _learned_taxed(W, tab, seed, first, n, spec, sheet):
+    """learned's scores on solo games first..first+n-1 of `seed`, and the same less each game's luck:
+    the same expectation, less noise (about half the raw gap's against heuristic)."""
+    chunk = play_chunk(seed, first, n, [spec], players=1, sheet=sheet, log_turns=True)
+    out = np.empty((len(chunk.log), J_SIZE))
+    scores = np.empty(n, np.int64)
+    judge_solo(W, tab, np.uint64(seed), np.arange(first, first + n, dtype=np.int64), chunk.log, 0, True, out, scores)
+    luck = out[:, J_LUCK].reshape(n, SOLO_ROLLS).sum(axis=1)
+    return scores, scores - luck
 
 
 def _dice_text(dice, players) -> str:
@@ -449,6 +481,12 @@ def _rows(folds: dict, players: int, rollouts: int, improvement) -> list[dict]:
         if players == 1:
             gap, gap_hw, _ = f.mean_ci(_F_GAP)
             row["learned_gap"], row["learned_gap_ci"] = gap, gap_hw
+            gap, gap_hw, _ = f.mean_ci(_F_GAP_TAXED)
+            row["learned_gap_taxed"], row["learned_gap_taxed_ci"] = gap, gap_hw
+            seen = f.luck_games > 0
+            row["score_by_luck"] = {"luck": (np.flatnonzero(seen) - LUCK_SPAN).tolist(),
+                                    "games": f.luck_games[seen].astype(int).tolist(),
+                                    "mean_score": (f.luck_scores[seen] / f.luck_games[seen]).tolist()}
         row["by_kind"] = {}
         for k, kind in enumerate(KINDS):
             d = f.s[_F_KIND + 2 * k]
@@ -487,7 +525,9 @@ def format_text(a: Analysis) -> str:
             out.append(f"    by learned's value   {_fmt(r['value_loss_per_game'], r['value_loss_ci'])}")
         if r.get("learned_gap") is not None:
             out.append(f"  {a.judge} - its score  {_fmt(r['learned_gap'], r['learned_gap_ci'])}   (same dice: "
-                       "the loss's expectation by the true action values)")
+                       "the loss's expectation by learned's true action values)")
+            out.append(f"    less both's luck     {_fmt(r['learned_gap_taxed'], r['learned_gap_taxed_ci'])}   "
+                       "(the same expectation, less noise)")
         out.append(f"  loss per decision      {_fmt(r['loss_per_decision'], r['loss_per_decision_ci'])};  "
                    f"differs from {a.judge}'s choice in {100 * r['differ_share']:.1f}% of decisions")
         if r["luck_per_game"] is not None:
