@@ -337,3 +337,8 @@ def analyse_luck() -> str:
     parts = [f"`{spec}` {_analysed(spec)['luck_per_game']:+.2f} ± {_analysed(spec)['luck_ci']:.2f} "
              f"(sd {_analysed(spec)['luck_sd']:.1f})" for spec in ("heuristic", "lookahead", "greedy", "learned")]
     return ", ".join(parts)
+
+
+@register("analyse-games")
+def analyse_games() -> str:
+    return f"{ANALYSE_GAMES:,} solo games of seed {SOLO_SEED} of each strategy"

@@ -180,3 +180,16 @@ def test_a_table_sheet_without_weights_says_how_to_train(tmp_path):
         analyse(ds)
     r = cli(ds)
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1 and "encore-sim train" in r.output
+
+
+def test_report_with_the_analysis(data, tmp_path):
+    out = tmp_path / "r.html"
+    r = CliRunner().invoke(main, ["report", str(data["heuristic"]), "--analyse", "-o", str(out), "-q"])
+    assert r.exit_code == 0, r.output
+    page = out.read_text()
+    assert 'alt="Where the points are lost"' in page and 'alt="Score against luck"' in page
+    blob = page.split('id="report-data">')[1].split("</script>")[0]
+    embedded = json.loads(blob)["analysis"]
+    assert embedded == json.loads(json.dumps(analyse(data["heuristic"], threads=1).to_dict()))
+    (row,) = embedded["rows"]
+    assert sum(row["score_by_luck"]["games"]) == 80

@@ -385,7 +385,7 @@ def fig_seats(players, by_seat, seats, names, colours) -> _Figure:
     order = sorted(range(len(labels)), key=lambda i: labels[i] == "no seat effect")   # the guide line last
     fig.legend([handles[i] for i in order], [labels[i] for i in order], frameon=False, fontsize=8, ncols=4,
                loc="outside lower center")
-    return _Figure("seats", "Seats", "Left: win rate of each strategy in each seat with 95% CIs (the numbers of "
+    return _Figure("seats", "Win rate and score by seat", "Left: win rate of each strategy in each seat with 95% CIs (the numbers of "
                    "`summary --by seat`); seat 0 is the active player of roll 1. "
                    + ("The black squares pool all strategies: each game has one player in every seat, so the "
                       "dotted line, their mean, is what every seat would show without a seat effect. "
