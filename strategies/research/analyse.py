@@ -258,8 +258,8 @@ def analyse(dataset, strategy: str | None = None, rollouts: int = 0, games: int 
         raise AnalyseError(f"weights file {weights} does not exist")
     try:
         W = weights_array(sheet, weights, s.players)
-    except WeightsError as e:
-        raise AnalyseError(str(e)) from None
+    except WeightsError as e:      # the judge's weights are missing (how to train them) or unusable
+        raise AnalyseError(f"{e}; analyse with --weights W.npz") from None
     judge = "learned" if weights is None else f"learned:weights={weights}"
     labels = list(dict.fromkeys(s.strategies))
     if strategy is not None and strategy not in labels:
