@@ -1,6 +1,6 @@
 """How much one step of policy improvement would add to `learned` in solo: rollouts of its own play.
 
-    encore-sim improvement --games 200 --rollouts 200 --seed 555
+    encore-sim run -s learned -n 200 --seed 555 -o L && encore-sim analyse L --rollouts 200
 
 The clairvoyant bound (strategies.research.headroom) says how far `learned` is from a player who knows the
 dice; it cannot say how much of that gap a real player could ever earn. This measures a part that
