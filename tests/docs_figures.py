@@ -314,8 +314,8 @@ def _analysed(spec: str, rollouts: int = 0):
         return analyse(Path(d) / "ds", rollouts=rollouts, mistakes=0).rows[0]
 
 
-def _pm(row, key) -> str:
-    return f"{row[key]:.2f} ± {row[key + '_ci']:.2f}"
+def _pm(row, key, ci=None) -> str:
+    return f"{row[key]:.2f} ± {row[ci or key + '_ci']:.2f}"
 
 
 @register("analyse-identity", slow=True, learned=True)
@@ -325,10 +325,10 @@ def analyse_identity() -> str:
     for spec in ("heuristic", "lookahead", "greedy", "learned"):
         v = _analysed(spec)
         rolled = _analysed(spec, ANALYSE_ROLLOUTS) if spec in ("heuristic", "lookahead") else None
-        loss = _pm(rolled, "loss") if rolled else "(not run)"
+        loss = _pm(rolled, "loss_per_game", "loss_ci") if rolled else "(not run)"
         bias = f"{v['value_loss_per_game'] - v['learned_gap_taxed']:+.2f}"
         rows.append(f"| `{spec}` | {_pm(v, 'learned_gap')} | {_pm(v, 'learned_gap_taxed')} | {loss} | "
-                    f"{_pm(v, 'value_loss')} | {bias} |")
+                    f"{_pm(v, 'value_loss_per_game', 'value_loss_ci')} | {bias} |")
     return "\n".join(rows)
 
 

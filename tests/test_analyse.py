@@ -5,6 +5,9 @@ luck averaging 0, a deliberate blunder found where it was made, learned's own ga
 nothing by its value, and one-line errors for datasets that cannot be analysed."""
 import json
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -175,7 +178,10 @@ def test_one_line_errors(data, tmp_path):
 
 
 def test_a_table_sheet_without_weights_says_how_to_train(tmp_path):
-    ds = run(tmp_path / "t", "-s", "greedy", "-p", "2", "-n", "2", "--sheet", "green")
+    sheet = tmp_path / "mine.txt"
+    sheet.write_text(subprocess.run([sys.executable, str(Path(__file__).parent / "sheetgen.py"), "--seed", "5"],
+                                    capture_output=True, text=True, check=True).stdout)
+    ds = run(tmp_path / "t", "-s", "greedy", "-p", "2", "-n", "2", "--sheet", str(sheet))
     with pytest.raises(AnalyseError, match="encore-sim train"):
         analyse(ds)
     r = cli(ds)
