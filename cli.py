@@ -701,8 +701,8 @@ def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, out
         raise ValueError(f"cannot write {output}: folder {output.parent} does not exist")
     try:
         with interrupts.raising():      # the analysis removes its unfinished Parquet file itself
-            a = run_analysis(dataset, strategy=strategy, rollouts=rollouts, games=games, weights=weights, threads=threads,
-                             mistakes=mistakes, progress=_progress_enabled(quiet), top=top,
+            a = run_analysis(dataset, strategy=strategy, rollouts=rollouts, games=games, weights=weights,
+                             threads=threads, mistakes=mistakes, progress=_progress_enabled(quiet), top=top,
                              decisions_out=output if fmt == "parquet" else None, checked=not unchecked)
     except KeyboardInterrupt:
         click.echo("Interrupted: nothing was written.", err=True)

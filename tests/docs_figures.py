@@ -321,7 +321,8 @@ def _pm(row, key, ci=None) -> str:
 @register("analyse-identity", slow=True, learned=True)
 def analyse_identity() -> str:
     rows = ["| strategy | `learned` − its score, same dice | the same less both players' luck | loss per game, "
-            f"{ANALYSE_ROLLOUTS} rollouts | by `learned`'s value alone | the value's bias |", "|---|---|---|---|---|---|"]
+            f"{ANALYSE_ROLLOUTS} rollouts | by `learned`'s value alone | the value's bias |",
+            "|---|---|---|---|---|---|"]
     for spec in ("heuristic", "lookahead", "greedy", "learned"):
         v = _analysed(spec)
         rolled = _analysed(spec, ANALYSE_ROLLOUTS) if spec in ("heuristic", "lookahead") else None

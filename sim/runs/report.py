@@ -375,8 +375,9 @@ def fig_seats(players, by_seat, seats, names, colours) -> _Figure:
     ci = np.array([s["score_ci"] for s in seats])
     ax2.errorbar(x, y, yerr=ci, fmt="s", color="black", capsize=3, markersize=5)
     for s in seats[1:]:
-        ax2.annotate(f"{s['diff_seat0']:+.2f}\n±{s['diff_seat0_ci']:.2f}", (s["seat"], s["mean_score"] + s["score_ci"]),
-                     xytext=(0, 4), textcoords="offset points", ha="center", va="bottom", fontsize=7.5)
+        ax2.annotate(f"{s['diff_seat0']:+.2f}\n±{s['diff_seat0_ci']:.2f}",
+                     (s["seat"], s["mean_score"] + s["score_ci"]), xytext=(0, 4), textcoords="offset points",
+                     ha="center", va="bottom", fontsize=7.5)
     ax2.margins(y=0.35)
     ax2.set_xticks(x, [f"seat {s}" for s in x])
     ax2.set_ylabel("mean score (95% CI)")
@@ -385,8 +386,8 @@ def fig_seats(players, by_seat, seats, names, colours) -> _Figure:
     order = sorted(range(len(labels)), key=lambda i: labels[i] == "no seat effect")   # the guide line last
     fig.legend([handles[i] for i in order], [labels[i] for i in order], frameon=False, fontsize=8, ncols=4,
                loc="outside lower center")
-    return _Figure("seats", "Win rate and score by seat", "Left: win rate of each strategy in each seat with 95% CIs (the numbers of "
-                   "`summary --by seat`); seat 0 is the active player of roll 1. "
+    return _Figure("seats", "Win rate and score by seat", "Left: win rate of each strategy in each seat with "
+                   "95% CIs (the numbers of `summary --by seat`); seat 0 is the active player of roll 1. "
                    + ("The black squares pool all strategies: each game has one player in every seat, so the "
                       "dotted line, their mean, is what every seat would show without a seat effect. "
                       if several else "")
@@ -670,12 +671,12 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
-def _json_safe(x):
+def json_safe(x):
     """NaN and infinities as null (JSON has none); numpy scalars as Python numbers."""
     if isinstance(x, dict):
-        return {str(k): _json_safe(v) for k, v in x.items()}
+        return {str(k): json_safe(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return [_json_safe(v) for v in x]
+        return [json_safe(v) for v in x]
     if isinstance(x, np.generic):
         x = x.item()
     if isinstance(x, float) and not math.isfinite(x):
@@ -700,7 +701,7 @@ def _page(title: str, subtitle: str, tables: list[tuple[str, str]], figs: list[_
         body.append("</div>")
     body.append(f"<h2>Settings</h2>{settings}")
     # "</" would end the script element early
-    blob = json.dumps(_json_safe(data), allow_nan=False).replace("</", "<\\/")
+    blob = json.dumps(json_safe(data), allow_nan=False).replace("</", "<\\/")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{_e(title)}</title><style>{CSS}</style></head><body>\n"
             + "\n".join(body)

@@ -50,6 +50,7 @@ from sim.runs.dataset import DatasetError, as_numpy, done_chunks, open_store, re
 from sim.runs.manifest import check_files, manifest_files, manifest_sheet
 from sim.runs import interrupts
 from sim.runs.progress import Progress
+from sim.runs.report import json_safe
 from sim.runs.settings import Settings
 from sim.runs.summary import Z95
 from sim.sheets import COLOURS
@@ -137,24 +138,12 @@ class Analysis:
 
     def to_dict(self) -> dict:
         """As plain JSON data (an interval of one game, NaN, as null)."""
-        return _plain({"dataset": self.dataset, "players": self.players, "sheet": self.sheet, "seed": self.seed,
+        return json_safe({"dataset": self.dataset, "players": self.players, "sheet": self.sheet, "seed": self.seed,
                        "games": self.games, "rollouts": self.rollouts, "judge": self.judge, "rows": self.rows,
                        "mistakes": self.mistakes})
 
     def text(self) -> str:
         return format_text(self)
-
-
-def _plain(x):
-    if isinstance(x, dict):
-        return {k: _plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    if isinstance(x, np.generic):
-        x = x.item()
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    return x
 
 
 def _choice_text(tab, dice, avail, sub, cost, cdie=-1, ndie=-1) -> dict:
@@ -356,7 +345,8 @@ def _fold_block(folds, heap, out, log, log_start, chunk, first, stored, label, o
     roll = log[:, LOG_ROLL]
     value_loss = out[:, J_BEST] - out[:, J_MADE]
     loss = out[:, J_ROLLED] if rollouts else value_loss
-    differ = (out[:, J_BEST_SUB] != log[:, LOG_SUB]) | ((log[:, LOG_SUB] >= 0) & (out[:, J_BEST_COST] != log[:, LOG_COST]))
+    sub = log[:, LOG_SUB]
+    differ = (out[:, J_BEST_SUB] != sub) | ((sub >= 0) & (out[:, J_BEST_COST] != log[:, LOG_COST]))
     luck = np.nan_to_num(out[:, J_LUCK])
     unit = g * players + seat
     size = n * players
@@ -487,23 +477,23 @@ def _rows(folds: dict, players: int, rollouts: int, improvement) -> list[dict]:
             row["score_by_luck"] = {"luck": (np.flatnonzero(seen) - LUCK_SPAN).tolist(),
                                     "games": f.luck_games[seen].astype(int).tolist(),
                                     "mean_score": (f.luck_scores[seen] / f.luck_games[seen]).tolist()}
-        row["by_kind"] = {}
-        for k, kind in enumerate(KINDS):
-            d = f.s[_F_KIND + 2 * k]
-            if d == 0:
-                continue
-            m, hw, _ = f.mean_ci(_F_KIND + 2 * k + 1)
-            row["by_kind"][kind] = {"decisions_per_game": d / games, "loss_per_game": m, "loss_ci": hw}
-        row["by_stage"] = {}
-        for k, stage in enumerate(STAGES):
-            d = f.s[_F_STAGE + 2 * k]
-            if d == 0:
-                continue
-            m, hw, _ = f.mean_ci(_F_STAGE + 2 * k + 1)
-            row["by_stage"][stage] = {"decisions_per_game": d / games, "loss_per_game": m, "loss_ci": hw}
+        row["by_kind"] = _split(f, _F_KIND, KINDS)
+        row["by_stage"] = _split(f, _F_STAGE, STAGES)
         rows.append(row)
     rows.sort(key=lambda r: (r["strategy"], -1 if r["seat"] is None else r["seat"]))
     return rows
+
+
+def _split(f: _Fold, first: int, names) -> dict:
+    """Per part (kind or stage) that has decisions: its decisions and loss per game (figures
+    first + 2k, first + 2k + 1 of part k)."""
+    out = {}
+    for k, name in enumerate(names):
+        d = f.s[first + 2 * k]
+        if d:
+            m, hw, _ = f.mean_ci(first + 2 * k + 1)
+            out[name] = {"decisions_per_game": d / f.n, "loss_per_game": m, "loss_ci": hw}
+    return out
 
 
 def _fmt(m, hw) -> str:
