@@ -482,9 +482,12 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
               metavar="DIR", help="Also write each figure as a PNG file into DIR (created if missing), for slides.")
 @click.option("--format", "-f", "fmt", type=click.Choice(["html", "png"]), default=None,
               help="png: the same as --figures DIR (which it needs).")
+@click.option("--analyse", "analyse_too", is_flag=True,
+              help="Also `encore-sim analyse` the dataset (by learned's value): loss per game by stage, score "
+                   "against luck.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line.")
 @_errors
-def report_command(dataset, output, figures_dir, fmt, quiet):
+def report_command(dataset, output, figures_dir, fmt, analyse_too, quiet):
     """Write a self-contained HTML report of a dataset: settings, summary, figures.
 
     One file, nothing loaded from the network: it opens offline and can be mailed.
@@ -496,7 +499,12 @@ def report_command(dataset, output, figures_dir, fmt, quiet):
     if fmt == "html" and figures_dir is not None:
         raise ValueError("--figures DIR writes PNG files: it cannot be combined with --format html")
     fmt = "png" if figures_dir is not None else "html"
-    r = report(dataset, output, fmt=fmt, figures_dir=figures_dir, progress=_progress_enabled(quiet))
+    analysis = None
+    if analyse_too:
+        from strategies.research.analyse import analyse as run_analysis
+        analysis = run_analysis(dataset, progress=_progress_enabled(quiet)).to_dict()
+    r = report(dataset, output, fmt=fmt, figures_dir=figures_dir, progress=_progress_enabled(quiet),
+               analysis=analysis)
     click.echo(f"Report: {r.html}  ({len(r.figures)} figures)")
     if r.pngs:
         click.echo(f"Figures: {len(r.pngs)} PNG files in {figures_dir}")
@@ -728,28 +736,64 @@ def bound(games, seed, sheet, beam, weights, threads, quiet):
     click.echo(h.report())
 
 
+# --- analyse ------------------------------------------------------------------------
+
 @main.command()
-@click.option("--games", "-n", type=COUNT, default=200, show_default=True, help="Solo games (0..games-1).")
-@click.option("--seed", type=int, default=555, show_default=True, help="Root seed of the dice.")
-@click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
-@click.option("--rollouts", "-r", type=COUNT, default=200, show_default=True,
-              help="Rollouts per choice and decision (even: two halves) [~5 minutes for 200 games on 2 cores].")
-@click.option("--top", type=int, default=4, show_default=True, help="learned's best choices rolled out.")
-@click.option("--weights", default=None, help="learned's weights file [default: the shipped ones of the sheet].")
+@click.argument("dataset", type=str)
+@click.option("--strategy", "-s", default=None, metavar="LABEL",
+              help="Only the seats this strategy played (its label in the dataset) [default: every seat].")
+@click.option("--rollouts", "-r", type=COUNT, default=0, show_default=True,
+              help="Solo: judge by this many taxed rollouts of learned from both choices on the same dice "
+                   "(even), not by learned's value alone; on learned's own games, also one step of policy "
+                   "improvement over it (--top).")
+@click.option("--top", type=int, default=4, show_default=True,
+              help="With --rollouts, on learned's own games: its best choices rolled out at every decision.")
+@click.option("--games", "-n", type=COUNT, default=None, help="Only the first N games [default: all finished ones].")
+@click.option("--mistakes", type=int, default=10, show_default=True, help="Largest mistakes listed.")
+@click.option("--weights", default=None, help="The judge's weights file [default: learned's shipped ones for the "
+                                              "dataset's sheet and players].")
+@click.option("--format", "-f", "fmt", type=click.Choice(["table", "json", "parquet"]), default="table",
+              show_default=True, help="table: for reading; json: the rows and mistakes; parquet: one row per "
+                                      "decision (needs -o).")
+@click.option("--out", "-o", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to FILE instead of stdout.")
 @click.option("--threads", "-j", type=int, default=None,
               help="Numba threads [default: all cores]; the results do not depend on it.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress line.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line or compiling notice.")
+@UNCHECKED
 @_errors
-def improvement(games, seed, sheet, rollouts, top, weights, threads, quiet):
-    """What one step of policy improvement would add to `learned` in solo.
+def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, output, threads, quiet, unchecked):
+    """Where each strategy of a dataset loses its points against `learned`, and how much was luck.
 
-    At every decision of learned's own games its best choices are each followed by
-    full rollouts that it plays itself, on shared dice, each taxed for its dice's luck
-    (strategies.research.improvement); prints what picking by the rollouts gains over learned's
-    own choice.
+    Replays the dataset's games from its manifest and judges every decision against learned's
+    choice: loss = learned's action value of its choice minus that of the choice made (by its
+    value; by rollouts with --rollouts), per game by kind and stage of the game with 95% CIs;
+    luck = what a roll's dice were worth beyond their average (solo); the largest mistakes,
+    each a game to `encore-sim replay`.
     """
-    from strategies.research.improvement import measure
-    click.echo(measure(games, seed, sheet, rollouts, top, weights, threads, progress=_progress_enabled(quiet)).report())
+    _announce_compiling(_progress_enabled(quiet))
+    from sim.runs import interrupts
+    from strategies.research.analyse import analyse as run_analysis
+    if fmt == "parquet" and output is None:
+        raise ValueError("--format parquet writes one row per decision: give -o FILE")
+    if output is not None and output.is_dir():
+        raise ValueError(f"{output} is a folder: give a file name")
+    if output is not None and not output.parent.is_dir():
+        raise ValueError(f"cannot write {output}: folder {output.parent} does not exist")
+    try:
+        with interrupts.raising():      # the analysis removes its unfinished Parquet file itself
+            a = run_analysis(dataset, strategy=strategy, rollouts=rollouts, games=games, weights=weights,
+                             threads=threads, mistakes=mistakes, progress=_progress_enabled(quiet), top=top,
+                             decisions_out=output if fmt == "parquet" else None, checked=not unchecked)
+    except KeyboardInterrupt:
+        click.echo("Interrupted: nothing was written.", err=True)
+        _exit_interrupted()
+    if fmt == "parquet":
+        if not quiet:
+            click.echo(f"Wrote {output}: one row per decision of {a.games:,} games", err=True)
+        return
+    text = json.dumps(a.to_dict(), indent=1) + "\n" if fmt == "json" else a.text()
+    _emit(text, "table", output)
 
 
 # --- strategies ---------------------------------------------------------------------

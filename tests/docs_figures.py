@@ -356,3 +356,52 @@ def kit_examples() -> str:
         rows.append(f"| `docs/examples/{name}.py` | {what} | {s['mean']:.2f} ({s['ci_low']:.2f}..{s['ci_high']:.2f}) | "
                     f"{t['win_rate']:.1%}, {t['mean']:.2f} |")
     return "\n".join(rows)
+
+
+# --- encore-sim analyse ---------------------------------------------------------------------
+
+ANALYSE_GAMES, ANALYSE_ROLLOUTS = 3_000, 16
+
+
+@functools.cache
+def _analysed(spec: str, rollouts: int = 0):
+    """The analysis of ANALYSE_GAMES solo games of `spec` (seed SOLO_SEED, no --log-turns)."""
+    import tempfile
+
+    from sim.runs.runner import run
+    from sim.runs.settings import Settings
+    from strategies.research.analyse import analyse
+    with tempfile.TemporaryDirectory() as d:
+        run(Path(d) / "ds", settings=Settings.of(strategies=[spec], games=ANALYSE_GAMES, seed=SOLO_SEED))
+        return analyse(Path(d) / "ds", rollouts=rollouts, mistakes=0).rows[0]
+
+
+def _pm(row, key, ci=None) -> str:
+    return f"{row[key]:.2f} ± {row[ci or key + '_ci']:.2f}"
+
+
+@register("analyse-identity", slow=True, learned=True)
+def analyse_identity() -> str:
+    rows = ["| strategy | `learned` − its score, same dice | the same less both players' luck | loss per game, "
+            f"{ANALYSE_ROLLOUTS} rollouts | by `learned`'s value alone | the value's bias |",
+            "|---|---|---|---|---|---|"]
+    for spec in ("heuristic", "lookahead", "greedy", "learned"):
+        v = _analysed(spec)
+        rolled = _analysed(spec, ANALYSE_ROLLOUTS) if spec in ("heuristic", "lookahead") else None
+        loss = _pm(rolled, "loss_per_game", "loss_ci") if rolled else "(not run)"
+        bias = f"{v['value_loss_per_game'] - v['learned_gap_taxed']:+.2f}"
+        rows.append(f"| `{spec}` | {_pm(v, 'learned_gap')} | {_pm(v, 'learned_gap_taxed')} | {loss} | "
+                    f"{_pm(v, 'value_loss_per_game', 'value_loss_ci')} | {bias} |")
+    return "\n".join(rows)
+
+
+@register("analyse-luck", slow=True, learned=True)
+def analyse_luck() -> str:
+    parts = [f"`{spec}` {_analysed(spec)['luck_per_game']:+.2f} ± {_analysed(spec)['luck_ci']:.2f} "
+             f"(sd {_analysed(spec)['luck_sd']:.1f})" for spec in ("heuristic", "lookahead", "greedy", "learned")]
+    return ", ".join(parts)
+
+
+@register("analyse-games")
+def analyse_games() -> str:
+    return f"{ANALYSE_GAMES:,} solo games of seed {SOLO_SEED} of each strategy"

@@ -4,9 +4,6 @@ nothing depends on the thread count."""
 import numba
 import numpy as np
 import pytest
-from click.testing import CliRunner
-
-from cli import main
 from sim.runs.api import play_chunk
 from sim.state import PS_SCORE
 from strategies.research.improvement import gains, measure
@@ -76,13 +73,6 @@ def test_report_states_both_estimates(measured):
     low, high = gains(measured.means)
     assert f"{low.sum(axis=1).mean():+6.2f}" in text and f"{high.sum(axis=1).mean():+6.2f}" in text
     assert f"{measured.scores.mean():6.2f}" in text
-
-
-def test_cli_one_line_errors():
-    r = CliRunner().invoke(main, ["improvement", "--rollouts", "7"])
-    assert r.exit_code == 2 and r.output.strip() == "Error: rollouts must be even (two halves), got 7"
-    r = CliRunner().invoke(main, ["improvement", "--top", "1"])
-    assert r.exit_code == 2 and r.output.strip() == "Error: top must be 2..8, got 1"
 
 
 def test_the_tax_keeps_each_expectation_and_takes_out_most_of_the_noise():

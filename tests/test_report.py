@@ -121,6 +121,16 @@ def test_figure_data_against_pandas(reports, name):
     if data["players"] > 1:
         by_seat = players.groupby("seat")["winner"].mean()
         assert [s["win_rate"] for s in data["seats"]] == pytest.approx(by_seat.to_list(), rel=1e-12)
+        scores = players.pivot(index="game", columns="seat", values="score")
+        assert [s["mean_score"] for s in data["seats"]] == pytest.approx(scores.mean().to_list(), rel=1e-12)
+        diff = scores.sub(scores[0], axis=0)
+        assert [s["diff_seat0"] for s in data["seats"]] == pytest.approx(diff.mean().to_list(), abs=1e-12)
+        half = 1.959963984540054 * diff.std() / np.sqrt(len(diff))
+        assert [s["diff_seat0_ci"] for s in data["seats"]][1:] == pytest.approx(half.to_list()[1:], rel=1e-9)
+        first = players["first_joker_roll"].fillna(0).astype(int)
+        for who, won in (("winners", True), ("the rest", False)):
+            want = first[players["winner"] == won].value_counts().sort_index()
+            assert data["first_joker_winners"][who] == {str(k): int(v) for k, v in want.items()}
     if name == "turns":
         turns = pd.read_parquet(ds / "turns", columns=["game", "roll", "seat", "jokers"])
         t = turns.merge(players[["game", "seat", "strategy"]], on=["game", "seat"])
@@ -145,9 +155,9 @@ def test_small_batches_cut_games_apart_and_change_nothing(reports):
 def test_figures_where_the_data_supports_them(reports):
     turns, plain, solo = (reports[n][1].figures for n in ("turns", "plain", "solo"))
     assert len(turns) >= 6 and len(plain) >= 6
-    assert "Win rate by seat" in turns and "Game length" in turns and "Joker timing by roll" in turns
+    assert "Win rate and score by seat" in turns and "Game length" in turns and "Joker timing by roll" in turns
     assert "Solo rating bands" in solo
-    assert "Win rate by seat" not in solo and "Game length" not in solo and "Solo rating bands" not in turns
+    assert "Win rate and score by seat" not in solo and "Game length" not in solo and "Solo rating bands" not in turns
     for name, (_, r) in reports.items():
         text = r.html.read_text()
         assert text.count('<img src="data:image/svg+xml;base64,') == len(r.figures), name

@@ -63,6 +63,7 @@ from .summary import (
     summarise,
     table_columns,
     wilson,
+    Z95,
 )
 
 FORMATS = ("html", "png")
@@ -113,6 +114,10 @@ class _Folds:
         self.capped = 0
         self.seat_wins = np.zeros(players)
         self.seat_games = np.zeros(players)
+        # per seat: sums of the score and of its square, and of (score - seat 0's score in the game) and its square
+        self.seat_score = np.zeros((4, players))
+        # first '!' by roll of the games' winners and of the other seats (at tables)
+        self.first_joker_won = [Counter(), Counter()]
         self.by_seat = defaultdict(_Acc)   # summarise(by_seat=True)'s sums, in the same pass
         self.games = 0
 
@@ -135,8 +140,23 @@ class _Folds:
         if seat.max() >= self.players:
             raise DatasetError(f"{self.store}: a players row of seat {seat.max()}, in a dataset of {self.players} "
                                "players")
-        self.seat_wins += np.bincount(seat, weights=as_numpy(batch.column("winner")), minlength=self.players)
+        winner = as_numpy(batch.column("winner")).astype(np.int64)
+        self.seat_wins += np.bincount(seat, weights=winner, minlength=self.players)
         self.seat_games += np.bincount(seat, minlength=self.players)
+        if self.players > 1:
+            score = as_numpy(batch.column("score")).astype(np.float64)
+            game = as_numpy(batch.column("game"))
+            order = np.lexsort((seat, game))
+            if len(order) % self.players == 0 and (seat[order].reshape(-1, self.players) ==
+                                                   np.arange(self.players)).all():
+                by_game = score[order].reshape(-1, self.players)
+                diff = by_game - by_game[:, :1]
+                self.seat_score += [by_game.sum(0), (by_game ** 2).sum(0), diff.sum(0), (diff ** 2).sum(0)]
+            else:
+                raise DatasetError(f"{self.store}: a batch of the players table without every seat of its games")
+            for won in (0, 1):
+                u, n = _group_sums(first[winner == won])
+                self.first_joker_won[won].update(dict(zip(u.tolist(), n.tolist())))
         opening = seat == 0
         u, n = _group_sums(rolls[opening].astype(np.int64))
         self.lengths.update(dict(zip(u.tolist(), n.tolist())))
@@ -209,8 +229,13 @@ def collect(dataset, batch_size: int = BATCH_ROWS, progress: bool = False) -> di
         seats = []
         for s in range(players):
             lo, hi = wilson(folds.seat_wins[s], folds.seat_games[s])
-            seats.append({"seat": s, "games": int(folds.seat_games[s]),
-                          "win_rate": folds.seat_wins[s] / folds.seat_games[s], "win_ci_low": lo, "win_ci_high": hi})
+            n, (total, sq, diff, diff_sq) = folds.seat_games[s], folds.seat_score[:, s]
+            mean, d = total / n, diff / n
+            sd = math.sqrt(max(sq - n * mean * mean, 0.0) / (n - 1)) if n > 1 else math.nan
+            d_sd = math.sqrt(max(diff_sq - n * d * d, 0.0) / (n - 1)) if n > 1 else math.nan
+            seats.append({"seat": s, "games": int(n), "win_rate": folds.seat_wins[s] / n, "win_ci_low": lo,
+                          "win_ci_high": hi, "mean_score": mean, "score_ci": Z95 * sd / math.sqrt(n),
+                          "diff_seat0": d, "diff_seat0_ci": Z95 * d_sd / math.sqrt(n)})
     return {
         "dataset": str(dataset),
         "headline": headline(summary),
@@ -232,6 +257,9 @@ def collect(dataset, batch_size: int = BATCH_ROWS, progress: bool = False) -> di
         "jokers_by_roll": None if jokers is None else {name: {int(k): v for k, v in sorted(jokers[name].items())}
                                                         for name in names},
         "first_joker": {name: {int(k): v for k, v in sorted(folds.first_joker[name].items())} for name in names},
+        "first_joker_winners": None if players == 1 else
+        {who: {int(k): v for k, v in sorted(folds.first_joker_won[won].items())}
+         for who, won in (("winners", 1), ("the rest", 0))},
     }
 
 
@@ -297,16 +325,16 @@ def fig_scores(names, hists, means, colours) -> _Figure:
 def fig_breakdown(names, means, scores, colours) -> _Figure:
     fig, ax = _figure((7.2, 1.5 + 0.55 * len(names)))
     parts = [("column_points", "columns", "#4c72b0", 1), ("colour_points", "colours", "#55a868", 1),
-             ("jokers_left", "'!' left", "#dd8452", 1), ("star_penalty", "star penalty", "#c44e52", -1)]
+             ("jokers_left", "'!' left", "#ff8c00", 1), ("star_penalty", "star penalty", "#c44e52", -1)]
     y = np.arange(len(names))[::-1]
     left = np.zeros(len(names))
     for key, label, colour, sign in parts:
         v = np.array([means[n][key] for n in names])
         if sign > 0:
-            ax.barh(y, v, left=left, color=colour, label=label, height=0.6)
+            ax.barh(y, v, left=left, color=colour, label=label, height=0.6, edgecolor="white", linewidth=0.8)
             left += v
         else:
-            ax.barh(y, -v, color=colour, label=label, height=0.6)
+            ax.barh(y, -v, color=colour, label=label, height=0.6, edgecolor="white", linewidth=0.8)
     ax.scatter([scores[n] for n in names], y, marker="D", color="black", zorder=3, s=22, label="mean score")
     for yi, n in zip(y, names):
         ax.annotate(f"{scores[n]:.2f}", (max(left.max(), 0), yi), xytext=(6, 0), textcoords="offset points",
@@ -321,7 +349,7 @@ def fig_breakdown(names, means, scores, colours) -> _Figure:
 
 
 def fig_seats(players, by_seat, seats, names, colours) -> _Figure:
-    fig, ax = _figure()
+    fig, (ax, ax2) = _figure((9.6, 4.0), ncols=2)
     x = np.arange(players)
     several = len(names) > 1
     width = 0.5 / max(1, len(names))
@@ -341,15 +369,30 @@ def fig_seats(players, by_seat, seats, names, colours) -> _Figure:
     ax.set_ylabel("win rate (95% CI)")
     ax.set_ylim(0, None)
     _percent(ax)
+    ax.set_title("win rate", fontsize=10)
+    # Mean score by seat (every strategy), each seat's paired difference from seat 0 written above it.
+    y = np.array([s["mean_score"] for s in seats])
+    ci = np.array([s["score_ci"] for s in seats])
+    ax2.errorbar(x, y, yerr=ci, fmt="s", color="black", capsize=3, markersize=5)
+    for s in seats[1:]:
+        ax2.annotate(f"{s['diff_seat0']:+.2f}\n±{s['diff_seat0_ci']:.2f}",
+                     (s["seat"], s["mean_score"] + s["score_ci"]), xytext=(0, 4), textcoords="offset points",
+                     ha="center", va="bottom", fontsize=7.5)
+    ax2.margins(y=0.35)
+    ax2.set_xticks(x, [f"seat {s}" for s in x])
+    ax2.set_ylabel("mean score (95% CI)")
+    ax2.set_title("mean score; above: - seat 0's, same games", fontsize=10)
     handles, labels = ax.get_legend_handles_labels()
     order = sorted(range(len(labels)), key=lambda i: labels[i] == "no seat effect")   # the guide line last
     fig.legend([handles[i] for i in order], [labels[i] for i in order], frameon=False, fontsize=8, ncols=4,
                loc="outside lower center")
-    return _Figure("seats", "Win rate by seat", "Win rate of each strategy in each seat with 95% CIs (the numbers "
-                   "of `summary --by seat`); seat 0 is the active player of roll 1. "
+    return _Figure("seats", "Win rate and score by seat", "Left: win rate of each strategy in each seat with "
+                   "95% CIs (the numbers of `summary --by seat`); seat 0 is the active player of roll 1. "
                    + ("The black squares pool all strategies: each game has one player in every seat, so the "
-                      "dotted line, their mean, is what every seat would show without a seat effect."
-                      if several else ""), fig)
+                      "dotted line, their mean, is what every seat would show without a seat effect. "
+                      if several else "")
+                   + "Right: mean score by seat over every strategy, and above each seat its mean difference from "
+                     "seat 0 in the same games with its 95% CI.", fig)
 
 
 def fig_lengths(lengths, capped, games) -> _Figure:
@@ -393,6 +436,21 @@ def fig_jokers(data, names, colours) -> _Figure:
     for name in names:
         y = _cumulative(source[name], last) / n[name]
         ax.plot(x, y, color=colours[name], linewidth=1.6, label=_short(name), drawstyle="steps-post")
+    won = data.get("first_joker_winners")
+    ax2 = None
+    if won:
+        # Winners against the rest, by the first '!' (every table dataset has it): did spending early pay?
+        ax2 = ax.twinx() if turns else ax
+        for who, style in (("winners", "-"), ("the rest", "--")):
+            total = sum(won[who].values())
+            if total:
+                y = _cumulative(won[who], last) / total
+                ax2.plot(x, y, color="black", linestyle=style, linewidth=1.2, drawstyle="steps-post",
+                         label=f"{who}, all strategies" + (" (first '!', right axis)" if turns else ""))
+        if turns:
+            ax2.set_ylim(0, 1.02)
+            _percent(ax2)
+            ax2.set_ylabel("share that used a '!'")
     ax.set_xlabel("roll")
     ax.set_xlim(0.5, last + 0.5)
     if turns:
@@ -406,7 +464,14 @@ def fig_jokers(data, names, colours) -> _Figure:
         _percent(ax)
         caption = ("Share of games in which a strategy has used its first '!' by each roll "
                    "(first_joker_roll; run with --log-turns for every '!' by roll).")
-    ax.legend(frameon=False, fontsize=8, loc="lower right")
+    if won:
+        caption += (" In black, every strategy's seats split by the game's result: the winners' first '!' "
+                    "(solid) against the other seats' (dashed).")
+    handles, labels = ax.get_legend_handles_labels()
+    if ax2 is not None and ax2 is not ax:
+        h2, l2 = ax2.get_legend_handles_labels()
+        handles, labels = handles + h2, labels + l2
+    fig.legend(handles, labels, frameon=False, fontsize=8, ncols=3, loc="outside lower center")
     return _Figure("jokers", "Joker timing by roll", caption, fig)
 
 
@@ -429,9 +494,9 @@ def fig_completions(names, means, colours) -> _Figure:
         ax.set_xlim(0, max(total.max() * 1.2, 0.5))
     if later:
         from matplotlib.patches import Patch
-        axes[1].legend(handles=[Patch(color="#555", label="first"), Patch(color="#555", alpha=0.4,
-                                                                          label="after another player")],
-                       frameon=False, fontsize=8, loc="lower right")
+        fig.legend(handles=[Patch(color="#555", label="first"), Patch(color="#555", alpha=0.4,
+                                                                      label="after another player")],
+                   frameon=False, fontsize=8, ncols=2, loc="outside lower center")
     return _Figure("completions", "Completions", "Mean columns and colours a strategy completes per game"
                    + (", split by whether it was first to complete them (the higher value) or came after "
                       "another player (the lower value)." if later else "."), fig)
@@ -469,6 +534,61 @@ def dataset_figures(data: dict) -> list[_Figure]:
     if data["bands"] is not None:
         figs.append(fig_bands(names, data["bands"], colours))
     return figs
+
+
+def fig_loss_by_stage(analysis: dict, colours) -> _Figure:
+    rows = [r for r in analysis["rows"] if r["seat"] is None]
+    stages = [k for k in dict.fromkeys(k for r in rows for k in r["by_stage"])]
+    fig, ax = _figure()
+    x = np.arange(len(stages))
+    width = 0.8 / max(1, len(rows))
+    for i, r in enumerate(rows):
+        y = np.array([r["by_stage"].get(k, {}).get("loss_per_game", np.nan) for k in stages], float)
+        ci = np.array([r["by_stage"].get(k, {}).get("loss_ci", np.nan) or 0.0 for k in stages], float)
+        ax.bar(x + (i - (len(rows) - 1) / 2) * width, y, width=width * 0.95, yerr=ci, capsize=2,
+               color=colours.get(r["strategy"], "#777"), label=f"{_short(r['strategy'])} "
+               f"({r['loss_per_game']:.2f} per game)")
+    ax.set_xticks(x, stages, fontsize=8)
+    ax.set_ylabel("loss per game (points, 95% CI)")
+    ax.legend(frameon=False, fontsize=8)
+    how = f"{analysis['rollouts']:,} rollouts" if analysis["rollouts"] else f"{analysis['judge']}'s value"
+    return _Figure("loss-by-stage", "Where the points are lost", f"Each strategy's loss per game against "
+                   f"{analysis['judge']}'s choice (its action value minus that of the choice made, by {how}; "
+                   "encore-sim analyse), by stage of the game.", fig)
+
+
+def fig_score_luck(analysis: dict, colours) -> _Figure:
+    fig, ax = _figure()
+    for r in analysis["rows"]:
+        if r["seat"] is not None or not r.get("score_by_luck"):
+            continue
+        b = r["score_by_luck"]
+        games = np.array(b["games"], float)
+        ax.scatter(b["luck"], b["mean_score"], s=6 + 60 * games / games.max(), color=colours.get(r["strategy"], "#777"),
+                   alpha=0.8, label=f"{_short(r['strategy'])} (luck sd {r['luck_sd']:.1f})")
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_xlabel("luck of the game (points: its dice's worth beyond their average)")
+    ax.set_ylabel("mean score")
+    ax.legend(frameon=False, fontsize=8)
+    return _Figure("score-luck", "Score against luck", "Mean score of the games with each whole point of luck "
+                   "(the summed luck of their 30 rolls by learned's value; the bigger the dot, the more games): "
+                   "how much of a score was the dice.", fig)
+
+
+def analysis_table(analysis: dict) -> dict[str, list]:
+    cols = {"strategy": [], "seat": [], "games": [], "loss per game (95% CI)": [], "by the value": [],
+            "loss per decision": [], "differs from learned": [], "luck per game (sd)": []}
+    for r in analysis["rows"]:
+        cols["strategy"].append(r["strategy"])
+        cols["seat"].append("all" if r["seat"] is None else r["seat"])
+        cols["games"].append(f"{r['games']:,}")
+        cols["loss per game (95% CI)"].append(f"{r['loss_per_game']:.2f} ± {r['loss_ci'] or 0:.2f}")
+        cols["by the value"].append(f"{r['value_loss_per_game']:.2f}")
+        cols["loss per decision"].append(f"{r['loss_per_decision']:.3f}")
+        cols["differs from learned"].append(f"{r['differ_share']:.1%}")
+        cols["luck per game (sd)"].append("" if r["luck_per_game"] is None else
+                                          f"{r['luck_per_game']:+.2f} ({r['luck_sd']:.1f})")
+    return cols
 
 
 def fig_forest(t, players) -> _Figure:
@@ -551,12 +671,12 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
-def _json_safe(x):
+def json_safe(x):
     """NaN and infinities as null (JSON has none); numpy scalars as Python numbers."""
     if isinstance(x, dict):
-        return {str(k): _json_safe(v) for k, v in x.items()}
+        return {str(k): json_safe(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return [_json_safe(v) for v in x]
+        return [json_safe(v) for v in x]
     if isinstance(x, np.generic):
         x = x.item()
     if isinstance(x, float) and not math.isfinite(x):
@@ -581,7 +701,7 @@ def _page(title: str, subtitle: str, tables: list[tuple[str, str]], figs: list[_
         body.append("</div>")
     body.append(f"<h2>Settings</h2>{settings}")
     # "</" would end the script element early
-    blob = json.dumps(_json_safe(data), allow_nan=False).replace("</", "<\\/")
+    blob = json.dumps(json_safe(data), allow_nan=False).replace("</", "<\\/")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{_e(title)}</title><style>{CSS}</style></head><body>\n"
             + "\n".join(body)
@@ -662,15 +782,25 @@ def default_output(dataset) -> Path:
 
 
 def report(dataset, out=None, fmt: str = "html", figures_dir=None, progress: bool = False,
-           batch_size: int = BATCH_ROWS) -> Report:
+           batch_size: int = BATCH_ROWS, analysis: dict | None = None) -> Report:
     """Write the HTML report of a dataset to `out` (default DATASET.html); fmt="png" also writes
-    each figure as a PNG into figures_dir. Raises DatasetError (a ValueError) for a damaged or
-    missing dataset, before writing anything."""
+    each figure as a PNG into figures_dir. `analysis`: the dataset's analysis as plain data
+    (strategies.research.analyse.Analysis.to_dict(), which `report --analyse` makes), shown too.
+    Raises DatasetError (a ValueError) for a damaged or missing dataset, before writing anything."""
     out = Path(out) if out is not None else default_output(dataset)
     figures_dir = check_output(out, fmt, figures_dir)
     data = collect(dataset, batch_size=batch_size, progress=progress)
     figs = dataset_figures(data)
     sections = [("Summary", html_table(data["table"]))]
+    if analysis is not None:
+        data["analysis"] = analysis
+        colours = _colours([r["strategy"] for r in data["summary"]])
+        figs.append(fig_loss_by_stage(analysis, colours))
+        if analysis["players"] == 1:
+            figs.append(fig_score_luck(analysis, colours))
+        how = f"{analysis['rollouts']:,} rollouts" if analysis["rollouts"] else f"{analysis['judge']}'s value"
+        sections.append((f"Analysis: loss against {analysis['judge']}'s choice (by {how}) and luck",
+                         html_table(analysis_table(analysis))))
     if data["band_table"] is not None:
         sections.append(("Solo rating bands (docs/rules.md, section 8)",
                          html_table(data["band_table"], left=("rating",))))

@@ -1,6 +1,6 @@
 """How much one step of policy improvement would add to `learned` in solo: rollouts of its own play.
 
-    encore-sim improvement --games 200 --rollouts 200 --seed 555
+    encore-sim run -s learned -n 200 --seed 555 -o L && encore-sim analyse L --rollouts 200
 
 The clairvoyant bound (strategies.research.headroom) says how far `learned` is from a player who knows the
 dice; it cannot say how much of that gap a real player could ever earn. This measures a part that
@@ -129,6 +129,13 @@ def measure(games: int = 200, seed: int = 555, sheet="standard", rollouts: int =
         raise ValueError(f"rollouts must be even (two halves), got {rollouts}")
     top = check_int("top", top, 2, MAX_TOP)
     sheet_obj, W, tab, threads = solo_setup(sheet, weights, threads)
+    return measure_games(W, tab, sheet_obj.name, seed, games, rollouts, top, weights, threads, progress, taxed)
+
+
+def measure_games(W, tab, sheet_name: str, seed: int, games: int, rollouts: int, top: int, weights, threads: int,
+                  progress: bool = False, taxed: bool = True) -> Improvement:
+    """measure() with its arguments checked and set up: learned's weights W, the sheet's kernel
+    tables and name (strategies.research.analyse measures learned's own games of a dataset by it)."""
     numba.set_num_threads(threads)
     means = np.empty((games, SOLO_ROLLS + 1, top, 2))
     scores = np.empty(games, np.int64)
@@ -144,5 +151,5 @@ def measure(games: int = 200, seed: int = 555, sheet="standard", rollouts: int =
         rollout_means(W, tab, seed, first, n, top, rollouts, taxed, means[part], gaps[part], scores[part])
         bar.update(first + n)
     bar.close()
-    return Improvement(seed, sheet_obj.name, top, rollouts, None if weights is None else str(weights), means,
+    return Improvement(seed, sheet_name, top, rollouts, None if weights is None else str(weights), means,
                        gaps, scores, time.monotonic() - t0, threads, taxed)

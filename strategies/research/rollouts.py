@@ -15,13 +15,23 @@ instead of 6), so far fewer rollouts tell two choices apart.
 import numpy as np
 from numba import njit, prange
 
-from sim.engine import SOLO_ROLLS, cross, finish, set_dice, settle_awards
+from sim.engine import (
+    LOG_AVAIL, LOG_CDIE, LOG_COST, LOG_NDIE, LOG_SUB, SOLO_ROLLS, cross, finish, reset, set_dice, settle_awards,
+)
 from sim.rng import game_key, mix64
-from sim.state import PS_JOKERS, PS_SCORE, ST_ROLL, new_state
+from sim.state import (
+    PS_JOKERS, PS_PASSES, PS_SCORE, ST_ACTIVE, ST_ACTIVE_CDIE, ST_ACTIVE_NDIE, ST_ACTIVE_SUB, ST_AVAIL,
+    ST_IS_ACTIVE, ST_ROLL, ST_SEAT, new_state,
+)
 from sim.tables import N_GROUPS
 
-from ..features import EXPECT_SIZE
-from ..learned import best_row, new_scratch, next_roll_value, rank_placements, row_offset
+from ..features import EXPECT_SIZE, NEG
+from ..learned import (
+    F_JOKER, N_FEAT, N_ROW_TABLE, SC_NEW, best_row, new_scratch, next_roll_value, rank_placements, rank_table,
+    row_offset, successor_value,
+)
+from ..learned import N_COLS as N_COLS_
+from ..table_features import TC_COLOURS_TAKEN, TC_COLS_TAKEN, TC_SIZE, TE_SIZE, stage, table_after
 from ..training.solo import start_solo
 
 #: Apart from the game's dice: a rollout's dice are drawn from keys of their own.
@@ -109,3 +119,169 @@ def rollout_means(W, tab, seed, first, count, top, rollouts, taxed, out, gaps, s
             settle_awards(st, ps, bb, tab)
         finish(ps, bb, tab, 1)
         scores[i] = ps[0, PS_SCORE]
+
+
+# --- judging the decisions of played games (strategies.research.analyse) -----------------------
+#: Per decision of judge_solo / judge_table: out[row, J_*].
+J_MADE = 0          # learned's one-ply value of the choice made
+J_BEST = 1          # learned's one-ply value of its own choice (the best by that value)
+J_LUCK = 2          # the best value the dice allowed minus its mean over the roll's faces (NaN: not judged)
+J_ROLLED = 3        # with rollouts: mean over them of (learned's choice - the choice made); NaN if none
+J_BEST_SUB = 4      # learned's choice: placement row (-1 pass) and '!' spent
+J_BEST_COST = 5
+J_SIZE = 6
+
+
+@njit(cache=True, inline="always")
+def _value_of(W, o, lay, tab, sc, se, subs, costs, qs, m, sub, cost, jokers):
+    """learned's one-ply value of placing `sub` for `cost` '!' (sub -1: passing), the sheet
+    prepared by rank_placements: its row when it has one (every placement at its fewest '!'),
+    else the same sum, for a placement paid with more '!' than it needed."""
+    for i in range(m):
+        if subs[i] == sub and (sub < 0 or costs[i] == cost):
+            return qs[i]
+    v, r = successor_value(W, o, lay, tab, sc, se, sub, 0)
+    return r - cost + v + W[o + F_JOKER + jokers - cost]
+
+
+@njit(cache=True, parallel=True)
+def judge_solo(W, tab, seed, games, log, rollouts, taxed, out, scores):
+    """Judge the solo games `games` of `seed` (game i's 30 decisions: log[30 i: 30 i + 30],
+    sim.engine's LOG_* rows) by learned's value: out[30 i + roll - 1, J_*]. With `rollouts` > 0,
+    wherever the choice made is not learned's, both are followed by that many of learned's
+    rollouts on the same dice (rollout_key: the k-th rollout of each choice rolls the same
+    dice), taxed for their luck if `taxed`. scores[i]: the game's final score, replayed."""
+    for i in prange(len(games)):
+        st, ps, bb, _ = new_state()
+        st2, ps2, bb2, _ = new_state()
+        lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
+        lay2, sc2, se2, subs2, costs2, rewards2, qs2 = new_scratch(tab)
+        reply = np.empty(N_GROUPS)
+        val = np.empty(EXPECT_SIZE)
+        key = start_solo(st, ps, bb, tab, seed, games[i])
+        for roll in range(1, SOLO_ROLLS + 1):
+            row = SOLO_ROLLS * i + roll - 1
+            jokers = ps[0, PS_JOKERS]
+            # Before the dice: the mean over all faces of the best one-ply value (as the tax).
+            mean = next_roll_value(W, row_offset(0, SOLO_ROLLS - roll), lay, tab, bb, 0, -1, jokers, sc, se,
+                                   reply, val)
+            st[ST_ROLL] = roll
+            set_dice(st, key, roll)
+            o = row_offset(0, SOLO_ROLLS - roll)
+            m = rank_placements(W, 0, st, bb, 0, jokers, tab, lay, sc, se, subs, costs, rewards, qs)
+            b = best_row(qs, m)
+            sub, cost = log[row, LOG_SUB], log[row, LOG_COST]
+            out[row, J_MADE] = _value_of(W, o, lay, tab, sc, se, subs, costs, qs, m, sub, cost, jokers)
+            out[row, J_BEST] = qs[b]
+            out[row, J_LUCK] = qs[b] - mean
+            out[row, J_BEST_SUB] = subs[b]
+            out[row, J_BEST_COST] = costs[b]
+            out[row, J_ROLLED] = np.nan
+            if rollouts > 0:
+                if subs[b] == sub and (sub < 0 or costs[b] == cost):
+                    out[row, J_ROLLED] = 0.0
+                else:
+                    # The last roll has nothing after it: one playout each is exact.
+                    total = 0.0
+                    n_out = rollouts if roll < SOLO_ROLLS else 1
+                    for n in range(n_out):
+                        k = rollout_key(key, roll, n)
+                        st2[:] = st
+                        ps2[:] = ps
+                        bb2[:] = bb
+                        total += _play_out(W, st2, ps2, bb2, tab, subs[b], costs[b], roll, k, taxed, lay2, sc2,
+                                           se2, subs2, costs2, rewards2, qs2, reply, val)
+                        st2[:] = st
+                        ps2[:] = ps
+                        bb2[:] = bb
+                        total -= _play_out(W, st2, ps2, bb2, tab, sub, cost, roll, k, taxed, lay2, sc2, se2, subs2,
+                                           costs2, rewards2, qs2, reply, val)
+                    out[row, J_ROLLED] = total / n_out
+            if sub >= 0:
+                cross(ps, bb, tab, 0, sub, cost, roll)
+            settle_awards(st, ps, bb, tab)
+        finish(ps, bb, tab, 1)
+        scores[i] = ps[0, PS_SCORE]
+
+
+@njit(cache=True)
+def _judge_table_decision(W, tab, st, ps, bb, seat, avail, is_active, sub, cost, lay, sc, se, subs, costs, rewards,
+                          qs, tc, te, out, row):
+    st[ST_SEAT] = seat
+    st[ST_AVAIL] = avail
+    st[ST_IS_ACTIVE] = is_active
+    jokers = ps[seat, PS_JOKERS]
+    m = rank_table(W, 0, st, ps, bb, seat, tab, lay, sc, se, subs, costs, rewards, qs, tc, te)
+    b = best_row(qs, m)
+    made = NEG
+    for i in range(m):
+        if subs[i] == sub and (sub < 0 or costs[i] == cost):
+            made = qs[i]
+    if made == NEG:     # paid with more '!' than it needed: the sum rank_table makes, at that cost
+        o = N_ROW_TABLE * stage(st)
+        v, r = successor_value(W, o, lay, tab, sc, se, sub, tc[TC_COLS_TAKEN] | (tc[TC_COLOURS_TAKEN] << 16))
+        made = (r - cost + v + W[o + F_JOKER + jokers - cost]
+                + table_after(W, o + N_FEAT, tab, tc, te, sc[SC_NEW:SC_NEW + N_COLS_], sub, int(r) - cost))
+    out[row, J_MADE] = made
+    out[row, J_BEST] = qs[b]
+    out[row, J_LUCK] = np.nan
+    out[row, J_ROLLED] = np.nan
+    out[row, J_BEST_SUB] = subs[b]
+    out[row, J_BEST_COST] = costs[b]
+
+
+@njit(cache=True, parallel=True)
+def judge_table(W, tab, seed, games, players, max_rolls, log, log_start, out, scores):
+    """Judge the table games `games` of `seed` (game i's decisions: log[log_start[i]:log_start[i+1]],
+    in the engine's order: each roll's active seat, then the others) by learned's table value:
+    out[row, J_*] (no luck, no rollouts). scores[i, seat]: the final scores, replayed."""
+    for i in prange(len(games)):
+        st, ps, bb, _ = new_state()
+        lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
+        tc = np.empty(TC_SIZE, np.int64)
+        te = np.empty(TE_SIZE)
+        pending = np.empty((players, 2), np.int64)
+        reset(st, ps, bb, tab, players, max_rolls)
+        key = game_key(seed, games[i])
+        row = log_start[i]
+        roll = 0
+        while row < log_start[i + 1]:
+            roll += 1
+            st[ST_ROLL] = roll
+            active = (roll - 1) % players
+            st[ST_ACTIVE] = active
+            set_dice(st, key, roll)
+            st[ST_ACTIVE_CDIE] = -1
+            st[ST_ACTIVE_NDIE] = -1
+            st[ST_ACTIVE_SUB] = -1
+            sub, cost = log[row, LOG_SUB], log[row, LOG_COST]
+            _judge_table_decision(W, tab, st, ps, bb, active, log[row, LOG_AVAIL], 1, sub, cost, lay, sc, se, subs,
+                                  costs, rewards, qs, tc, te, out, row)
+            row += 1
+            if sub < 0:
+                ps[active, PS_PASSES] += 1
+            else:
+                st[ST_ACTIVE_CDIE] = log[row - 1, LOG_CDIE]
+                st[ST_ACTIVE_NDIE] = log[row - 1, LOG_NDIE]
+                st[ST_ACTIVE_SUB] = sub
+                cross(ps, bb, tab, active, sub, cost, roll)
+            for s in range(players):
+                if s == active:
+                    continue
+                sub, cost = log[row, LOG_SUB], log[row, LOG_COST]
+                _judge_table_decision(W, tab, st, ps, bb, s, log[row, LOG_AVAIL], 0, sub, cost, lay, sc, se, subs,
+                                      costs, rewards, qs, tc, te, out, row)
+                row += 1
+                pending[s, 0] = sub
+                pending[s, 1] = cost
+            for s in range(players):
+                if s == active:
+                    continue
+                if pending[s, 0] < 0:
+                    ps[s, PS_PASSES] += 1
+                else:
+                    cross(ps, bb, tab, s, pending[s, 0], pending[s, 1], roll)
+            settle_awards(st, ps, bb, tab)
+        finish(ps, bb, tab, players)
+        for s in range(players):
+            scores[i, s] = ps[s, PS_SCORE]

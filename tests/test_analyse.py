@@ -1,0 +1,201 @@
+"""`encore-sim analyse` (strategies.research.analyse): every decision judged against learned's choice.
+
+The identity (rollout loss per game = learned's score minus the strategy's, on the same dice),
+luck averaging 0, a deliberate blunder found where it was made, learned's own games losing
+nothing by its value, and one-line errors for datasets that cannot be analysed."""
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from strategies.research.analyse import AnalyseError, STAGES, analyse
+
+SEED = 3407
+# Compiled in each process (cache=False): a cached copy of a user's file is loaded back under the
+# module name of the path it was first compiled at, and each test run writes it at another path.
+BLUNDER = '''
+from numba import njit
+
+from sim.state import ST_ROLL
+from strategies.interface import strategy
+from strategies.learned import PARAMS, learned, weights_data
+
+_learned = learned.dispatcher
+
+
+def shipped(sheet, file, players):
+    return weights_data(sheet, None, players)
+
+
+@njit(cache=False)
+def _blunder(st, ps, bb, cands, n, tab, params, rng):
+    """learned, except that it always passes at roll 10"""
+    if st[ST_ROLL] == 10:
+        return -1
+    return _learned(st, ps, bb, cands, n, tab, params, rng)
+
+
+blunder = strategy(_blunder, params=dict(PARAMS), data=shipped)
+'''
+
+
+def run(out, *args):
+    r = CliRunner().invoke(main, ["run", "-o", str(out), "--seed", str(SEED), "-q", "-j", "1", *args])
+    assert r.exit_code == 0, r.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    d = tmp_path_factory.mktemp("analyse")
+    return {
+        "heuristic": run(d / "heuristic", "-s", "heuristic", "-n", "80"),
+        "learned": run(d / "learned", "-s", "learned", "-n", "30"),
+        "table": run(d / "table", "-s", "heuristic", "-s", "learned", "-n", "12"),
+        "root": d,
+    }
+
+
+def cli(*args):
+    return CliRunner().invoke(main, ["analyse", *map(str, args)])
+
+
+def test_rollout_loss_matches_the_score_gap_and_the_value_alone_is_biased(data):
+    """The performance-difference identity on heuristic's own games: the summed rollout loss and
+    learned's score minus heuristic's (same dice) estimate the same thing; both intervals are
+    measured on 80 games, the gap less both players' luck (its noise half the raw gap's): a judge
+    whose rollouts were off by a point would fail, as the value alone does."""
+    a = analyse(data["heuristic"], rollouts=16, threads=1, mistakes=0)
+    (row,) = a.rows
+    assert row["games"] == 80 and row["decisions"] == 80 * 30
+    hw = 1.5 * np.hypot(row["loss_ci"], row["learned_gap_taxed_ci"])     # 3 standard errors
+    assert abs(row["loss_per_game"] - row["learned_gap_taxed"]) < hw
+    assert abs(row["learned_gap"] - row["learned_gap_taxed"]) < row["learned_gap_ci"]
+    # by the value alone the loss is biased high: learned's value overrates its own choices
+    assert row["value_loss_per_game"] > row["learned_gap_taxed"] + hw
+    # the two measures see the same decisions: where the choices agree both are 0
+    assert 0 < row["differ_share"] < 1
+
+
+def test_luck_averages_zero_and_the_parquet_rows_add_up(data, tmp_path):
+    out = tmp_path / "d.parquet"
+    r = cli(data["heuristic"], "-f", "parquet", "-o", out, "-q", "-j", "1")
+    assert r.exit_code == 0, r.output
+    t = pq.read_table(out).to_pandas()
+    assert len(t) == 80 * 30 and sorted(t["roll"].unique()) == list(range(1, 31))
+    per_game = t.groupby("game")["luck"].sum()
+    assert abs(per_game.mean()) < 3 * per_game.std() / np.sqrt(len(per_game))
+    assert per_game.std() > 1      # the dice do matter
+    j = json.loads(cli(data["heuristic"], "-f", "json", "-j", "1").output)
+    (row,) = j["rows"]
+    assert row["loss_per_game"] == pytest.approx(t.groupby("game")["loss"].sum().mean())
+    assert row["luck_per_game"] == pytest.approx(per_game.mean())
+    # a decision's loss is never negative by the value it is judged by: learned's choice is its best
+    assert (t["value_loss"] >= 0).all() and ((t["value_loss"] > 0) == (t["loss"] > 0)).all()
+    assert sum(v["loss_per_game"] for v in row["by_stage"].values()) == pytest.approx(row["loss_per_game"])
+    m = j["mistakes"][0]
+    assert m["loss"] == t["loss"].max() and m["strategy"] == "heuristic"
+    top = t.loc[t["loss"].idxmax()]
+    assert (m["game"], m["roll"]) == (top["game"], top["roll"])
+    assert " ".join(m["chosen"]["cells"]) == top["chosen_cells"] and " ".join(m["best"]["cells"]) == top["best_cells"]
+
+
+def test_learned_loses_nothing_by_its_value_and_its_improvement_is_measured_on_its_games(data):
+    a = analyse(data["learned"], threads=1)
+    (row,) = a.rows
+    assert row["loss_per_game"] == 0 and row["differ_share"] == 0 and a.mistakes == []
+    assert row["learned_gap"] == 0
+    # with rollouts: one step of policy improvement over learned, measured on these very games
+    from strategies.research.improvement import measure
+    b = analyse(data["learned"], rollouts=10, top=2, games=4, threads=1)
+    direct = measure(games=4, seed=SEED, rollouts=10, top=2, threads=1)
+    assert np.array_equal(b.improvement.means, direct.means) and np.array_equal(b.improvement.scores, direct.scores)
+    assert "One step of policy improvement over learned" in b.text()
+
+
+def test_a_deliberate_blunder_is_found_at_its_roll(data):
+    f = data["root"] / "blunder.py"
+    f.write_text(BLUNDER)
+    ds = run(data["root"] / "blunder", "-s", f"{f}:blunder", "-n", "20", "--unchecked")
+    out = data["root"] / "blunder.parquet"
+    r = cli(ds, "-f", "parquet", "-o", out, "-q", "-j", "1", "--unchecked")
+    assert r.exit_code == 0, r.output
+    t = pq.read_table(out).to_pandas()
+    lost = t[t["loss"] > 0]
+    assert len(lost) > 10 and (lost["roll"] == 10).all() and lost["chosen_pass"].all()
+    a = analyse(ds, threads=1, checked=False)
+    (row,) = a.rows
+    assert row["by_stage"][STAGES[1]]["loss_per_game"] == pytest.approx(row["loss_per_game"])
+    assert row["by_kind"]["pass"]["loss_per_game"] == pytest.approx(row["loss_per_game"])
+    assert row["loss_per_game"] > 0.5
+    assert all(m["roll"] == 10 and m["chosen"]["pass"] for m in a.mistakes)
+
+
+def test_tables_are_judged_per_strategy_and_seat(data):
+    a = analyse(data["table"], threads=1)
+    keys = [(r["strategy"], r["seat"]) for r in a.rows]
+    assert keys == [("heuristic", None), ("heuristic", 0), ("heuristic", 1),
+                    ("learned", None), ("learned", 0), ("learned", 1)]
+    rows = {k: r for k, r in zip(keys, a.rows)}
+    h = rows[("heuristic", None)]
+    assert h["games"] == 12 and set(h["by_kind"]) >= {"active", "passive"}
+    assert h["luck_per_game"] is None
+    # learned's table choice is its value's best but for its dice denial: it loses little, heuristic more
+    assert rows[("learned", None)]["loss_per_game"] < h["loss_per_game"]
+    assert rows[("heuristic", 0)]["games"] + rows[("heuristic", 1)]["games"] == 12
+    r = cli(data["table"], "-r", "4")
+    assert r.exit_code == 2 and r.output.startswith("Error: --rollouts judges solo games only")
+
+
+def test_one_line_errors(data, tmp_path):
+    bad = tmp_path / "bad"
+    shutil.copytree(data["heuristic"], bad)
+    part = next((bad / "players").glob("*.parquet"))
+    t = pq.read_table(part)
+    scores = t["score"].to_numpy().copy()
+    scores[3] += 1
+    pq.write_table(t.set_column(t.schema.get_field_index("score"), "score", [scores]), part)
+    r = cli(bad, "-q")
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
+    assert r.output.startswith(f"Error: game 3 of {bad} replays to scores")
+    part.write_bytes(b"not parquet")
+    r = cli(bad, "-q")
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1 and "not a readable Parquet file" in r.output
+    for args, message in [((tmp_path / "none",), "no such dataset folder"),
+                          ((data["heuristic"], "-s", "greedy"), "strategy 'greedy' did not play in"),
+                          ((data["heuristic"], "-r", "3"), "rollouts must be even"),
+                          ((data["heuristic"], "-f", "parquet"), "--format parquet writes one row per decision"),
+                          ((data["heuristic"], "--top", "1", "-r", "2"), "top must be 2..8")]:
+        r = cli(*args)
+        assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1 and message in r.output, r.output
+
+
+def test_a_table_sheet_without_weights_says_how_to_train(tmp_path):
+    sheet = tmp_path / "mine.txt"
+    sheet.write_text(subprocess.run([sys.executable, str(Path(__file__).parent / "sheetgen.py"), "--seed", "5"],
+                                    capture_output=True, text=True, check=True).stdout)
+    ds = run(tmp_path / "t", "-s", "greedy", "-p", "2", "-n", "2", "--sheet", str(sheet))
+    with pytest.raises(AnalyseError, match="encore-sim train"):
+        analyse(ds)
+    r = cli(ds)
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1 and "encore-sim train" in r.output
+
+
+def test_report_with_the_analysis(data, tmp_path):
+    out = tmp_path / "r.html"
+    r = CliRunner().invoke(main, ["report", str(data["heuristic"]), "--analyse", "-o", str(out), "-q"])
+    assert r.exit_code == 0, r.output
+    page = out.read_text()
+    assert 'alt="Where the points are lost"' in page and 'alt="Score against luck"' in page
+    blob = page.split('id="report-data">')[1].split("</script>")[0]
+    embedded = json.loads(blob)["analysis"]
+    assert embedded == json.loads(json.dumps(analyse(data["heuristic"], threads=1).to_dict()))
+    (row,) = embedded["rows"]
+    assert sum(row["score_by_luck"]["games"]) == 80
