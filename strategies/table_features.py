@@ -21,15 +21,14 @@ what a placement changes is rescored (table_after), as the sheet features are.
 import numpy as np
 from numba import njit
 
-from sim.bits import ctz, popcount
+from sim.bits import popcount
+from sim.nbinternals import borrow
+from sim.sheets import N_COLS
 from sim.state import (
     BB_CROSSED, PS_COL_POINTS, PS_COLOUR_POINTS, PS_JOKERS, ST_COLOURS_TAKEN, ST_COLS_TAKEN, ST_PLAYERS, ST_ROLL,
 )
+from sim.tables import N_COLOURS
 
-from sim.nbinternals import borrow
-
-N_COLS = 15
-N_COLOURS = 5
 T_RACE = 0
 T_CRACE = T_RACE + N_COLS * 128
 T_END = T_CRACE + N_COLOURS * 22 * 16
@@ -210,19 +209,14 @@ def table_prepare(W, o, tc, counts, te):
 
 
 @njit(cache=True, inline="always")
-def table_after(W, o, tab, tc, te, new_counts, sub, gain):
-    """The table part's value after placement `sub`, which gains `gain` points now; new_counts[c]
-    are the column counts after it for the placement's columns (others unchanged)."""
-    p0 = borrow(tab, "mask")[sub, 0]
-    p1 = borrow(tab, "mask")[sub, 1]
-    c_lo = (ctz(p0) >> 3) if p0 != 0 else 8 + (ctz(p1) >> 3)
+def table_after(W, o, tc, te, counts, at, c_lo, n_cols, k, size, gain):
+    """The table part's value after a placement of `size` boxes of colour k in columns
+    c_lo .. c_lo + n_cols - 1, which gains `gain` points now; counts[at + c] are the column
+    counts after it for those columns (others unchanged)."""
     v = te[TE_SUM]
-    for c in range(c_lo, min(c_lo + 5, N_COLS)):
-        word = p0 if c < 8 else p1
-        if (word >> np.uint64(8 * (c & 7))) & _B7F:
-            v += W[o + _race_index(tc, c, new_counts[c])] - te[TE_RACE + c]
-    k = borrow(tab, "colour")[sub]
-    e = tc[TC_EMPTY + k] - borrow(tab, "size")[sub]
+    for c in range(c_lo, c_lo + n_cols):
+        v += W[o + _race_index(tc, c, counts[at + c])] - te[TE_RACE + c]
+    e = tc[TC_EMPTY + k] - size
     v += W[o + _crace_index(tc, k, e)] - te[TE_CRACE + k]
     v += (W[o + _end_index(tc, end_distance(tc[TC_EMPTY:TC_EMPTY + N_COLOURS], k, e))]
           - W[o + _end_index(tc, end_distance(tc[TC_EMPTY:TC_EMPTY + N_COLOURS], -1, 0))])
