@@ -69,7 +69,7 @@ from sim.state import (
 from sim.tables import COLOUR_FIRST, COLOUR_LATER, MAX_NUMBER, MAX_SUBSETS, N_COLOURS, N_GROUPS, NW, kernel_tables
 
 from sim.moves import dice_faces, group_cost, legal_word, next_row
-from sim.nbinternals import borrow, stack_f64, stack_i64, stack_u64
+from sim.nbinternals import borrow, stack_f64, stack_i64, stack_u64, uncounted
 
 from .features import EXPECT_SIZE, NEG, candidate_of, expected_best_reply
 from .interface import strategy
@@ -473,6 +473,8 @@ def rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs
     one-ply value q = reward - jokers used + V(after); row 0 is passing (sub -1).
     Returns the number of rows. W[base:] holds the solo weights (see row_offset)."""
     o = row_offset(base, max(SOLO_ROLLS - st[ST_ROLL], 0))
+    W, st, bb, lay, sc, se = uncounted(W), uncounted(st), uncounted(bb), uncounted(lay), uncounted(sc), uncounted(se)
+    subs, costs, rewards, qs = uncounted(subs), uncounted(costs), uncounted(rewards), uncounted(qs)
     return _rank(W, o, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs, False, sc, se, 0)
 
 
@@ -482,6 +484,9 @@ def rank_table(W, base, st, ps, bb, seat, tab, lay, sc, se, subs, costs, rewards
     the value adds what the player sees of the table (strategies.table_features)."""
     o = base + N_ROW_TABLE * stage(st)
     table_context(st, ps, bb, tab, seat, tc)
+    W, st, bb, lay, sc, se = uncounted(W), uncounted(st), uncounted(bb), uncounted(lay), uncounted(sc), uncounted(se)
+    subs, costs, rewards, qs = uncounted(subs), uncounted(costs), uncounted(rewards), uncounted(qs)
+    tc, te = uncounted(tc), uncounted(te)
     return _rank(W, o, st, bb, seat, ps[seat, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs, True, tc, te,
                  o + N_FEAT)
 
@@ -490,6 +495,7 @@ def rank_table(W, base, st, ps, bb, seat, tab, lay, sc, se, subs, costs, rewards
 def group_best(W, o, lay, tab, bb, seat, sub, sc, se, best):
     """best[5c + n - 1]: the best reward + V (without '!') of a second placement of colour c and
     size n after placement `sub` (NEG if none); returns V (without '!') after `sub` alone."""
+    W, lay, bb, sc, se, best = uncounted(W), uncounted(lay), uncounted(bb), uncounted(sc), uncounted(se), uncounted(best)
     t_kill = borrow(tab, "kill")
     t_act = borrow(tab, "act")
     lo = bb[seat, BB_CROSSED] | borrow(tab, "mask")[sub, 0]
@@ -513,6 +519,7 @@ def next_roll_value(W, o1, lay, tab, bb, seat, sub, j1, sc, se, reply, val):
     """The next roll's best reward - '!' used + V (weights row at o1), averaged exactly over its
     1,296 dice faces, after placement `sub` (-1: passing) leaves j1 '!': what rank_placements'
     best row would be worth on each face. reply (N_GROUPS) and val (EXPECT_SIZE): scratch."""
+    W, lay, bb, sc, se, reply = uncounted(W), uncounted(lay), uncounted(bb), uncounted(sc), uncounted(se), uncounted(reply)
     if sub < 0:
         stay = prepare(W, o1, lay, bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1], sc, se)
         for g in range(N_GROUPS):
