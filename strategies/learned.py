@@ -219,6 +219,13 @@ def _block_mask(lay, b, lo, hi):
 
 
 @njit(cache=True, inline="always")
+def _at(a, i):
+    """a[i] for an index known to be >= 0: read as unsigned, Numba adds no wraparound for
+    negative indices (three instructions and the array's shape held in a register, per read)."""
+    return a[np.uint64(i)]
+
+
+@njit(cache=True, inline="always")
 def place_columns(lay, sub):
     """(first column, columns, boxes) of placement `sub`: boxes >> 7 * j & 0x7F are its boxes in
     column first + j (bit r: row r)."""
@@ -346,7 +353,7 @@ def successor_value(W, o, lay, tab, sc, se, sub, taken):
     colour, and the distance entries (all of them only if the crossed area grows).
     The reward is the columns and colour it completes plus 2 per star it crosses;
     completions score their later value where `taken` says their first value is gone
-    (bit c: column c, bit 16 + k: colour k; 0 in solo). sc[SC_NEW + c] is left
+    (bit c: column c, bit 16 + k: colour k; 0 in solo). _at(sc, SC_NEW + c) is left
     holding the column counts after the placement for its columns.
 
     V is the sheet's value plus, in this order, each changed entry's difference: column masks,
@@ -356,42 +363,42 @@ def successor_value(W, o, lay, tab, sc, se, sub, taken):
     c_lo, n_cols, boxes = place_columns(lay, sub)
     b, local, k, size, stars = place_block(lay, sub)
     c_hi = c_lo + n_cols - 1
-    v = se[SE_BASE]
+    v = _at(se, SE_BASE)
     r = 2 * stars
     col_first = borrow(tab, "col_first")
     col_later = borrow(tab, "col_later")
     for j in range(n_cols):
         c = c_lo + j
-        m = sc[SC_MASK + c] | ((boxes >> (7 * j)) & 0x7F)
-        v += W[o + F_COLMASK + 128 * c + m] - se[SE_CM + c]
+        m = _at(sc, SC_MASK + c) | ((boxes >> (7 * j)) & 0x7F)
+        v += _at(W, o + F_COLMASK + 128 * c + m) - _at(se, SE_CM + c)
         n = popcount(np.uint64(m))
         sc[SC_NEW + c] = n
         if n == 7:
-            r += col_later[c] if (taken >> c) & 1 else col_first[c]
-    left, right = sc[SC_LEFT], sc[SC_RIGHT]
+            r += _at(col_later, c) if (taken >> c) & 1 else _at(col_first, c)
+    left, right = _at(sc, SC_LEFT), _at(sc, SC_RIGHT)
     if c_lo >= left and c_hi <= right:          # the crossed area keeps its span: distances 0
         for c in range(c_lo, c_hi + 1):
-            v += W[o + F_COLDIST + 64 * c + 8 * sc[SC_NEW + c]] - se[SE_CDC + c]
+            v += _at(W, o + F_COLDIST + 64 * c + 8 * _at(sc, SC_NEW + c)) - _at(se, SE_CDC + c)
     else:
         nl = min(left, c_lo)
         nr = max(right, c_hi)
         cd = 0.0
         for c in range(N_COLS):
-            n = sc[SC_NEW + c] if c_lo <= c <= c_hi else sc[SC_COUNT + c]
-            cd += W[o + F_COLDIST + 64 * c + 8 * n + _dist(c, nl, nr)]
-        v += cd - se[SE_CD]
+            n = _at(sc, SC_NEW + c) if c_lo <= c <= c_hi else _at(sc, SC_COUNT + c)
+            cd += _at(W, o + F_COLDIST + 64 * c + 8 * n + _dist(c, nl, nr))
+        v += cd - _at(se, SE_CD)
     if c_lo > 0:
         c = c_lo - 1
-        v += W[o + F_ADJ + 64 * c + 8 * sc[SC_COUNT + c] + sc[SC_NEW + c_lo]] - se[SE_ADJ + c]
+        v += _at(W, o + F_ADJ + 64 * c + 8 * _at(sc, SC_COUNT + c) + _at(sc, SC_NEW + c_lo)) - _at(se, SE_ADJ + c)
     for c in range(c_lo, c_hi):
-        v += W[o + F_ADJ + 64 * c + 8 * sc[SC_NEW + c] + sc[SC_NEW + c + 1]] - se[SE_ADJ + c]
+        v += _at(W, o + F_ADJ + 64 * c + 8 * _at(sc, SC_NEW + c) + _at(sc, SC_NEW + c + 1)) - _at(se, SE_ADJ + c)
     if c_hi < N_COLS - 1:
-        v += W[o + F_ADJ + 64 * c_hi + 8 * sc[SC_NEW + c_hi] + sc[SC_COUNT + c_hi + 1]] - se[SE_ADJ + c_hi]
-    m = sc[SC_BMASK + b] | local
-    v += W[o + F_BLOCK + 64 * b + m] - se[SE_BLOCK + b]
-    empty = sc[SC_EMPTY + k] - size
-    open_blocks = sc[SC_OPEN + k] - (1 if m == (1 << lay[LAY_BSIZE + b]) - 1 else 0)
-    v += W[o + _colour_index(k, empty, open_blocks)] - se[SE_COLOUR + k]
+        v += _at(W, o + F_ADJ + 64 * c_hi + 8 * _at(sc, SC_NEW + c_hi) + _at(sc, SC_COUNT + c_hi + 1)) - _at(se, SE_ADJ + c_hi)
+    m = _at(sc, SC_BMASK + b) | local
+    v += _at(W, o + F_BLOCK + 64 * b + m) - _at(se, SE_BLOCK + b)
+    empty = _at(sc, SC_EMPTY + k) - size
+    open_blocks = _at(sc, SC_OPEN + k) - (1 if m == (1 << _at(lay, LAY_BSIZE + b)) - 1 else 0)
+    v += _at(W, o + _colour_index(k, empty, open_blocks)) - _at(se, SE_COLOUR + k)
     if empty == 0:
         r += COLOUR_LATER if (taken >> (16 + k)) & 1 else COLOUR_FIRST
     return v, float(r)
@@ -641,6 +648,10 @@ def decide_table(W, base, st, ps, bb, cands, n, tab, deny, lay, sc, se, subs, co
     all_dice = st[ST_AVAIL]
     pick = PASS
     pick_q = NEG
+    # What the dice left are worth depends on which dice are left only (6 bits): each set is
+    # weighed once, as several choices and dice pairs leave the same dice.
+    worth = stack_f64(64)
+    weighed = 0
     # Dice let a placement cross at most 5 boxes: a choice more than 5 * deny below the best
     # cannot overtake it, so it is not scanned.
     floor = qs[best] - 5.0 * deny
@@ -652,7 +663,10 @@ def decide_table(W, base, st, ps, bb, cands, n, tab, deny, lay, sc, se, subs, co
         if qs[top] <= NEG or qs[top] < floor:
             break
         if subs[top] < 0:           # passing leaves the others all six dice
-            q = qs[top] - deny * dice_left_worth(st, bb, tab, seat, all_dice)
+            if not (weighed >> all_dice) & 1:
+                worth[all_dice] = dice_left_worth(st, bb, tab, seat, all_dice)
+                weighed |= 1 << all_dice
+            q = qs[top] - deny * worth[all_dice]
             if q > pick_q:
                 pick_q, pick = q, PASS
         else:
@@ -660,7 +674,10 @@ def decide_table(W, base, st, ps, bb, cands, n, tab, deny, lay, sc, se, subs, co
                 if cands[k, CAND_SUB] != subs[top] or cands[k, CAND_COST] != costs[top]:
                     continue
                 left = all_dice & ~(1 << cands[k, CAND_CDIE]) & ~(1 << (3 + cands[k, CAND_NDIE]))
-                q = qs[top] - deny * dice_left_worth(st, bb, tab, seat, left)
+                if not (weighed >> left) & 1:
+                    worth[left] = dice_left_worth(st, bb, tab, seat, left)
+                    weighed |= 1 << left
+                q = qs[top] - deny * worth[left]
                 if q > pick_q:
                     pick_q, pick = q, k
         qs[top] = NEG
