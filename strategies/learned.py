@@ -97,16 +97,23 @@ N_ACTIVE = 2 * N_COLS + (N_COLS - 1) + N_BLOCKS + N_COLOURS + 1
 N_SHEET = N_ACTIVE - 1
 
 # --- the sheet layout the features need: int64 lay[LAY_SIZE] ----------------------
-# Bit 8c + 7 is a column's guard bit, never crossed: LAY_BITS points past a block's boxes there,
-# so every block is read as MAX_BLOCK bits, without a loop of its own length.
-GUARD_BIT = 7
-LAY_BITS = 0                                  # 30 x 6: bit index of each block's i-th box (GUARD_BIT past its size)
+LAY_BITS = 0                                  # 30 x 6: bit index of each block's i-th box (0 past its size)
 LAY_BCOL = LAY_BITS + N_BLOCKS * MAX_BLOCK    # 30: colour of each block
 LAY_BSIZE = LAY_BCOL + N_BLOCKS               # 30: boxes in each block
 LAY_LOCAL = LAY_BSIZE + N_BLOCKS              # 128: i for the block's i-th box, per bit index (0 off the sheet)
 LAY_PCOL = LAY_LOCAL + 128                    # MAX_SUBSETS: a placement's columns (place_columns)
 LAY_PBLOCK = LAY_PCOL + MAX_SUBSETS           # MAX_SUBSETS: its block, colour, size, stars (place_block)
-LAY_SIZE = LAY_PBLOCK + MAX_SUBSETS
+# All block masks at once, packed 6 bits a block, BLOCKS_PER_WORD blocks to a word (block b at bits
+# 6 * (b % 10) of word b // 10): what each half column's boxes add to them (rows 0-3, rows 4-6
+# and the guard bit), the packed masks of full blocks, and per colour the low bit of its blocks'
+# fields.
+BLOCKS_PER_WORD = 10
+PACKED = N_BLOCKS // BLOCKS_PER_WORD
+LAY_NIBBLE = LAY_PBLOCK + MAX_SUBSETS         # N_COLS x 2 x 16 x PACKED
+LAY_FULL = LAY_NIBBLE + N_COLS * 2 * 16 * PACKED  # PACKED
+LAY_OPEN = LAY_FULL + PACKED                  # N_COLOURS x PACKED
+LAY_CMASK = LAY_OPEN + N_COLOURS * PACKED     # N_COLOURS x 2: the boxes of each colour
+LAY_SIZE = LAY_CMASK + N_COLOURS * 2
 # A placement's columns, packed: its first column, how many (1..5), then 7 bits of boxes per column.
 P_NCOLS = 4
 P_COLBOXES = 8
@@ -172,12 +179,26 @@ def sheet_layout(tab):
                 word &= word - ONE
                 i += 1
         for j in range(i, MAX_BLOCK):
-            lay[LAY_BITS + MAX_BLOCK * b + j] = GUARD_BIT
+            lay[LAY_BITS + MAX_BLOCK * b + j] = 0
         lay[LAY_BSIZE + b] = i
         lay[LAY_BCOL + b] = 0
         for k in range(N_COLOURS):
             if (block_mask[b, 0] & colour_mask[k, 0]) | (block_mask[b, 1] & colour_mask[k, 1]):
                 lay[LAY_BCOL + b] = k
+    for b in range(N_BLOCKS):
+        w = LAY_FULL + b // BLOCKS_PER_WORD
+        field = 6 * (b % BLOCKS_PER_WORD)
+        lay[w] |= ((1 << lay[LAY_BSIZE + b]) - 1) << field
+        lay[LAY_OPEN + PACKED * lay[LAY_BCOL + b] + b // BLOCKS_PER_WORD] |= 1 << field
+        for i in range(lay[LAY_BSIZE + b]):
+            bit = lay[LAY_BITS + MAX_BLOCK * b + i]
+            half = 2 * (bit >> 3) + ((bit & 7) >> 2)          # the box's half column
+            for nib in range(16):
+                if (nib >> (bit & 3)) & 1:
+                    lay[LAY_NIBBLE + PACKED * (16 * half + nib) + b // BLOCKS_PER_WORD] |= 1 << (field + i)
+    for k in range(N_COLOURS):
+        lay[LAY_CMASK + 2 * k] = np.int64(colour_mask[k, 0])
+        lay[LAY_CMASK + 2 * k + 1] = np.int64(colour_mask[k, 1])
     mask = borrow(tab, "mask")
     for sub in range(borrow(tab, "size").shape[0]):
         p0, p1 = mask[sub, 0], mask[sub, 1]
@@ -197,7 +218,8 @@ def sheet_layout(tab):
             while word != ZERO:
                 local |= 1 << lay[LAY_LOCAL + 64 * w + ctz(word)]
                 word &= word - ONE
-        lay[LAY_PBLOCK + sub] = (borrow(tab, "block")[sub] | (local << P_LOCAL) | (borrow(tab, "colour")[sub] << P_COLOUR)
+        lay[LAY_PBLOCK + sub] = (borrow(tab, "block")[sub] | (local << P_LOCAL)
+                                 | (borrow(tab, "colour")[sub] << P_COLOUR)
                                  | (borrow(tab, "size")[sub] << P_SIZE) | (borrow(tab, "stars")[sub] << P_STARS))
     return lay
 
@@ -206,16 +228,6 @@ def sheet_layout(tab):
 def _column(lo, hi, c):
     word = lo if c < 8 else hi
     return np.int64((word >> np.uint64(8 * (c & 7))) & _B7F)
-
-
-@njit(cache=True, inline="always")
-def _block_mask(lay, b, lo, hi):
-    m = 0
-    for i in range(MAX_BLOCK):      # past the block's size, the guard bit: 0
-        bit = lay[LAY_BITS + MAX_BLOCK * b + i]
-        word = lo if bit < 64 else hi
-        m |= np.int64((word >> np.uint64(bit & 63)) & ONE) << i
-    return m
 
 
 @njit(cache=True, inline="always")
@@ -270,6 +282,10 @@ def sheet_state(lay, lo, hi, sc):
     """Column counts and masks, the crossed area, block masks and colour gaps of a sheet."""
     left = 7
     right = 7
+    # The block masks, packed (LAY_NIBBLE): each half column's boxes add their bits.
+    p0 = 0
+    p1 = 0
+    p2 = 0
     for c in range(N_COLS):
         m = _column(lo, hi, c)
         sc[SC_MASK + c] = m
@@ -277,18 +293,30 @@ def sheet_state(lay, lo, hi, sc):
         if m != 0:
             left = min(left, c)
             right = max(right, c)
+        a = LAY_NIBBLE + PACKED * (32 * c + (m & 15))
+        z = LAY_NIBBLE + PACKED * (32 * c + 16 + (m >> 4))
+        p0 |= lay[a] | lay[z]
+        p1 |= lay[a + 1] | lay[z + 1]
+        p2 |= lay[a + 2] | lay[z + 2]
     sc[SC_LEFT] = left
     sc[SC_RIGHT] = right
+    for i in range(BLOCKS_PER_WORD):
+        sc[SC_BMASK + i] = (p0 >> (6 * i)) & 63
+        sc[SC_BMASK + BLOCKS_PER_WORD + i] = (p1 >> (6 * i)) & 63
+        sc[SC_BMASK + 2 * BLOCKS_PER_WORD + i] = (p2 >> (6 * i)) & 63
+    # A block is open if its field differs from the full one: each field folded onto its low bit.
+    f0 = p0 ^ lay[LAY_FULL]
+    f1 = p1 ^ lay[LAY_FULL + 1]
+    f2 = p2 ^ lay[LAY_FULL + 2]
+    f0 |= (f0 >> 1) | (f0 >> 2) | (f0 >> 3) | (f0 >> 4) | (f0 >> 5)
+    f1 |= (f1 >> 1) | (f1 >> 2) | (f1 >> 3) | (f1 >> 4) | (f1 >> 5)
+    f2 |= (f2 >> 1) | (f2 >> 2) | (f2 >> 3) | (f2 >> 4) | (f2 >> 5)
     for k in range(N_COLOURS):
-        sc[SC_EMPTY + k] = 0
-        sc[SC_OPEN + k] = 0
-    for b in range(N_BLOCKS):
-        m = _block_mask(lay, b, lo, hi)
-        sc[SC_BMASK + b] = m
-        k = lay[LAY_BCOL + b]
-        gaps = lay[LAY_BSIZE + b] - popcount(np.uint64(m))
-        sc[SC_EMPTY + k] += gaps
-        sc[SC_OPEN + k] += gaps > 0
+        sc[SC_EMPTY + k] = (popcount(~lo & np.uint64(lay[LAY_CMASK + 2 * k]))
+                            + popcount(~hi & np.uint64(lay[LAY_CMASK + 2 * k + 1])))
+        o = LAY_OPEN + PACKED * k
+        sc[SC_OPEN + k] = (popcount(np.uint64(f0 & lay[o])) + popcount(np.uint64(f1 & lay[o + 1]))
+                           + popcount(np.uint64(f2 & lay[o + 2])))
 
 
 @njit(cache=True)
@@ -353,7 +381,7 @@ def successor_value(W, o, lay, tab, sc, se, sub, taken):
     colour, and the distance entries (all of them only if the crossed area grows).
     The reward is the columns and colour it completes plus 2 per star it crosses;
     completions score their later value where `taken` says their first value is gone
-    (bit c: column c, bit 16 + k: colour k; 0 in solo). _at(sc, SC_NEW + c) is left
+    (bit c: column c, bit 16 + k: colour k; 0 in solo). sc[SC_NEW + c] is left
     holding the column counts after the placement for its columns.
 
     V is the sheet's value plus, in this order, each changed entry's difference: column masks,
@@ -393,7 +421,8 @@ def successor_value(W, o, lay, tab, sc, se, sub, taken):
     for c in range(c_lo, c_hi):
         v += _at(W, o + F_ADJ + 64 * c + 8 * _at(sc, SC_NEW + c) + _at(sc, SC_NEW + c + 1)) - _at(se, SE_ADJ + c)
     if c_hi < N_COLS - 1:
-        v += _at(W, o + F_ADJ + 64 * c_hi + 8 * _at(sc, SC_NEW + c_hi) + _at(sc, SC_COUNT + c_hi + 1)) - _at(se, SE_ADJ + c_hi)
+        v += (_at(W, o + F_ADJ + 64 * c_hi + 8 * _at(sc, SC_NEW + c_hi) + _at(sc, SC_COUNT + c_hi + 1))
+              - _at(se, SE_ADJ + c_hi))
     m = _at(sc, SC_BMASK + b) | local
     v += _at(W, o + F_BLOCK + 64 * b + m) - _at(se, SE_BLOCK + b)
     empty = _at(sc, SC_EMPTY + k) - size
@@ -502,7 +531,8 @@ def rank_table(W, base, st, ps, bb, seat, tab, lay, sc, se, subs, costs, rewards
 def group_best(W, o, lay, tab, bb, seat, sub, sc, se, best):
     """best[5c + n - 1]: the best reward + V (without '!') of a second placement of colour c and
     size n after placement `sub` (NEG if none); returns V (without '!') after `sub` alone."""
-    W, lay, bb, sc, se, best = uncounted(W), uncounted(lay), uncounted(bb), uncounted(sc), uncounted(se), uncounted(best)
+    W, lay, bb, best = uncounted(W), uncounted(lay), uncounted(bb), uncounted(best)
+    sc, se = uncounted(sc), uncounted(se)
     t_kill = borrow(tab, "kill")
     t_act = borrow(tab, "act")
     lo = bb[seat, BB_CROSSED] | borrow(tab, "mask")[sub, 0]
@@ -526,7 +556,8 @@ def next_roll_value(W, o1, lay, tab, bb, seat, sub, j1, sc, se, reply, val):
     """The next roll's best reward - '!' used + V (weights row at o1), averaged exactly over its
     1,296 dice faces, after placement `sub` (-1: passing) leaves j1 '!': what rank_placements'
     best row would be worth on each face. reply (N_GROUPS) and val (EXPECT_SIZE): scratch."""
-    W, lay, bb, sc, se, reply = uncounted(W), uncounted(lay), uncounted(bb), uncounted(sc), uncounted(se), uncounted(reply)
+    W, lay, bb, reply = uncounted(W), uncounted(lay), uncounted(bb), uncounted(reply)
+    sc, se = uncounted(sc), uncounted(se)
     if sub < 0:
         stay = prepare(W, o1, lay, bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1], sc, se)
         for g in range(N_GROUPS):
