@@ -61,17 +61,17 @@ from numba import njit
 
 from sim.bits import ONE, ZERO, ctz, popcount
 from sim.engine import FIRST_OPEN_ROLLS, SOLO_ROLLS
-from sim.sheets import BUILTIN_SHEETS, load_sheet
+from sim.sheets import BUILTIN_SHEETS, N_COLS, load_sheet
 from sim.state import (
     BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, PASS,
     PS_JOKERS, ST_AVAIL, ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT,
 )
-from sim.tables import COLOUR_FIRST, COLOUR_LATER, MAX_SUBSETS, N_GROUPS, NW, kernel_tables
+from sim.tables import COLOUR_FIRST, COLOUR_LATER, MAX_NUMBER, MAX_SUBSETS, N_COLOURS, N_GROUPS, NW, kernel_tables
 
 from sim.moves import dice_faces, group_cost, legal_word, next_row
-from sim.nbinternals import borrow, stack_f64, stack_i64
+from sim.nbinternals import borrow, stack_f64, stack_i64, stack_u64, uncounted
 
-from .features import EXPECT_SIZE, candidate_of, expected_best_reply
+from .features import EXPECT_SIZE, NEG, candidate_of, expected_best_reply
 from .interface import strategy
 from .table_features import (
     N_STAGES, T_SIZE, TC_COLOURS_TAKEN, TC_COLS_TAKEN, TC_SIZE, TE_SIZE, stage, table_after, table_context,
@@ -79,7 +79,6 @@ from .table_features import (
 )
 
 # --- the feature layout (one row of W per t) ---------------------------------------
-N_COLS = 15
 N_BLOCKS = 30
 MAX_BLOCK = 6
 F_COLMASK = 0
@@ -87,13 +86,13 @@ F_COLDIST = F_COLMASK + N_COLS * 128
 F_ADJ = F_COLDIST + N_COLS * 64
 F_BLOCK = F_ADJ + (N_COLS - 1) * 64
 F_COLOUR = F_BLOCK + N_BLOCKS * 64
-F_JOKER = F_COLOUR + 5 * 22 * 7
+F_JOKER = F_COLOUR + N_COLOURS * 22 * 7
 N_FEAT = F_JOKER + 9
 N_T = SOLO_ROLLS            # t = rolls still to come after the move, 0..29
 #: At a table: a row per stage of the game (table_features.stage), the sheet's N_FEAT entries
 #: then the table's T_SIZE.
 N_ROW_TABLE = N_FEAT + T_SIZE
-N_ACTIVE = 2 * N_COLS + (N_COLS - 1) + N_BLOCKS + 5 + 1
+N_ACTIVE = 2 * N_COLS + (N_COLS - 1) + N_BLOCKS + N_COLOURS + 1
 #: Sheet features only (the joker feature is added separately: it alone depends on the dice used).
 N_SHEET = N_ACTIVE - 1
 
@@ -102,28 +101,51 @@ LAY_BITS = 0                                  # 30 x 6: bit index of each block'
 LAY_BCOL = LAY_BITS + N_BLOCKS * MAX_BLOCK    # 30: colour of each block
 LAY_BSIZE = LAY_BCOL + N_BLOCKS               # 30: boxes in each block
 LAY_LOCAL = LAY_BSIZE + N_BLOCKS              # 128: i for the block's i-th box, per bit index (0 off the sheet)
-LAY_SIZE = LAY_LOCAL + 128
+LAY_PCOL = LAY_LOCAL + 128                    # MAX_SUBSETS: a placement's columns (place_columns)
+LAY_PBLOCK = LAY_PCOL + MAX_SUBSETS           # MAX_SUBSETS: its block, colour, size, stars (place_block)
+# All block masks at once, packed 6 bits a block, BLOCKS_PER_WORD blocks to a word (block b at bits
+# 6 * (b % 10) of word b // 10): what each half column's boxes add to them (rows 0-3, rows 4-6
+# and the guard bit), the packed masks of full blocks, and per colour the low bit of its blocks'
+# fields.
+BLOCKS_PER_WORD = 10
+PACKED = N_BLOCKS // BLOCKS_PER_WORD
+LAY_NIBBLE = LAY_PBLOCK + MAX_SUBSETS         # N_COLS x 2 x 16 x PACKED
+LAY_FULL = LAY_NIBBLE + N_COLS * 2 * 16 * PACKED  # PACKED
+LAY_OPEN = LAY_FULL + PACKED                  # N_COLOURS x PACKED
+LAY_CMASK = LAY_OPEN + N_COLOURS * PACKED     # N_COLOURS x 2: the boxes of each colour
+LAY_SIZE = LAY_CMASK + N_COLOURS * 2
+# A placement's columns, packed: its first column, how many (1..5), then 7 bits of boxes per column.
+P_NCOLS = 4
+P_COLBOXES = 8
+# Its block, packed: the block, its boxes in the block (bit i: the block's i-th box), colour, size,
+# stars.
+P_LOCAL = 5
+P_COLOUR = P_LOCAL + MAX_BLOCK
+P_SIZE = P_COLOUR + 3
+P_STARS = P_SIZE + 3
 
 # --- one sheet's features, kept to score its successors incrementally ------------
-# int64 sc[SC_SIZE]                                float64 se[SE_SIZE]
-SC_COUNT = 0          # 15 crossed boxes per column   SE_CM = 0      15 column-mask entries
-SC_MASK = 15          # 15 column masks               SE_BLOCK = 15  30 block entries
-SC_BMASK = 30         # 30 block masks                SE_COLOUR = 45  5 colour entries
-SC_EMPTY = 60         # 5 empty boxes per colour      SE_CD = 50     sum of the column-distance entries
-SC_OPEN = 65          # 5 unfinished blocks per colour  SE_BASE = 51  V of the sheet (without '!')
-SC_LEFT = 70          # crossed area spans columns LEFT..RIGHT (H always)
-SC_RIGHT = 71
-SC_NEW = 72           # 15 scratch: column counts after a placement
-SC_SIZE = 87
-SE_CM = 0
-SE_BLOCK = 15
-SE_COLOUR = 45
-SE_CD = 50
-SE_BASE = 51
-SE_SIZE = 52
+# sc ("sheet counts", int64[SC_SIZE]) and se ("sheet entries", float64[SE_SIZE]): prepare fills
+# them for the sheet before the decision, successor_value rescores a placement from them.
+SC_COUNT = 0                        # N_COLS crossed boxes per column
+SC_MASK = SC_COUNT + N_COLS         # N_COLS column masks
+SC_BMASK = SC_MASK + N_COLS         # N_BLOCKS block masks
+SC_EMPTY = SC_BMASK + N_BLOCKS      # N_COLOURS empty boxes per colour
+SC_OPEN = SC_EMPTY + N_COLOURS      # N_COLOURS unfinished blocks per colour
+SC_LEFT = SC_OPEN + N_COLOURS       # the crossed area spans columns LEFT..RIGHT (H always)
+SC_RIGHT = SC_LEFT + 1
+SC_NEW = SC_RIGHT + 1               # N_COLS scratch: column counts after a placement
+SC_SIZE = SC_NEW + N_COLS
+SE_CM = 0                           # N_COLS column-mask entries
+SE_BLOCK = SE_CM + N_COLS           # N_BLOCKS block entries
+SE_COLOUR = SE_BLOCK + N_BLOCKS     # N_COLOURS colour entries
+SE_CD = SE_COLOUR + N_COLOURS       # the sum of the column-distance entries
+SE_BASE = SE_CD + 1                 # V of the sheet (without '!')
+SE_CDC = SE_BASE + 1                # N_COLS column-distance entries
+SE_ADJ = SE_CDC + N_COLS            # N_COLS - 1 adjacent-pair entries
+SE_SIZE = SE_ADJ + N_COLS - 1
 
 _B7F = np.uint64(0x7F)
-NEG = -1.0e18
 #: Rows of rank_placements: passing and at most every placement of a sheet.
 ROWS = MAX_SUBSETS + 1
 
@@ -138,13 +160,14 @@ FORMAT = 1
 @njit(cache=True)
 def sheet_layout(tab):
     """The layout (int64[LAY_SIZE]) from the sheet's tables: the boxes of every block, in bit
-    order, and its colour."""
+    order, and its colour; every placement's columns and block, packed (place_columns,
+    place_block)."""
     lay = np.empty(LAY_SIZE, np.int64)
     block_mask = borrow(tab, "block_mask")
     colour_mask = borrow(tab, "colour_mask")
     # No negative entry (no -1 for "none"): as float64 words in the parameters row (DATA_LAY) a
     # negative int64 is a NaN, which no comparison of rows finds equal to itself.
-    lay[LAY_LOCAL:LAY_LOCAL + 128] = 0
+    lay[LAY_LOCAL:LAY_SIZE] = 0
     for b in range(N_BLOCKS):
         i = 0
         for w in range(2):
@@ -159,9 +182,45 @@ def sheet_layout(tab):
             lay[LAY_BITS + MAX_BLOCK * b + j] = 0
         lay[LAY_BSIZE + b] = i
         lay[LAY_BCOL + b] = 0
-        for k in range(5):
+        for k in range(N_COLOURS):
             if (block_mask[b, 0] & colour_mask[k, 0]) | (block_mask[b, 1] & colour_mask[k, 1]):
                 lay[LAY_BCOL + b] = k
+    for b in range(N_BLOCKS):
+        w = LAY_FULL + b // BLOCKS_PER_WORD
+        field = 6 * (b % BLOCKS_PER_WORD)
+        lay[w] |= ((1 << lay[LAY_BSIZE + b]) - 1) << field
+        lay[LAY_OPEN + PACKED * lay[LAY_BCOL + b] + b // BLOCKS_PER_WORD] |= 1 << field
+        for i in range(lay[LAY_BSIZE + b]):
+            bit = lay[LAY_BITS + MAX_BLOCK * b + i]
+            half = 2 * (bit >> 3) + ((bit & 7) >> 2)          # the box's half column
+            for nib in range(16):
+                if (nib >> (bit & 3)) & 1:
+                    lay[LAY_NIBBLE + PACKED * (16 * half + nib) + b // BLOCKS_PER_WORD] |= 1 << (field + i)
+    for k in range(N_COLOURS):
+        lay[LAY_CMASK + 2 * k] = np.int64(colour_mask[k, 0])
+        lay[LAY_CMASK + 2 * k + 1] = np.int64(colour_mask[k, 1])
+    mask = borrow(tab, "mask")
+    for sub in range(borrow(tab, "size").shape[0]):
+        p0, p1 = mask[sub, 0], mask[sub, 1]
+        c_lo = (ctz(p0) >> 3) if p0 != ZERO else 8 + (ctz(p1) >> 3)
+        n = 0
+        boxes = 0
+        for c in range(c_lo, min(c_lo + 5, N_COLS)):   # a connected placement's columns are a run
+            pm = _column(p0, p1, c)
+            if pm == 0:
+                break
+            boxes |= pm << (P_COLBOXES + 7 * n)
+            n += 1
+        lay[LAY_PCOL + sub] = c_lo | (n << P_NCOLS) | boxes
+        local = 0
+        for w in range(2):
+            word = p0 if w == 0 else p1
+            while word != ZERO:
+                local |= 1 << lay[LAY_LOCAL + 64 * w + ctz(word)]
+                word &= word - ONE
+        lay[LAY_PBLOCK + sub] = (borrow(tab, "block")[sub] | (local << P_LOCAL)
+                                 | (borrow(tab, "colour")[sub] << P_COLOUR)
+                                 | (borrow(tab, "size")[sub] << P_SIZE) | (borrow(tab, "stars")[sub] << P_STARS))
     return lay
 
 
@@ -172,13 +231,33 @@ def _column(lo, hi, c):
 
 
 @njit(cache=True, inline="always")
-def _block_mask(lay, b, lo, hi):
-    m = 0
-    for i in range(lay[LAY_BSIZE + b]):
-        bit = lay[LAY_BITS + MAX_BLOCK * b + i]
-        word = lo if bit < 64 else hi
-        m |= np.int64((word >> np.uint64(bit & 63)) & ONE) << i
-    return m
+def _at(a, i):
+    """a[i] for an index known to be >= 0: read as unsigned, Numba adds no wraparound for
+    negative indices (three instructions and the array's shape held in a register, per read)."""
+    return a[np.uint64(i)]
+
+
+@njit(cache=True, inline="always")
+def place_columns(lay, sub):
+    """(first column, columns, boxes) of placement `sub`: boxes >> 7 * j & 0x7F are its boxes in
+    column first + j (bit r: row r)."""
+    p = lay[LAY_PCOL + sub]
+    return p & 15, (p >> P_NCOLS) & 7, p >> P_COLBOXES
+
+
+@njit(cache=True, inline="always")
+def place_block(lay, sub):
+    """(block, its boxes in the block as block masks count them, colour, size, stars) of
+    placement `sub`."""
+    p = lay[LAY_PBLOCK + sub]
+    return (p & 31, (p >> P_LOCAL) & 63, (p >> P_COLOUR) & 7, (p >> P_SIZE) & 7, (p >> P_STARS) & 7)
+
+
+@njit(cache=True, inline="always")
+def place_group(lay, sub):
+    """The group (5 * colour + size - 1, as sim.tables numbers them) of placement `sub`."""
+    p = lay[LAY_PBLOCK + sub]
+    return MAX_NUMBER * ((p >> P_COLOUR) & 7) + ((p >> P_SIZE) & 7) - 1
 
 
 @njit(cache=True, inline="always")
@@ -203,6 +282,10 @@ def sheet_state(lay, lo, hi, sc):
     """Column counts and masks, the crossed area, block masks and colour gaps of a sheet."""
     left = 7
     right = 7
+    # The block masks, packed (LAY_NIBBLE): each half column's boxes add their bits.
+    p0 = 0
+    p1 = 0
+    p2 = 0
     for c in range(N_COLS):
         m = _column(lo, hi, c)
         sc[SC_MASK + c] = m
@@ -210,19 +293,30 @@ def sheet_state(lay, lo, hi, sc):
         if m != 0:
             left = min(left, c)
             right = max(right, c)
+        a = LAY_NIBBLE + PACKED * (32 * c + (m & 15))
+        z = LAY_NIBBLE + PACKED * (32 * c + 16 + (m >> 4))
+        p0 |= lay[a] | lay[z]
+        p1 |= lay[a + 1] | lay[z + 1]
+        p2 |= lay[a + 2] | lay[z + 2]
     sc[SC_LEFT] = left
     sc[SC_RIGHT] = right
-    for k in range(5):
-        sc[SC_EMPTY + k] = 0
-        sc[SC_OPEN + k] = 0
-    for b in range(N_BLOCKS):
-        m = _block_mask(lay, b, lo, hi)
-        sc[SC_BMASK + b] = m
-        k = lay[LAY_BCOL + b]
-        gaps = lay[LAY_BSIZE + b] - popcount(np.uint64(m))
-        sc[SC_EMPTY + k] += gaps
-        if gaps > 0:
-            sc[SC_OPEN + k] += 1
+    for i in range(BLOCKS_PER_WORD):
+        sc[SC_BMASK + i] = (p0 >> (6 * i)) & 63
+        sc[SC_BMASK + BLOCKS_PER_WORD + i] = (p1 >> (6 * i)) & 63
+        sc[SC_BMASK + 2 * BLOCKS_PER_WORD + i] = (p2 >> (6 * i)) & 63
+    # A block is open if its field differs from the full one: each field folded onto its low bit.
+    f0 = p0 ^ lay[LAY_FULL]
+    f1 = p1 ^ lay[LAY_FULL + 1]
+    f2 = p2 ^ lay[LAY_FULL + 2]
+    f0 |= (f0 >> 1) | (f0 >> 2) | (f0 >> 3) | (f0 >> 4) | (f0 >> 5)
+    f1 |= (f1 >> 1) | (f1 >> 2) | (f1 >> 3) | (f1 >> 4) | (f1 >> 5)
+    f2 |= (f2 >> 1) | (f2 >> 2) | (f2 >> 3) | (f2 >> 4) | (f2 >> 5)
+    for k in range(N_COLOURS):
+        sc[SC_EMPTY + k] = (popcount(~lo & np.uint64(lay[LAY_CMASK + 2 * k]))
+                            + popcount(~hi & np.uint64(lay[LAY_CMASK + 2 * k + 1])))
+        o = LAY_OPEN + PACKED * k
+        sc[SC_OPEN + k] = (popcount(np.uint64(f0 & lay[o])) + popcount(np.uint64(f1 & lay[o + 1]))
+                           + popcount(np.uint64(f2 & lay[o + 2])))
 
 
 @njit(cache=True)
@@ -239,7 +333,7 @@ def sheet_features(lay, lo, hi, sc, idx):
     for b in range(N_BLOCKS):
         idx[o + b] = F_BLOCK + 64 * b + sc[SC_BMASK + b]
     o += N_BLOCKS
-    for k in range(5):
+    for k in range(N_COLOURS):
         idx[o + k] = _colour_index(k, sc[SC_EMPTY + k], sc[SC_OPEN + k])
 
 
@@ -249,22 +343,28 @@ def prepare(W, o, lay, lo, hi, sc, se):
     W[o:o + N_FEAT] is the row of weights for the rolls to come (see row_offset)."""
     sheet_state(lay, lo, hi, sc)
     left, right = sc[SC_LEFT], sc[SC_RIGHT]
+    # The order of the sums is the value's definition to the last bit: the players' decisions and
+    # the trainers' weights depend on it (see successor_value).
     v = 0.0
     cd = 0.0
     for c in range(N_COLS):
         e = W[o + F_COLMASK + 128 * c + sc[SC_MASK + c]]
         se[SE_CM + c] = e
         v += e
-        cd += W[o + F_COLDIST + 64 * c + 8 * sc[SC_COUNT + c] + _dist(c, left, right)]
+        e = W[o + F_COLDIST + 64 * c + 8 * sc[SC_COUNT + c] + _dist(c, left, right)]
+        se[SE_CDC + c] = e
+        cd += e
     se[SE_CD] = cd
     v += cd
     for c in range(N_COLS - 1):
-        v += W[o + F_ADJ + 64 * c + 8 * sc[SC_COUNT + c] + sc[SC_COUNT + c + 1]]
+        e = W[o + F_ADJ + 64 * c + 8 * sc[SC_COUNT + c] + sc[SC_COUNT + c + 1]]
+        se[SE_ADJ + c] = e
+        v += e
     for b in range(N_BLOCKS):
         e = W[o + F_BLOCK + 64 * b + sc[SC_BMASK + b]]
         se[SE_BLOCK + b] = e
         v += e
-    for k in range(5):
+    for k in range(N_COLOURS):
         e = W[o + _colour_index(k, sc[SC_EMPTY + k], sc[SC_OPEN + k])]
         se[SE_COLOUR + k] = e
         v += e
@@ -272,7 +372,7 @@ def prepare(W, o, lay, lo, hi, sc, se):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def successor_value(W, o, lay, tab, sc, se, sub, taken):
     """(V without '!', reward) of the prepared sheet after placement `sub`.
 
@@ -283,58 +383,54 @@ def successor_value(W, o, lay, tab, sc, se, sub, taken):
     completions score their later value where `taken` says their first value is gone
     (bit c: column c, bit 16 + k: colour k; 0 in solo). sc[SC_NEW + c] is left
     holding the column counts after the placement for its columns.
+
+    V is the sheet's value plus, in this order, each changed entry's difference: column masks,
+    column distances, adjacent pairs, block, colour. The same additions in the same order give
+    the same value to the last bit, which the shipped weights' training reproduces.
     """
-    p0 = borrow(tab, "mask")[sub, 0]
-    p1 = borrow(tab, "mask")[sub, 1]
-    v = se[SE_BASE]
-    r = 2.0 * borrow(tab, "stars")[sub]
-    # The placement's columns: c_lo .. at most c_lo + 4 (5 boxes).
-    c_lo = (ctz(p0) >> 3) if p0 != ZERO else 8 + (ctz(p1) >> 3)
-    c_hi = c_lo
-    for c in range(max(c_lo - 1, 0), min(c_lo + 6, N_COLS)):
-        sc[SC_NEW + c] = sc[SC_COUNT + c]
-    for c in range(c_lo, min(c_lo + 5, N_COLS)):
-        pm = _column(p0, p1, c)
-        if pm == 0:
-            continue
-        c_hi = c
-        m = sc[SC_MASK + c] | pm
-        v += W[o + F_COLMASK + 128 * c + m] - se[SE_CM + c]
+    c_lo, n_cols, boxes = place_columns(lay, sub)
+    b, local, k, size, stars = place_block(lay, sub)
+    c_hi = c_lo + n_cols - 1
+    v = _at(se, SE_BASE)
+    r = 2 * stars
+    col_first = borrow(tab, "col_first")
+    col_later = borrow(tab, "col_later")
+    for j in range(n_cols):
+        c = c_lo + j
+        m = _at(sc, SC_MASK + c) | ((boxes >> (7 * j)) & 0x7F)
+        v += _at(W, o + F_COLMASK + 128 * c + m) - _at(se, SE_CM + c)
         n = popcount(np.uint64(m))
         sc[SC_NEW + c] = n
         if n == 7:
-            r += borrow(tab, "col_later")[c] if (taken >> c) & 1 else borrow(tab, "col_first")[c]
-    left, right = sc[SC_LEFT], sc[SC_RIGHT]
-    nl = min(left, c_lo)
-    nr = max(right, c_hi)
-    if nl == left and nr == right:
+            r += _at(col_later, c) if (taken >> c) & 1 else _at(col_first, c)
+    left, right = _at(sc, SC_LEFT), _at(sc, SC_RIGHT)
+    if c_lo >= left and c_hi <= right:          # the crossed area keeps its span: distances 0
         for c in range(c_lo, c_hi + 1):
-            v += (W[o + F_COLDIST + 64 * c + 8 * sc[SC_NEW + c]]
-                  - W[o + F_COLDIST + 64 * c + 8 * sc[SC_COUNT + c]])
+            v += _at(W, o + F_COLDIST + 64 * c + 8 * _at(sc, SC_NEW + c)) - _at(se, SE_CDC + c)
     else:
+        nl = min(left, c_lo)
+        nr = max(right, c_hi)
         cd = 0.0
         for c in range(N_COLS):
-            n = sc[SC_NEW + c] if c_lo <= c <= c_hi else sc[SC_COUNT + c]
-            cd += W[o + F_COLDIST + 64 * c + 8 * n + _dist(c, nl, nr)]
-        v += cd - se[SE_CD]
-    for c in range(max(c_lo - 1, 0), min(c_hi + 1, N_COLS - 1)):
-        v += (W[o + F_ADJ + 64 * c + 8 * sc[SC_NEW + c] + sc[SC_NEW + c + 1]]
-              - W[o + F_ADJ + 64 * c + 8 * sc[SC_COUNT + c] + sc[SC_COUNT + c + 1]])
-    b = borrow(tab, "block")[sub]
-    m = sc[SC_BMASK + b]
-    for w in range(2):
-        word = p0 if w == 0 else p1
-        while word != ZERO:
-            m |= 1 << lay[LAY_LOCAL + 64 * w + ctz(word)]
-            word &= word - ONE
-    v += W[o + F_BLOCK + 64 * b + m] - se[SE_BLOCK + b]
-    k = borrow(tab, "colour")[sub]
-    empty = sc[SC_EMPTY + k] - borrow(tab, "size")[sub]
-    open_blocks = sc[SC_OPEN + k] - (1 if popcount(np.uint64(m)) == lay[LAY_BSIZE + b] else 0)
-    v += W[o + _colour_index(k, empty, open_blocks)] - se[SE_COLOUR + k]
+            n = _at(sc, SC_NEW + c) if c_lo <= c <= c_hi else _at(sc, SC_COUNT + c)
+            cd += _at(W, o + F_COLDIST + 64 * c + 8 * n + _dist(c, nl, nr))
+        v += cd - _at(se, SE_CD)
+    if c_lo > 0:
+        c = c_lo - 1
+        v += _at(W, o + F_ADJ + 64 * c + 8 * _at(sc, SC_COUNT + c) + _at(sc, SC_NEW + c_lo)) - _at(se, SE_ADJ + c)
+    for c in range(c_lo, c_hi):
+        v += _at(W, o + F_ADJ + 64 * c + 8 * _at(sc, SC_NEW + c) + _at(sc, SC_NEW + c + 1)) - _at(se, SE_ADJ + c)
+    if c_hi < N_COLS - 1:
+        v += (_at(W, o + F_ADJ + 64 * c_hi + 8 * _at(sc, SC_NEW + c_hi) + _at(sc, SC_COUNT + c_hi + 1))
+              - _at(se, SE_ADJ + c_hi))
+    m = _at(sc, SC_BMASK + b) | local
+    v += _at(W, o + F_BLOCK + 64 * b + m) - _at(se, SE_BLOCK + b)
+    empty = _at(sc, SC_EMPTY + k) - size
+    open_blocks = _at(sc, SC_OPEN + k) - (1 if m == (1 << _at(lay, LAY_BSIZE + b)) - 1 else 0)
+    v += _at(W, o + _colour_index(k, empty, open_blocks)) - _at(se, SE_COLOUR + k)
     if empty == 0:
         r += COLOUR_LATER if (taken >> (16 + k)) & 1 else COLOUR_FIRST
-    return v, r
+    return v, float(r)
 
 
 @njit(cache=True, inline="always")
@@ -346,38 +442,53 @@ def sheet_value(W, o, idx):
 
 
 @njit(cache=True, inline="always")
-def _rank(W, o, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs, table, tc, te, to):
-    """rank_placements with W's row at o; at a table (`table`) the table part of the row, at
-    W[to:], is added (context tc, te from table_context), and completions whose first value
-    is gone score their later value."""
+def _rank(W, o, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs, at_table, tc, te, to):
+    """rank_placements with W's row at o. sc, se: the sheet's counts and entries (prepare);
+    subs, costs, rewards, qs: the rows. At a table (`at_table`) the table part of the row, at
+    W[to:], is added (the table's counts tc and entries te, from table_context and
+    table_prepare), and completions whose first value is gone score their later value.
+
+    The placements are walked in row order, each at the fewest '!' its group costs: the rows
+    (and so the choice on ties) are those of a walk group by group."""
     cols, nums, cj, nj = dice_faces(st, st[ST_AVAIL])
     subs[0] = -1
     costs[0] = 0
     rewards[0] = 0.0
     qs[0] = prepare(W, o, lay, bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1], sc, se) + W[o + F_JOKER + jokers]
     taken = 0
-    if table:
+    if at_table:
         qs[0] += table_prepare(W, to, tc, sc[SC_COUNT:SC_COUNT + N_COLS], te)
         taken = tc[TC_COLS_TAKEN] | (tc[TC_COLOURS_TAKEN] << 16)
-    m = 1
+    # The groups the dice make, at their fewest '!': their rows (gword, gmask) in `offered`.
     gword = borrow(tab, "gword")
     gmask = borrow(tab, "gmask")
+    offered = stack_u64(NW)
+    group_costs = stack_i64(N_GROUPS)
+    for w in range(NW):
+        offered[w] = ZERO
     for g in range(N_GROUPS):
         cost = group_cost(cols, nums, cj, nj, g)
-        if cost > jokers:
-            continue
-        for half in range(2):
-            w, word = legal_word(bb, seat, gword, gmask, g, half)
-            while word != ZERO:
-                sub, word = next_row(w, word)
-                v, r = successor_value(W, o, lay, tab, sc, se, sub, taken)
-                subs[m] = sub
-                costs[m] = cost
-                rewards[m] = r
-                qs[m] = r - cost + v + W[o + F_JOKER + jokers - cost]
-                if table:
-                    qs[m] += table_after(W, to, tab, tc, te, sc[SC_NEW:SC_NEW + N_COLS], sub, int(r) - cost)
-                m += 1
+        group_costs[g] = cost
+        if cost <= jokers:
+            offered[gword[g]] |= gmask[g, 0]
+            offered[gword[g] + 1] |= gmask[g, 1]
+    m = 1
+    for w in range(NW):
+        word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & offered[w]
+        while word != ZERO:
+            sub, word = next_row(w, word)
+            cost = group_costs[place_group(lay, sub)]
+            v, r = successor_value(W, o, lay, tab, sc, se, sub, taken)
+            subs[m] = sub
+            costs[m] = cost
+            rewards[m] = r
+            q = r - cost + v + W[o + F_JOKER + jokers - cost]
+            if at_table:
+                c_lo, n_cols, _ = place_columns(lay, sub)
+                _, _, k, size, _ = place_block(lay, sub)
+                q += table_after(W, to, tc, te, sc, SC_NEW, c_lo, n_cols, k, size, int(r) - cost)
+            qs[m] = q
+            m += 1
     return m
 
 
@@ -398,6 +509,8 @@ def rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs
     one-ply value q = reward - jokers used + V(after); row 0 is passing (sub -1).
     Returns the number of rows. W[base:] holds the solo weights (see row_offset)."""
     o = row_offset(base, max(SOLO_ROLLS - st[ST_ROLL], 0))
+    W, st, bb, lay, sc, se = uncounted(W), uncounted(st), uncounted(bb), uncounted(lay), uncounted(sc), uncounted(se)
+    subs, costs, rewards, qs = uncounted(subs), uncounted(costs), uncounted(rewards), uncounted(qs)
     return _rank(W, o, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs, False, sc, se, 0)
 
 
@@ -407,6 +520,9 @@ def rank_table(W, base, st, ps, bb, seat, tab, lay, sc, se, subs, costs, rewards
     the value adds what the player sees of the table (strategies.table_features)."""
     o = base + N_ROW_TABLE * stage(st)
     table_context(st, ps, bb, tab, seat, tc)
+    W, st, bb, lay, sc, se = uncounted(W), uncounted(st), uncounted(bb), uncounted(lay), uncounted(sc), uncounted(se)
+    subs, costs, rewards, qs = uncounted(subs), uncounted(costs), uncounted(rewards), uncounted(qs)
+    tc, te = uncounted(tc), uncounted(te)
     return _rank(W, o, st, bb, seat, ps[seat, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs, True, tc, te,
                  o + N_FEAT)
 
@@ -415,21 +531,21 @@ def rank_table(W, base, st, ps, bb, seat, tab, lay, sc, se, subs, costs, rewards
 def group_best(W, o, lay, tab, bb, seat, sub, sc, se, best):
     """best[5c + n - 1]: the best reward + V (without '!') of a second placement of colour c and
     size n after placement `sub` (NEG if none); returns V (without '!') after `sub` alone."""
-    t_colour = borrow(tab, "colour")
-    t_size = borrow(tab, "size")
+    W, lay, bb, best = uncounted(W), uncounted(lay), uncounted(bb), uncounted(best)
+    sc, se = uncounted(sc), uncounted(se)
     t_kill = borrow(tab, "kill")
     t_act = borrow(tab, "act")
     lo = bb[seat, BB_CROSSED] | borrow(tab, "mask")[sub, 0]
     hi = bb[seat, BB_CROSSED + 1] | borrow(tab, "mask")[sub, 1]
     base = prepare(W, o, lay, lo, hi, sc, se)
-    for g in range(25):
+    for g in range(N_GROUPS):
         best[g] = NEG
     for w in range(NW):
         word = (bb[seat, BB_ALIVE + w] & ~t_kill[sub, w]) & (bb[seat, BB_TOUCH + w] | t_act[sub, w])
         while word != ZERO:
             k, word = next_row(w, word)
             v, r = successor_value(W, o, lay, tab, sc, se, k, 0)
-            g = 5 * t_colour[k] + t_size[k] - 1
+            g = place_group(lay, k)
             if v + r > best[g]:
                 best[g] = v + r
     return base
@@ -440,6 +556,8 @@ def next_roll_value(W, o1, lay, tab, bb, seat, sub, j1, sc, se, reply, val):
     """The next roll's best reward - '!' used + V (weights row at o1), averaged exactly over its
     1,296 dice faces, after placement `sub` (-1: passing) leaves j1 '!': what rank_placements'
     best row would be worth on each face. reply (N_GROUPS) and val (EXPECT_SIZE): scratch."""
+    W, lay, bb, reply = uncounted(W), uncounted(lay), uncounted(bb), uncounted(reply)
+    sc, se = uncounted(sc), uncounted(se)
     if sub < 0:
         stay = prepare(W, o1, lay, bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1], sc, se)
         for g in range(N_GROUPS):
@@ -449,7 +567,7 @@ def next_roll_value(W, o1, lay, tab, bb, seat, sub, j1, sc, se, reply, val):
             while word != ZERO:
                 k, word = next_row(w, word)
                 v, r = successor_value(W, o1, lay, tab, sc, se, k, 0)
-                g = 5 * borrow(tab, "colour")[k] + borrow(tab, "size")[k] - 1
+                g = place_group(lay, k)
                 reply[g] = max(reply[g], v + r)
     else:
         stay = group_best(W, o1, lay, tab, bb, seat, sub, sc, se, reply)
@@ -561,6 +679,10 @@ def decide_table(W, base, st, ps, bb, cands, n, tab, deny, lay, sc, se, subs, co
     all_dice = st[ST_AVAIL]
     pick = PASS
     pick_q = NEG
+    # What the dice left are worth depends on which dice are left only (6 bits): each set is
+    # weighed once, as several choices and dice pairs leave the same dice.
+    worth = stack_f64(64)
+    weighed = 0
     # Dice let a placement cross at most 5 boxes: a choice more than 5 * deny below the best
     # cannot overtake it, so it is not scanned.
     floor = qs[best] - 5.0 * deny
@@ -572,7 +694,10 @@ def decide_table(W, base, st, ps, bb, cands, n, tab, deny, lay, sc, se, subs, co
         if qs[top] <= NEG or qs[top] < floor:
             break
         if subs[top] < 0:           # passing leaves the others all six dice
-            q = qs[top] - deny * dice_left_worth(st, bb, tab, seat, all_dice)
+            if not (weighed >> all_dice) & 1:
+                worth[all_dice] = dice_left_worth(st, bb, tab, seat, all_dice)
+                weighed |= 1 << all_dice
+            q = qs[top] - deny * worth[all_dice]
             if q > pick_q:
                 pick_q, pick = q, PASS
         else:
@@ -580,7 +705,10 @@ def decide_table(W, base, st, ps, bb, cands, n, tab, deny, lay, sc, se, subs, co
                 if cands[k, CAND_SUB] != subs[top] or cands[k, CAND_COST] != costs[top]:
                     continue
                 left = all_dice & ~(1 << cands[k, CAND_CDIE]) & ~(1 << (3 + cands[k, CAND_NDIE]))
-                q = qs[top] - deny * dice_left_worth(st, bb, tab, seat, left)
+                if not (weighed >> left) & 1:
+                    worth[left] = dice_left_worth(st, bb, tab, seat, left)
+                    weighed |= 1 << left
+                q = qs[top] - deny * worth[left]
                 if q > pick_q:
                     pick_q, pick = q, k
         qs[top] = NEG

@@ -21,15 +21,14 @@ what a placement changes is rescored (table_after), as the sheet features are.
 import numpy as np
 from numba import njit
 
-from sim.bits import ctz, popcount
+from sim.bits import popcount
+from sim.nbinternals import borrow
+from sim.sheets import N_COLS
 from sim.state import (
     BB_CROSSED, PS_COL_POINTS, PS_COLOUR_POINTS, PS_JOKERS, ST_COLOURS_TAKEN, ST_COLS_TAKEN, ST_PLAYERS, ST_ROLL,
 )
+from sim.tables import N_COLOURS
 
-from sim.nbinternals import borrow
-
-N_COLS = 15
-N_COLOURS = 5
 T_RACE = 0
 T_CRACE = T_RACE + N_COLS * 128
 T_END = T_CRACE + N_COLOURS * 22 * 16
@@ -41,19 +40,24 @@ MARGIN_CAP = 30
 N_STAGES = 16
 
 # --- the table context of one decision: int64 tc[TC_SIZE], float64 te[TE_SIZE] ---------
-TC_COLS_TAKEN = 0     # columns whose first value is gone (st[ST_COLS_TAKEN])
-TC_COLOURS_TAKEN = 1
-TC_OPP_COUNT = 2      # 15: the most boxes an opponent has crossed per column
-TC_OPP_EMPTY = 17     # 5: an opponent's fewest empty boxes per colour
-TC_OPP_END = 22       # the nearest opponent's end-distance bucket
-TC_OWN_POINTS = 23    # own points now (before the move)
-TC_OPP_POINTS = 24    # the best opponent's points now
-TC_EMPTY = 25         # 5: own empty boxes per colour (before the move)
-TC_SIZE = 30
-TE_RACE = 0           # 15 own column entries
-TE_CRACE = 15         # 5 own colour entries
-TE_SUM = 20           # the table part's value before the move
-TE_SIZE = 21
+TC_COLS_TAKEN = 0                       # columns whose first value is gone (st[ST_COLS_TAKEN])
+TC_COLOURS_TAKEN = TC_COLS_TAKEN + 1
+TC_OPP_COUNT = TC_COLOURS_TAKEN + 1     # N_COLS: the most boxes an opponent has crossed per column
+TC_OPP_EMPTY = TC_OPP_COUNT + N_COLS    # N_COLOURS: an opponent's fewest empty boxes per colour
+TC_OPP_END = TC_OPP_EMPTY + N_COLOURS   # the nearest opponent's end-distance bucket
+TC_OWN_POINTS = TC_OPP_END + 1          # own points now (before the move)
+TC_OPP_POINTS = TC_OWN_POINTS + 1       # the best opponent's points now
+TC_EMPTY = TC_OPP_POINTS + 1            # N_COLOURS: own empty boxes per colour (before the move)
+TC_OPP_BUCKET = TC_EMPTY + N_COLOURS    # N_COLOURS: _bucket of TC_OPP_EMPTY
+TC_LOW = TC_OPP_BUCKET + N_COLOURS      # own two fewest empty boxes of a colour (TC_LOW <= TC_LOW + 1)
+TC_LOW_COLOUR = TC_LOW + 2              # and their colours
+TC_SIZE = TC_LOW_COLOUR + 2
+TE_RACE = 0                             # N_COLS own column entries
+TE_CRACE = TE_RACE + N_COLS             # N_COLOURS own colour entries
+TE_SUM = TE_CRACE + N_COLOURS           # the table part's value before the move
+TE_END = TE_SUM + 1                     # its end entry
+TE_MARGIN = TE_END + 1                  # its margin entry
+TE_SIZE = TE_MARGIN + 1
 
 _B7F = np.uint64(0x7F)
 
@@ -64,22 +68,14 @@ def stage(st):
     return min((st[ST_ROLL] - 1) // 3, N_STAGES - 1)
 
 
+#: _bucket's buckets: 0, 1-2, 3-4, 5-7, 8-11, 12-17, 18-26, 27+ boxes still to cross -> 0..7.
+_BUCKET_OF = np.array([0, 1, 1, 2, 2, 3, 3, 3, 4, 4, 4, 4] + [5] * 6 + [6] * 9 + [7], np.int64)
+
+
 @njit(cache=True, inline="always")
 def _bucket(n):
     """0, 1-2, 3-4, 5-7, 8-11, 12-17, 18-26, 27+ -> 0..7: boxes still to cross."""
-    if n <= 0:
-        return 0
-    if n <= 2:
-        return 1
-    if n <= 4:
-        return 2
-    if n <= 7:
-        return 3
-    if n <= 11:
-        return 4
-    if n <= 17:
-        return 5
-    return 6 if n <= 26 else 7
+    return _BUCKET_OF[min(max(n, 0), _BUCKET_OF.shape[0] - 1)]
 
 
 @njit(cache=True, inline="always")
@@ -149,6 +145,21 @@ def table_context(st, ps, bb, tab, seat, tc):
     tc[TC_OPP_POINTS] = opp_points
     tc[TC_OWN_POINTS] = points_now(ps, bb, tab, seat)
     colour_empty(bb, tab, seat, empty)
+    # What table_after needs of every placement, once: the opponents' colour buckets, and own
+    # two fewest empties (end_distance_after).
+    low1, low2, k1, k2 = 99, 99, -1, -1
+    for k in range(N_COLOURS):
+        tc[TC_OPP_BUCKET + k] = _bucket(tc[TC_OPP_EMPTY + k])
+        e = empty[k]
+        if e < low1:
+            low2, k2 = low1, k1
+            low1, k1 = e, k
+        elif e < low2:
+            low2, k2 = e, k
+    tc[TC_LOW] = low1
+    tc[TC_LOW + 1] = low2
+    tc[TC_LOW_COLOUR] = k1
+    tc[TC_LOW_COLOUR + 1] = k2
 
 
 # Whether a first value is gone matters only while the player has not completed the column or
@@ -163,7 +174,7 @@ def _race_index(tc, c, own):
 @njit(cache=True, inline="always")
 def _crace_index(tc, k, own_empty):
     gone = (tc[TC_COLOURS_TAKEN] >> k) & 1 if own_empty > 0 else 0
-    return T_CRACE + 352 * k + 16 * own_empty + 8 * gone + _bucket(tc[TC_OPP_EMPTY + k])
+    return T_CRACE + 352 * k + 16 * own_empty + 8 * gone + tc[TC_OPP_BUCKET + k]
 
 
 @njit(cache=True, inline="always")
@@ -203,28 +214,39 @@ def table_prepare(W, o, tc, counts, te):
         e = W[o + _crace_index(tc, k, tc[TC_EMPTY + k])]
         te[TE_CRACE + k] = e
         v += e
-    v += W[o + _end_index(tc, end_distance(tc[TC_EMPTY:TC_EMPTY + N_COLOURS], -1, 0))]
-    v += W[o + _margin_index(tc, 0)]
+    e = W[o + _end_index(tc, end_distance(tc[TC_EMPTY:TC_EMPTY + N_COLOURS], -1, 0))]
+    te[TE_END] = e
+    v += e
+    e = W[o + _margin_index(tc, 0)]
+    te[TE_MARGIN] = e
+    v += e
     te[TE_SUM] = v
     return v
 
 
 @njit(cache=True, inline="always")
-def table_after(W, o, tab, tc, te, new_counts, sub, gain):
-    """The table part's value after placement `sub`, which gains `gain` points now; new_counts[c]
-    are the column counts after it for the placement's columns (others unchanged)."""
-    p0 = borrow(tab, "mask")[sub, 0]
-    p1 = borrow(tab, "mask")[sub, 1]
-    c_lo = (ctz(p0) >> 3) if p0 != 0 else 8 + (ctz(p1) >> 3)
+def end_distance_after(tc, k, new_empty):
+    """end_distance of own empties (as table_context left them) with colour k's replaced by
+    new_empty <= its count, from the two fewest that table_context kept."""
+    if k == tc[TC_LOW_COLOUR]:
+        n = new_empty + tc[TC_LOW + 1]
+    elif k == tc[TC_LOW_COLOUR + 1]:
+        n = new_empty + tc[TC_LOW]
+    else:
+        n = tc[TC_LOW] + min(new_empty, tc[TC_LOW + 1])
+    return _bucket(n)
+
+
+@njit(cache=True, inline="always")
+def table_after(W, o, tc, te, counts, at, c_lo, n_cols, k, size, gain):
+    """The table part's value after a placement of `size` boxes of colour k in columns
+    c_lo .. c_lo + n_cols - 1, which gains `gain` points now; counts[at + c] are the column
+    counts after it for those columns (others unchanged)."""
     v = te[TE_SUM]
-    for c in range(c_lo, min(c_lo + 5, N_COLS)):
-        word = p0 if c < 8 else p1
-        if (word >> np.uint64(8 * (c & 7))) & _B7F:
-            v += W[o + _race_index(tc, c, new_counts[c])] - te[TE_RACE + c]
-    k = borrow(tab, "colour")[sub]
-    e = tc[TC_EMPTY + k] - borrow(tab, "size")[sub]
+    for c in range(c_lo, c_lo + n_cols):
+        v += W[o + _race_index(tc, c, counts[at + c])] - te[TE_RACE + c]
+    e = tc[TC_EMPTY + k] - size
     v += W[o + _crace_index(tc, k, e)] - te[TE_CRACE + k]
-    v += (W[o + _end_index(tc, end_distance(tc[TC_EMPTY:TC_EMPTY + N_COLOURS], k, e))]
-          - W[o + _end_index(tc, end_distance(tc[TC_EMPTY:TC_EMPTY + N_COLOURS], -1, 0))])
-    v += W[o + _margin_index(tc, gain)] - W[o + _margin_index(tc, 0)]
+    v += W[o + _end_index(tc, end_distance_after(tc, k, e))] - te[TE_END]
+    v += W[o + _margin_index(tc, gain)] - te[TE_MARGIN]
     return v
