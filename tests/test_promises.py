@@ -214,10 +214,3 @@ def test_bound_prints_the_measured_bound():
     assert r.exit_code == 0, r.output
     assert without_timing(r.stdout) == without_timing(measure(2, 3, "standard", 4).report())
     assert without_timing(r.stdout) != without_timing(invoke("bound", "-n", 2, "--beam", 4, "--seed", 4, "-q").stdout)
-
-
-def test_improvement_prints_the_measured_gain():
-    from strategies.research.improvement import measure
-    r = invoke("improvement", "-n", 2, "--rollouts", 4, "--top", 2, "--seed", 8, "-j", 1, "-q")
-    assert r.exit_code == 0, r.output
-    assert without_timing(r.stdout) == without_timing(measure(2, 8, "standard", 4, 2, threads=1).report())

@@ -27,10 +27,9 @@ from sim.tables import N_GROUPS
 
 from ..features import EXPECT_SIZE, NEG
 from ..learned import (
-    F_JOKER, N_FEAT, N_ROW_TABLE, SC_NEW, best_row, new_scratch, next_roll_value, rank_placements, rank_table,
-    row_offset, successor_value,
+    F_JOKER, N_FEAT, N_ROW_TABLE, SC_NEW, best_row, new_scratch, next_roll_value, place_block, place_columns,
+    rank_placements, rank_table, row_offset, successor_value,
 )
-from ..learned import N_COLS as N_COLS_
 from ..table_features import TC_COLOURS_TAKEN, TC_COLS_TAKEN, TC_SIZE, TE_SIZE, stage, table_after
 from ..training.solo import start_solo
 
@@ -220,8 +219,10 @@ def _judge_table_decision(W, tab, st, ps, bb, seat, avail, is_active, sub, cost,
     if made == NEG:     # paid with more '!' than it needed: the sum rank_table makes, at that cost
         o = N_ROW_TABLE * stage(st)
         v, r = successor_value(W, o, lay, tab, sc, se, sub, tc[TC_COLS_TAKEN] | (tc[TC_COLOURS_TAKEN] << 16))
+        c_lo, n_cols, _ = place_columns(lay, sub)
+        _, _, k, size, _ = place_block(lay, sub)
         made = (r - cost + v + W[o + F_JOKER + jokers - cost]
-                + table_after(W, o + N_FEAT, tab, tc, te, sc[SC_NEW:SC_NEW + N_COLS_], sub, int(r) - cost))
+                + table_after(W, o + N_FEAT, tc, te, sc, SC_NEW, c_lo, n_cols, k, size, int(r) - cost))
     out[row, J_MADE] = made
     out[row, J_BEST] = qs[b]
     out[row, J_LUCK] = np.nan
