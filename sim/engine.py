@@ -18,7 +18,9 @@ from numba import njit
 from .bits import ZERO, ctz, popcount
 from .guard import ERR_INDEX, ERR_RAISED, ERR_WRITE, ERR_WRITE_SEEN_LATE, RAISED, empty_seats_written, guarded_call
 from .moves import legal_word, dice_word, die_pair, next_group, next_row
-from .players import PLAYER_GREEDY, PLAYER_GUARDED, PLAYER_RANDOM, greedy_pick, offered_dice, random_choice
+from .players import (
+    PLAYER_GREEDY, PLAYER_GUARDED, PLAYER_PLACE, PLAYER_RANDOM, greedy_pick, offered_dice, placed, random_choice,
+)
 from .rng import die, game_key, seat_stream
 from .state import (
     BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB,
@@ -299,31 +301,41 @@ def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, ava
     kinds[slot] (sim.players.PLAYER_*) says how the seat's strategy runs: the
     reference players inline, the other built-ins through strats[slot] (an
     indirect call the compiler cannot see through). greedy_pick skips the
-    candidate table. A user's strategy goes through decide_guarded instead.
+    candidate table, and so does a strategy that names its placement
+    (PLAYER_PLACE: the table is only filled for the move log's count of
+    choices). A user's strategy goes through decide_guarded instead.
     """
     st[ST_SEAT] = seat
     st[ST_AVAIL] = avail
     st[ST_IS_ACTIVE] = is_active
     slot = slots[seat]
     kind = kinds[slot]
+    returned = 0
     if kind == PLAYER_GREEDY:
         n, k, cd, nd, sub, cost = greedy_pick(st, ps, bb, tab)
+    elif kind == PLAYER_PLACE:
+        n = legal_choices(st, ps, bb, tab, cands) if log.shape[0] > 0 else -1
+        returned = strats[slot](st, ps, bb, cands, n, tab, params[slot], rngs[seat])
+        k, cd, nd, sub, cost = placed(st, ps, bb, tab, returned)
     else:
         n = legal_choices(st, ps, bb, tab, cands)
         if kind == PLAYER_RANDOM:
             k = random_choice(st, ps, bb, cands, n, tab, params[slot], rngs[seat])
         else:
             k = strats[slot](st, ps, bb, cands, n, tab, params[slot], rngs[seat])
+        returned = k
         if k < PASS or k >= n:
-            gres[GR_ERROR] = ERR_INDEX
-            gres[GR_ERR_ROLL] = st[ST_ROLL]
-            gres[GR_ERR_SEAT] = seat
-            gres[GR_ERR_VALUE] = k
-            return -2, -1, -1, -1, 0
-        if k == PASS:
+            k, cd, nd, sub, cost = -2, -1, -1, -1, 0
+        elif k == PASS:
             cd, nd, sub, cost = -1, -1, -1, 0
         else:
             cd, nd, sub, cost = cands[k, CAND_CDIE], cands[k, CAND_NDIE], cands[k, CAND_SUB], cands[k, CAND_COST]
+    if k == -2:
+        gres[GR_ERROR] = ERR_INDEX
+        gres[GR_ERR_ROLL] = st[ST_ROLL]
+        gres[GR_ERR_SEAT] = seat
+        gres[GR_ERR_VALUE] = returned
+        return -2, -1, -1, -1, 0
     # Written out, not _log: an inlined function that takes arrays counts references to them.
     if log.shape[0] > 0:
         r = gres[GR_LOG_ROWS]

@@ -4,7 +4,10 @@ They live beside the engine, not in strategies/, because the game loop runs
 them without an indirect call: sim.engine.decide switches on a per-seat player
 kind (PLAYER_RANDOM, PLAYER_GREEDY) and plays them inline, and any other
 strategy is called through its function pointer: the built-in ones on the
-engine's own arrays (PLAYER_CALL), a user's on copies (PLAYER_GUARDED).
+engine's own arrays (PLAYER_CALL), a user's on copies (PLAYER_GUARDED). A
+built-in that ranks placements itself (learned, solo) can name its placement
+instead of a row of the candidate table (PLAYER_PLACE): the engine then skips
+legal_choices, and `placed` finds the dice for it.
 strategies/builtin.py registers these very functions, so `greedy` played by
 the switch and `greedy` called as a strategy are one definition.
 
@@ -24,8 +27,9 @@ from .state import BB_ALIVE, BB_TOUCH, CAND_COST, CAND_SUB, PASS, PS_JOKERS, ST_
 PLAYER_CALL = 0      # any decision function, called through its first-class function value
 PLAYER_RANDOM = 1    # random_choice, inlined
 PLAYER_GREEDY = 2    # greedy, as greedy_pick
-PLAYER_GUARDED = 3   # a user's strategy: called on copies of the state, and stopped if it writes them (sim.guard)
-PLAYER_STRICT = 4    # as PLAYER_GUARDED, also checking the tables and parameters after every decision
+PLAYER_PLACE = 3     # a built-in that names its placement (placement_code), not a row of the candidate table
+PLAYER_GUARDED = 4   # a user's strategy: called on copies of the state, and stopped if it writes them (sim.guard)
+PLAYER_STRICT = 5    # as PLAYER_GUARDED, also checking the tables and parameters after every decision
 
 
 @njit(cache=True, inline="always")
@@ -110,3 +114,39 @@ def greedy_pick(st, ps, bb, tab):
         w += 1
         word = bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & tab.gmask[best_g, 1]
     return n, best_k, best_cd, best_nd, 64 * w + ctz(word), best_cost
+
+
+@njit(cache=True, inline="always")
+def placement_code(sub, cost):
+    """What a PLAYER_PLACE strategy returns for placement row `sub` at `cost` '!': 4 * sub + cost,
+    or PASS for sub -1 (a placement costs at most two '!', so the code is one number)."""
+    return PASS if sub < 0 else 4 * sub + cost
+
+
+@njit(cache=True, inline="always")
+def placed(st, ps, bb, tab, code):
+    """The move a placement_code names, for seat st[ST_SEAT] with dice st[ST_AVAIL]:
+    (k, colour die, number die, subset row, cost), k = PASS, 0 (a legal placement) or -2 when
+    the code names no legal choice. The dice are the first pair in legal_choices' order that
+    offers the placement at that cost, so the move is the one legal_choices + candidate_of
+    (strategies.features) would play.
+    """
+    if code == PASS:
+        return PASS, -1, -1, -1, 0
+    sub = code >> 2
+    cost = code & 3
+    seat = st[ST_SEAT]
+    if code < 0 or sub >= tab.size.shape[0]:
+        return -2, -1, -1, -1, 0
+    w = sub >> 6
+    if not ((bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w]) >> np.uint64(sub & 63)) & np.uint64(1):
+        return -2, -1, -1, -1, 0
+    g = 5 * tab.colour[sub] + tab.size[sub] - 1
+    offered = offered_dice(st, st[ST_AVAIL])
+    jokers = ps[seat, PS_JOKERS]
+    faces = dice_word(st)
+    for p in range(9):
+        cd, nd, pair_cost, groups = die_pair(faces, offered, jokers, p)
+        if (groups >> g) & 1 and pair_cost == cost:
+            return 0, cd, nd, sub, cost
+    return -2, -1, -1, -1, 0

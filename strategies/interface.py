@@ -37,6 +37,12 @@ class Strategy:
     strategy reads after its parameters in `params`, for the run's sheet and number
     of players, from the file its spec names as `file_param=PATH` (None when the
     spec names none).
+
+    A built-in that ranks the distinct placements itself may also give `solo_placer`: the same
+    solo decision, returning sim.players.placement_code(subset row, '!' used) instead of a row
+    of the candidate table, which the engine then need not fill (sim.players.PLAYER_PLACE).
+    Solo games are played with it; everything else (tables, a user's view of the strategy)
+    uses `fn`.
     """
     name: str
     dispatcher: object
@@ -44,20 +50,31 @@ class Strategy:
     params: dict[str, float] = field(default_factory=dict)
     data: Callable | None = None
     file_param: str | None = None
+    solo_placer: object = None
 
     @property
     def fn(self):
-        if JIT_DISABLED:   # NUMBA_DISABLE_JIT: the plain Python function, played as it is
-            return self.dispatcher
-        if DECIDE_SIG.args not in self.dispatcher.overloads:
-            self.dispatcher.compile(DECIDE_SIG)
-        return self.dispatcher
+        return _compiled_for_engine(self.dispatcher)
+
+    @property
+    def solo_placer_fn(self):
+        """solo_placer compiled for the decision signature, or None."""
+        return None if self.solo_placer is None else _compiled_for_engine(self.solo_placer)
 
     def param_vector(self, overrides: dict[str, float]) -> np.ndarray:
         unknown = sorted(set(overrides) - set(self.params))
         if unknown:
             raise ValueError(f"strategy {self.name!r} " + unknown_params(unknown, self.params))
         return np.array([float(overrides.get(k, v)) for k, v in self.params.items()], np.float64)
+
+
+def _compiled_for_engine(dispatcher):
+    """dispatcher, compiled for DECIDE_SIG (once per process, or loaded from the cache)."""
+    if JIT_DISABLED:   # NUMBA_DISABLE_JIT: the plain Python function, played as it is
+        return dispatcher
+    if DECIDE_SIG.args not in dispatcher.overloads:
+        dispatcher.compile(DECIDE_SIG)
+    return dispatcher
 
 
 def unknown_params(unknown, params) -> str:

@@ -49,6 +49,7 @@ sheet's layout in `params`, float32 packed two to a float64 word (Strategy.data:
 weights_data picks them for the run's sheet and number of players, or reads the
 file of learned:weights=FILE).
 """
+import dataclasses
 import functools
 import hashlib
 import importlib.resources
@@ -61,6 +62,7 @@ from numba import njit
 
 from sim.bits import ONE, ZERO, ctz, popcount
 from sim.engine import FIRST_OPEN_ROLLS, SOLO_ROLLS
+from sim.players import placement_code
 from sim.sheets import BUILTIN_SHEETS, N_COLS, load_sheet
 from sim.state import (
     BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, PASS,
@@ -503,7 +505,7 @@ def best_row(qs, m):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs):
     """Every distinct placement the dice allow, at its fewest jokers, with its reward and its
     one-ply value q = reward - jokers used + V(after); row 0 is passing (sub -1).
@@ -514,7 +516,7 @@ def rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs
     return _rank(W, o, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs, False, sc, se, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rank_table(W, base, st, ps, bb, seat, tab, lay, sc, se, subs, costs, rewards, qs, tc, te):
     """rank_placements at a table, with W[base:] the table weights (rows of N_ROW_TABLE per stage):
     the value adds what the player sees of the table (strategies.table_features)."""
@@ -586,19 +588,20 @@ def new_scratch(tab):
             np.empty(ROWS, np.int64), np.empty(ROWS), np.empty(ROWS))
 
 
-@njit(cache=True)
-def decide_solo(W, base, st, ps, bb, cands, n, tab, top, close, lay, sc, se, subs, costs, rewards, qs):
-    """The solo decision with weights W[base:]: one-ply argmax, or the `top` best a roll deeper
-    (only those within `close` points of the best one-ply value, if close > 0: the others are
-    clear losses, and the search is the costly part). lay (made by sheet_layout) and the
-    scratch sc, se, subs, costs, rewards, qs: as _choose makes them on its stack, or new_scratch."""
+@njit(cache=True, inline="always")
+def solo_choice(W, base, st, ps, bb, tab, top, close, lay, sc, se, subs, costs, rewards, qs):
+    """The solo decision with weights W[base:], as (subset row, '!' used); (-1, 0) passes:
+    one-ply argmax, or the `top` best a roll deeper (only those within `close` points of the
+    best one-ply value, if close > 0: the others are clear losses, and the search is the costly
+    part). lay (made by sheet_layout) and the scratch sc, se, subs, costs, rewards, qs: as
+    _decide makes them on its stack, or new_scratch."""
     seat = st[ST_SEAT]
     jokers = ps[seat, PS_JOKERS]
     m = rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs)
     t = SOLO_ROLLS - st[ST_ROLL]        # rolls to come after this one
     best = best_row(qs, m)
     if top < 1 or t < 1 or m == 1:
-        return candidate_of(cands, n, subs[best], costs[best])
+        return subs[best], costs[best]
     floor = NEG
     if close > 0.0:
         floor = qs[best] - close
@@ -607,7 +610,7 @@ def decide_solo(W, base, st, ps, bb, cands, n, tab, top, close, lay, sc, se, sub
             if i != best and qs[i] > second:
                 second = qs[i]
         if second < floor:
-            return candidate_of(cands, n, subs[best], costs[best])
+            return subs[best], costs[best]
     o1 = row_offset(base, t - 1)
     reply = stack_f64(N_GROUPS)
     val = stack_f64(EXPECT_SIZE)
@@ -625,7 +628,14 @@ def decide_solo(W, base, st, ps, bb, cands, n, tab, top, close, lay, sc, se, sub
         if e > best_e:
             best_e = e
             chosen = i
-    return candidate_of(cands, n, subs[chosen], costs[chosen])
+    return subs[chosen], costs[chosen]
+
+
+@njit(cache=True)
+def decide_solo(W, base, st, ps, bb, cands, n, tab, top, close, lay, sc, se, subs, costs, rewards, qs):
+    """solo_choice as the row of cands[:n] that plays it (PASS to pass)."""
+    sub, cost = solo_choice(W, base, st, ps, bb, tab, top, close, lay, sc, se, subs, costs, rewards, qs)
+    return candidate_of(cands, n, sub, cost)
 
 
 @njit(cache=True)
@@ -658,7 +668,7 @@ def dice_left_worth(st, bb, tab, seat, avail):
     return total / (st[ST_PLAYERS] - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def decide_table(W, base, st, ps, bb, cands, n, tab, deny, lay, sc, se, subs, costs, rewards, qs):
     """The decision at a table with table weights W[base:]: one-ply argmax of reward + value.
 
@@ -838,13 +848,13 @@ DATA_LAY = N_PARAMS
 DATA_W = DATA_LAY + LAY_SIZE
 
 
-def _choose(st, ps, bb, cands, n, tab, params, rng):
-    """Learned afterstate value: solo, or at a table with what it sees of the other sheets."""
-    if n == 0:
-        return PASS
-    W = params[DATA_W:].view(np.float32)     # the packed weights (see pack)
-    lay = params[DATA_LAY:DATA_W].view(np.int64)
-    # The decision's scratch lives on this function's stack (sim.nbinternals): nothing is
+@njit(cache=True, inline="always")
+def _decide(st, ps, bb, cands, n, tab, params, as_code):
+    """learned's decision: a row of cands[:n], or with `as_code` (solo only) its placement_code."""
+    W = uncounted(params[DATA_W:].view(np.float32))     # the packed weights (see pack)
+    lay = uncounted(params[DATA_LAY:DATA_W].view(np.int64))
+    st, ps, bb = uncounted(st), uncounted(ps), uncounted(bb)
+    # The decision's scratch lives on the caller's stack (sim.nbinternals): nothing is
     # allocated per decision.
     sc = stack_i64(SC_SIZE)
     se = stack_f64(SE_SIZE)
@@ -854,13 +864,29 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
     qs = stack_f64(ROWS)
     if st[ST_PLAYERS] != 1:
         return decide_table(W, 0, st, ps, bb, cands, n, tab, params[1], lay, sc, se, subs, costs, rewards, qs)
-    return decide_solo(W, 0, st, ps, bb, cands, n, tab, int(params[0]), params[2], lay, sc, se, subs, costs, rewards,
-                       qs)
+    sub, cost = solo_choice(W, 0, st, ps, bb, tab, int(params[0]), params[2], lay, sc, se, subs, costs, rewards,
+                            qs)
+    return placement_code(sub, cost) if as_code else candidate_of(cands, n, sub, cost)
+
+
+def _choose(st, ps, bb, cands, n, tab, params, rng):
+    """Learned afterstate value: solo, or at a table with what it sees of the other sheets."""
+    if n == 0:
+        return PASS
+    return _decide(st, ps, bb, cands, n, tab, params, False)
+
+
+@njit(cache=True)
+def _place_solo(st, ps, bb, cands, n, tab, params, rng):
+    """learned's solo decision as sim.players.placement_code (Strategy.solo_placer): the engine
+    then need not list the candidates, which took a fifth of a solo decision."""
+    return _decide(st, ps, bb, cands, n, tab, params, True)
 
 
 learned = strategy(_choose, name="learned", params=PARAMS, data=weights_data, file_param="weights",
                    description="one-ply search on an afterstate value learned by TD(lambda) self-play "
                                "(encore-sim train): solo per sheet, and at 2-6 player tables with the race")
+learned = dataclasses.replace(learned, solo_placer=_place_solo)
 
 
 @njit(cache=True)
