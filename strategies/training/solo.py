@@ -34,14 +34,15 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from sim.engine import SOLO_DICE, SOLO_ROLLS, cross, finish, legal_choices, reset, set_dice, settle_awards
+from sim.engine import SOLO_DICE, SOLO_ROLLS, cross, finish, reset, set_dice, settle_awards
+from sim.nbinternals import uncounted
 from sim.rng import game_key
 from sim.sheets import load_sheet
-from sim.state import CAND_COST, CAND_SUB, PS_JOKERS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_ROLL, ST_SEAT, new_state
+from sim.state import PS_JOKERS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_ROLL, ST_SEAT, new_state
 from sim.tables import kernel_tables
 
 from ..learned import (
-    F_JOKER, N_ACTIVE, N_FEAT, N_SHEET, N_T, best_row, decide_solo, new_scratch, rank_placements, row_offset,
+    F_JOKER, N_ACTIVE, N_FEAT, N_SHEET, N_T, best_row, new_scratch, rank_placements, row_offset, solo_choice,
     sheet_features,
 )
 
@@ -64,6 +65,31 @@ def start_solo(st, ps, bb, tab, seed, game):
     return game_key(np.uint64(seed), game)
 
 
+@njit(cache=True)
+def play_one(W, tab, key, st, ps, bb, lay, sc, se, subs, costs, rewards, qs, idx, feats, gains, values):
+    """One game of play_batch from fresh arrays (start_solo) with dice key `key`, recorded in
+    feats, gains and values (its rows of them); returns its score. Not inlined: its arguments,
+    which the caller keeps alive, are used as uncounted views (sim.nbinternals), as the inlined
+    rank_placements would otherwise count a reference to each array at every decision."""
+    W, st, bb, lay, sc, se = uncounted(W), uncounted(st), uncounted(bb), uncounted(lay), uncounted(sc), uncounted(se)
+    subs, costs, rewards, qs, idx = uncounted(subs), uncounted(costs), uncounted(rewards), uncounted(qs), uncounted(idx)
+    for roll in range(1, SOLO_ROLLS + 1):
+        st[ST_ROLL] = roll
+        set_dice(st, key, roll)
+        m = rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
+        best = best_row(qs, m)
+        gains[roll] = rewards[best] - costs[best]
+        values[roll] = qs[best] - gains[roll]
+        if subs[best] >= 0:
+            cross(ps, bb, tab, 0, subs[best], costs[best], roll)
+        settle_awards(st, ps, bb, tab)
+        sheet_features(lay, bb[0, 0], bb[0, 1], sc, idx)
+        idx[N_SHEET] = F_JOKER + ps[0, PS_JOKERS]
+        feats[roll, :] = idx
+    finish(ps, bb, tab, 1)
+    return ps[0, PS_SCORE]
+
+
 @njit(cache=True, parallel=True)
 def play_batch(W, tab, seed, first, count, feats, gains, values, scores):
     """Play games first..first+count-1 of `seed` with weights W (read only), on all threads.
@@ -77,21 +103,8 @@ def play_batch(W, tab, seed, first, count, feats, gains, values, scores):
         lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
         idx = np.empty(N_ACTIVE, np.int64)
         key = start_solo(st, ps, bb, tab, seed, first + i)
-        for roll in range(1, SOLO_ROLLS + 1):
-            st[ST_ROLL] = roll
-            set_dice(st, key, roll)
-            m = rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
-            best = best_row(qs, m)
-            gains[i, roll] = rewards[best] - costs[best]
-            values[i, roll] = qs[best] - gains[i, roll]
-            if subs[best] >= 0:
-                cross(ps, bb, tab, 0, subs[best], costs[best], roll)
-            settle_awards(st, ps, bb, tab)
-            sheet_features(lay, bb[0, 0], bb[0, 1], sc, idx)
-            idx[N_SHEET] = F_JOKER + ps[0, PS_JOKERS]
-            feats[i, roll, :] = idx
-        finish(ps, bb, tab, 1)
-        scores[i] = ps[0, PS_SCORE]
+        scores[i] = play_one(W, tab, key, st, ps, bb, lay, sc, se, subs, costs, rewards, qs, idx, feats[i], gains[i],
+                             values[i])
 
 
 @njit(cache=True)
@@ -174,20 +187,17 @@ def train(sheet="standard", games: int = DEFAULT_GAMES, seed: int = 7, threads: 
 @njit(cache=True, parallel=True)
 def play_solo(W, tab, seed, first, count, top, close, scores):
     """Solo games first..first+count-1 of `seed` played by `learned`'s own decision
-    (learned.decide_solo, with its `top` and `close`) with flat weights W; scores[i] gets each score."""
+    (learned.solo_choice, with its `top` and `close`) with flat weights W; scores[i] gets each score."""
     for i in prange(count):
-        st, ps, bb, cands = new_state()
+        st, ps, bb, _ = new_state()
         lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
         key = start_solo(st, ps, bb, tab, seed, first + i)
         for roll in range(1, SOLO_ROLLS + 1):
             st[ST_ROLL] = roll
             set_dice(st, key, roll)
-            n = legal_choices(st, ps, bb, tab, cands)
-            k = -1
-            if n > 0:
-                k = decide_solo(W, 0, st, ps, bb, cands, n, tab, top, close, lay, sc, se, subs, costs, rewards, qs)
-            if k >= 0:
-                cross(ps, bb, tab, 0, cands[k, CAND_SUB], cands[k, CAND_COST], roll)
+            sub, cost = solo_choice(W, 0, st, ps, bb, tab, top, close, lay, sc, se, subs, costs, rewards, qs)
+            if sub >= 0:
+                cross(ps, bb, tab, 0, sub, cost, roll)
             settle_awards(st, ps, bb, tab)
         finish(ps, bb, tab, 1)
         scores[i] = ps[0, PS_SCORE]
