@@ -12,6 +12,7 @@ from sim import engine, players
 from sim.runs.api import Lineup, check_chunk, lineup, play_chunk
 from sim.runs.dataset import done_chunks, read_manifest
 from sim.state import MAX_SEATS
+from strategies import resolve
 
 # Each writes to one argument in a roll it can see; `lucky` is a game-dependent coin from the
 # seat's own random stream, so that the first game that writes is not game 0.
@@ -180,11 +181,13 @@ def test_an_index_out_of_range_is_named(cheats):
 
 
 def _forced(specs, players_, kind):
-    """The lineup of specs with every strategy run as `kind` (sim.players.PLAYER_*)."""
+    """The lineup of specs with every strategy's decision function (`fn`, not a solo placer: see
+    strategies.interface.Strategy) run as `kind` (sim.players.PLAYER_*)."""
     line = lineup(specs, players=players_)
     kinds = line.kinds.copy()
     kinds[:len(kinds) // 2] = kind
-    return Lineup(line.specs, line.fns, line.params, kinds, line.sheet, line.players)
+    fns = tuple(resolve(s).fn for s in specs)
+    return Lineup(line.specs, fns + fns[:1] * (len(line.fns) - len(fns)), line.params, kinds, line.sheet, line.players)
 
 
 @pytest.mark.parametrize("specs, n_players, games", [

@@ -319,3 +319,39 @@ def test_search_weighs_the_top_choices_and_only_the_close_calls():
                 engine.cross(ps, bb, ktab, 0, int(sub[i]), int(cost[i]), roll)
             engine.settle_awards(st, ps, bb, ktab)
     assert min(kinds.values()) >= 20, kinds
+
+
+def test_solo_games_name_their_placement_and_play_as_through_the_candidate_table():
+    """Solo, learned names its placement (Strategy.solo_placer, run as PLAYER_PLACE: no candidate
+    table); played instead as any built-in (PLAYER_CALL, a row of the table), every game, score
+    and logged move is the same, on two sheets and with the search of `top`. A placer that names
+    a choice the dice do not offer stops the run with StrategyError."""
+    import dataclasses
+
+    from numba import njit
+
+    from sim import players
+    from sim.state import DECIDE_SIG
+
+    for spec, sheet, games in (("learned", "standard", 300), ("learned", "green", 200),
+                               ("learned:top=2,close=0.25", "standard", 40)):
+        line = sim.lineup([spec], sheet=sheet)
+        assert line.kinds[0] == players.PLAYER_PLACE
+        via_table = dataclasses.replace(line, fns=(REGISTRY["learned"].fn,) * len(line.fns),
+                                        kinds=np.where(np.arange(len(line.kinds)) < len(line.fns), players.PLAYER_CALL,
+                                                       line.kinds))
+        a = play_chunk(SEED, 3, games, line, sheet=sheet, log_turns=True)
+        b = play_chunk(SEED, 3, games, via_table, sheet=sheet, log_turns=True)
+        for field in ("games", "seats", "dice", "log"):
+            assert np.array_equal(getattr(a, field), getattr(b, field)), (spec, sheet, field)
+    assert sim.lineup(["learned"], players=2).kinds[0] == players.PLAYER_CALL   # tables: the candidate table
+
+    @njit(DECIDE_SIG)
+    def three_jokers(st, ps, bb, cands, n, tab, params, rng):
+        return players.placement_code(0, 3)   # no placement costs three '!'
+
+    line = sim.lineup(["learned"])
+    bad = dataclasses.replace(line, fns=(three_jokers,) * len(line.fns))
+    chunk = play_chunk(SEED, 0, 2, bad)
+    with pytest.raises(sim.StrategyError, match="returned 3"):
+        sim.check_chunk(chunk)

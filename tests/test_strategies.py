@@ -175,14 +175,15 @@ def test_inline_reference_players_play_as_when_called(name):
                 assert np.array_equal(getattr(a, field), getattr(b, field)), (lineup, field)
 
 
-def test_greedy_pick_matches_greedy_over_legal_choices():
-    """greedy_pick (no candidate table) against legal_choices + greedy, at every decision of
-    random and heuristic games on every sheet: the same count, index and move."""
-    checked = 0
+def _replayed_decisions():
+    """Every decision of random and heuristic games (1-4 players, 8 games per sheet, every sheet),
+    replayed from their logs: (sheet, st, ps, bb, kernel tables, cands, n) with cands[:n] the legal
+    choices. Moves are applied at once (the states need only be legal, not the exact game)."""
     for i, sheet in enumerate(SHEETS):
         ktab = kernel_tables(sheet)
         n_players = 1 + i % 4
-        chunk = play_chunk(SEED, 50 * i, 8, (["random", "heuristic"] * 2)[:n_players], players=n_players, sheet=sheet, log_turns=True, rotate=n_players > 1)
+        chunk = play_chunk(SEED, 50 * i, 8, (["random", "heuristic"] * 2)[:n_players], players=n_players,
+                           sheet=sheet, log_turns=True, rotate=n_players > 1)
         for g in range(8):
             st, ps, bb, cands = new_state()
             engine.reset(st, ps, bb, ktab, n_players, 200)
@@ -193,10 +194,45 @@ def test_greedy_pick_matches_greedy_over_legal_choices():
                 st[state.ST_AVAIL] = int(row[engine.LOG_AVAIL])
                 st[state.ST_DICE:state.ST_DICE + 6] = dice[roll - 1]
                 n = engine.legal_choices(st, ps, bb, ktab, cands)
-                k = players.greedy(st, ps, bb, cands, n, ktab, np.zeros(1), np.zeros(4, np.uint64))
-                move = (-1, -1, -1, 0) if k < 0 else tuple(int(x) for x in cands[k])
-                assert players.greedy_pick(st, ps, bb, ktab) == (n, k) + move
-                checked += 1
+                yield sheet, st, ps, bb, ktab, cands, n
                 if row[engine.LOG_SUB] >= 0:
                     engine.cross(ps, bb, ktab, seat, int(row[engine.LOG_SUB]), int(row[engine.LOG_COST]), roll)
+
+
+def test_greedy_pick_matches_greedy_over_legal_choices():
+    """greedy_pick (no candidate table) against legal_choices + greedy, at every decision of
+    random and heuristic games on every sheet: the same count, index and move."""
+    checked = 0
+    for _, st, ps, bb, ktab, cands, n in _replayed_decisions():
+        k = players.greedy(st, ps, bb, cands, n, ktab, np.zeros(1), np.zeros(4, np.uint64))
+        move = (-1, -1, -1, 0) if k < 0 else tuple(int(x) for x in cands[k])
+        assert players.greedy_pick(st, ps, bb, ktab) == (n, k) + move
+        checked += 1
     assert checked > 1000
+
+
+def test_a_named_placement_is_played_as_the_first_candidate_row_offering_it():
+    """players.placed (PLAYER_PLACE: a strategy names its placement, the engine finds the dice)
+    against legal_choices at every decision of random and heuristic games on every sheet: each
+    (placement, '!') the candidates offer is played with the dice of the first row offering it;
+    any other placement, any other '!' count and any out-of-range code is refused; -1 passes."""
+    rng = np.random.default_rng(SEED)
+    checked = refused = 0
+    rows_of = {sheet: len(build_tables(sheet).size) for sheet in SHEETS}
+    for sheet, st, ps, bb, ktab, cands, n in _replayed_decisions():
+        first = {}
+        for row in cands[:n]:
+            cd, nd, sub, cost = (int(x) for x in row)
+            first.setdefault((sub, cost), (cd, nd))
+        for (sub, cost), (cd, nd) in first.items():
+            assert players.placed(st, ps, bb, ktab, players.placement_code(sub, cost)) == (0, cd, nd, sub, cost)
+            checked += 1
+        assert players.placed(st, ps, bb, ktab, players.placement_code(-1, 0)) == (state.PASS, -1, -1, -1, 0)
+        rows = rows_of[sheet]
+        for sub, cost in zip(rng.integers(0, rows, 12), rng.integers(0, 4, 12)):
+            if (int(sub), int(cost)) not in first:
+                assert players.placed(st, ps, bb, ktab, players.placement_code(int(sub), int(cost)))[0] == -2
+                refused += 1
+        for code in (-2, 4 * rows, 4 * rows + 1, 2**40):
+            assert players.placed(st, ps, bb, ktab, code)[0] == -2
+    assert checked > 5000 and refused > 5000
