@@ -879,7 +879,7 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
 @njit(cache=True)
 def _place_solo(st, ps, bb, cands, n, tab, params, rng):
     """learned's solo decision as sim.players.placement_code (Strategy.solo_placer): the engine
-    then need not list the candidates, which took a fifth of a solo decision."""
+    then need not list the candidates, about 0.15 of the 1.1 µs a solo decision took."""
     return _decide(st, ps, bb, cands, n, tab, params, True)
 
 
