@@ -18,6 +18,7 @@ from numba import njit
 from .bits import ZERO, ctz, popcount
 from .guard import ERR_INDEX, ERR_RAISED, ERR_WRITE, ERR_WRITE_SEEN_LATE, RAISED, empty_seats_written, guarded_call
 from .moves import legal_word, dice_word, die_pair, next_group, next_row
+from .nbinternals import uncounted
 from .players import (
     PLAYER_GREEDY, PLAYER_GUARDED, PLAYER_PLACE, PLAYER_RANDOM, greedy_pick, offered_dice, placed, random_choice,
 )
@@ -311,18 +312,23 @@ def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, ava
     slot = slots[seat]
     kind = kinds[slot]
     returned = 0
+    # A called strategy gets uncounted views (sim.nbinternals): it would otherwise count a
+    # reference on each array it is handed (an atomic add and subtract per array and decision); the
+    # arrays outlive the call, and a decision returns an int, so no view escapes it.
     if kind == PLAYER_GREEDY:
         n, k, cd, nd, sub, cost = greedy_pick(st, ps, bb, tab)
     elif kind == PLAYER_PLACE:
         n = legal_choices(st, ps, bb, tab, cands) if log.shape[0] > 0 else -1
-        returned = strats[slot](st, ps, bb, cands, n, tab, params[slot], rngs[seat])
+        returned = strats[slot](uncounted(st), uncounted(ps), uncounted(bb), uncounted(cands), n, tab,
+                                uncounted(params[slot]), uncounted(rngs[seat]))
         k, cd, nd, sub, cost = placed(st, ps, bb, tab, returned)
     else:
         n = legal_choices(st, ps, bb, tab, cands)
         if kind == PLAYER_RANDOM:
             k = random_choice(st, ps, bb, cands, n, tab, params[slot], rngs[seat])
         else:
-            k = strats[slot](st, ps, bb, cands, n, tab, params[slot], rngs[seat])
+            k = strats[slot](uncounted(st), uncounted(ps), uncounted(bb), uncounted(cands), n, tab,
+                             uncounted(params[slot]), uncounted(rngs[seat]))
         returned = k
         if k < PASS or k >= n:
             k, cd, nd, sub, cost = -2, -1, -1, -1, 0
