@@ -29,6 +29,9 @@ from . import nbinternals
 ROOT = Path(__file__).resolve().parent.parent
 #: Packages whose own modules (not their subpackages) decide the games, and their data folders.
 GAME_PACKAGES = ("sim", "strategies")
+#: The project's top-level names: only these are looked up under ROOT. Installed from a wheel,
+#: ROOT is site-packages, where every other import (numpy, numba, ...) also has a file.
+PROJECT_NAMES = (*GAME_PACKAGES, "cli")
 _LIBRARY = tuple(str(Path(p).resolve()) for key in ("stdlib", "platstdlib", "purelib", "platlib")
                  if (p := sysconfig.get_paths().get(key)))
 
@@ -83,13 +86,20 @@ def module_file(name: str, root: Path = ROOT) -> Path | None:
     """The source file of module `name`: the project's own, or one already imported from
     outside the Python installation (a user's helper beside their strategy); else None."""
     rel = Path(*name.split("."))
-    for candidate in (root / rel.with_suffix(".py"), root / rel / "__init__.py"):
-        if candidate.is_file():
-            return candidate
+    if name.partition(".")[0] in PROJECT_NAMES:
+        for candidate in (root / rel.with_suffix(".py"), root / rel / "__init__.py"):
+            if candidate.is_file():
+                return candidate
     found = getattr(sys.modules.get(name), "__file__", None)
-    if found and found.endswith(".py") and not str(Path(found).resolve()).startswith(_LIBRARY):
+    if found and found.endswith(".py") and not _installed(Path(found).resolve()):
         return Path(found).resolve()
     return None
+
+
+def _installed(path: Path) -> bool:
+    """True for a file of the Python installation or of an installed package: the folders of
+    sysconfig, and any site-packages (a user's, or one a path file adds) outside them."""
+    return str(path).startswith(_LIBRARY) or not {"site-packages", "dist-packages"}.isdisjoint(path.parts)
 
 
 def _imports(file: Path, root: Path) -> tuple[Path, ...]:
