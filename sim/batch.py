@@ -25,6 +25,14 @@ from .tables import TablesType, copy_tables
 #: Games one thread plays between allocations of its scratch arrays.
 BLOCK = 64
 
+_C1, _C2 = types.int64[::1], types.int64[:, ::1]
+PLAY_SIG = types.void(
+    StrategySet, _C1, types.float64[:, ::1], _C1, TablesType, types.uint64, types.int64, types.int64, types.int64,
+    _C1, _C2, types.uint64[:, ::1], _C2, _C2, types.uint64[:, ::1], types.int64[:], types.int64[:, :],
+    types.int64[:, :], types.none)
+#: sim.engine.play's one signature in a batch (no user strategy: guest None).
+PlayFn = types.FunctionType(PLAY_SIG)
+#: play_batch's arguments (and the watched kernels'), each typed once.
 BATCH_SIG = types.void(
     StrategySet, types.int64[:], types.float64[:, :], types.int64[:], types.boolean, TablesType, types.uint64,
     types.int64, types.int64, types.int64, types.int64[:, :], types.int64[:, :, :],
@@ -62,29 +70,29 @@ def _scratch():
             np.zeros(MAX_SEATS, np.int64))
 
 
-# Inlined into each kernel: as a function of its own, called by the kernels, it made the cold
-# start's compilation a third longer.
 @njit(cache=True, inline="always")
-def _play_block(b, strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
+def _play_block(game_fn, b, strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
                 dice_start, dice_log, log_start, log, scratch, guest):
-    """Play the games of block b on one thread's scratch arrays (`guest`: None, or sim.guard's
-    room for watching user strategies)."""
+    """Play the games of block b on one thread's scratch arrays with game_fn (sim.engine.play, or
+    its address); `guest`: None, or sim.guard's room for watching user strategies."""
     st, ps, bb, cands, pending, rngs, game_slots = scratch
     for g in range(b * BLOCK, min(games.shape[0], (b + 1) * BLOCK)):
         number = first + g
         for s in range(players):
             game_slots[s] = slots[seat_slot(s, number, players, rotate)]
-        play(strats, kinds, params, game_slots, tab, root, number, players, max_rolls,
-             st, ps, bb, cands, pending, rngs, games[g],
-             dice_log[dice_start[g]:dice_start[g + 1]], log[log_start[g]:log_start[g + 1]], guest)
+        game_fn(strats, kinds, params, game_slots, tab, root, number, players, max_rolls,
+                st, ps, bb, cands, pending, rngs, games[g],
+                dice_log[dice_start[g]:dice_start[g + 1]], log[log_start[g]:log_start[g + 1]], guest)
         seats[g, :, :] = ps[:players]
 
 
 # nogil: the runner plays the next chunk on a worker thread while it writes this one.
-@njit(BATCH_SIG, cache=True, parallel=True, nogil=True)
-def play_batch(strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
-               dice_start, dice_log, log_start, log):
-    """Play games first .. first+len(games)-1; games[g] gets gres, seats[g] the players' ps rows.
+@njit(types.void(PlayFn, *BATCH_SIG.args), cache=True, parallel=True, nogil=True)
+def _play_batch(game_fn, strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
+                dice_start, dice_log, log_start, log):
+    """play_batch's kernel: each game played by `game_fn`, sim.engine.play compiled apart.
+
+    Play games first .. first+len(games)-1; games[g] gets gres, seats[g] the players' ps rows.
 
     Seat s is played by strategy slot slots[seat_slot(s, game, players, rotate)] (sim.state):
     with `rotate` every strategy sits in every seat equally often.
@@ -110,8 +118,8 @@ def play_batch(strats, kinds, params, slots, rotate, tab, root, first, players, 
         # Private copies: reference counts of shared arrays would bounce between cores.
         tab_b, params_b, kinds_b = copy_tables(tab), params.copy(), kinds.copy()
         while b < n_blocks:
-            _play_block(b, strats, kinds_b, params_b, slots, rotate, tab_b, root, first, players, max_rolls, games,
-                        seats, dice_start, dice_log, log_start, log, scratch, None)
+            _play_block(game_fn, b, strats, kinds_b, params_b, slots, rotate, tab_b, root, first, players, max_rolls,
+                        games, seats, dice_start, dice_log, log_start, log, scratch, None)
             b = _fetch_add(claimed, 1)
 
 
@@ -136,8 +144,8 @@ def play_batch_watched(strats, kinds, params, slots, rotate, tab, root, first, p
         tab_b, params_b, kinds_b = copy_tables(tab), params.copy(), kinds.copy()
         guest = guest_arrays(kinds_b, params_b, tab_b)
         while b < n_blocks:
-            _play_block(b, strats, kinds_b, params_b, slots, rotate, tab_b, root, first, players, max_rolls, games,
-                        seats, dice_start, dice_log, log_start, log, scratch, guest)
+            _play_block(play, b, strats, kinds_b, params_b, slots, rotate, tab_b, root, first, players, max_rolls,
+                        games, seats, dice_start, dice_log, log_start, log, scratch, guest)
             # The tables and parameters a user's strategy reads are its private copies, and
             # comparing them after every game would cost more than the game: once a block.
             # Every game of the block is marked; sim.runs.api.play_chunk finds the one that wrote.
@@ -159,9 +167,24 @@ def play_alone_watched(strats, kinds, params, slots, rotate, tab, root, first, p
     scratch = _scratch()
     tab_b, params_b, kinds_b = copy_tables(tab), params.copy(), kinds.copy()
     guest = guest_arrays(kinds_b, params_b, tab_b)
-    _play_block(0, strats, kinds_b, params_b, slots, rotate, tab_b, root, first, players, max_rolls, games, seats,
+    _play_block(play, 0, strats, kinds_b, params_b, slots, rotate, tab_b, root, first, players, max_rolls, games, seats,
                 dice_start, dice_log, log_start, log, scratch, guest)
     return guest[0], guest[1]
+
+
+def play_batch(strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
+               dice_start, dice_log, log_start, log):
+    """_play_batch with sim.engine.play, compiled for PLAY_SIG (or loaded from the cache) on first use.
+
+    The game is called through its address, not linked into the batch kernel: a kernel's compiled
+    code carries a copy of everything it calls, which LLVM optimises again in each (the parallel
+    kernel's loop body and its wrapper made two more copies of the whole game). One indirect call
+    per game costs nothing measurable."""
+    game = play
+    if not JIT_DISABLED and PLAY_SIG.args not in play.overloads:
+        play.compile(PLAY_SIG)
+    _play_batch(game, strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
+                dice_start, dice_log, log_start, log)
 
 
 def alone_watched():

@@ -47,18 +47,18 @@ def _cttz(typingctx, x):
     return x(x), codegen
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def popcount(x):
     return np.int64(_ctpop(x))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def ctz(x):
     """Index of the lowest set bit; undefined for 0."""
     return np.int64(_cttz(x))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def range_mask(lo, hi):
     """Bits lo..hi-1 of a 64-bit word (0 <= lo <= hi <= 64)."""
     if hi - lo >= 64:

@@ -73,7 +73,7 @@ _SEVEN = np.uint64(7)
 _56 = np.uint64(56)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def full_columns(lo, hi):
     """Bitmask (bit c = column c) of the columns whose 7 boxes are all crossed.
 
@@ -260,6 +260,14 @@ def finish(ps, bb, tab, players):
     return winners
 
 
+@njit(cache=True)
+def seat_in_turn(active, i):
+    """The seat deciding i-th in a roll: the active seat, then the others in seat order."""
+    if i == 0:
+        return active
+    return i - 1 if i - 1 < active else i
+
+
 @njit(cache=True, inline="always")
 def _fail(gres, code, roll, seat, value):
     gres[GR_ERROR] = code
@@ -311,30 +319,31 @@ def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, ava
     st[ST_IS_ACTIVE] = is_active
     slot = slots[seat]
     kind = kinds[slot]
-    returned = 0
     # A called strategy gets uncounted views (sim.nbinternals): it would otherwise count a
     # reference on each array it is handed (an atomic add and subtract per array and decision); the
     # arrays outlive the call, and a decision returns an int, so no view escapes it.
+    # Each step is written once (one call of legal_choices, one of the strategy): this function
+    # is inlined into play, and every copy of a step is compiled again.
     if kind == PLAYER_GREEDY:
         n, k, cd, nd, sub, cost = greedy_pick(st, ps, bb, tab)
-    elif kind == PLAYER_PLACE:
-        n = legal_choices(st, ps, bb, tab, cands) if log.shape[0] > 0 else -1
-        returned = strats[slot](uncounted(st), uncounted(ps), uncounted(bb), uncounted(cands), n, tab,
-                                uncounted(params[slot]), uncounted(rngs[seat]))
-        k, cd, nd, sub, cost = placed(st, ps, bb, tab, returned)
-    else:
-        n = legal_choices(st, ps, bb, tab, cands)
-        if kind == PLAYER_RANDOM:
-            k = random_choice(st, ps, bb, cands, n, tab, params[slot], rngs[seat])
-        else:
-            k = strats[slot](uncounted(st), uncounted(ps), uncounted(bb), uncounted(cands), n, tab,
-                             uncounted(params[slot]), uncounted(rngs[seat]))
         returned = k
-        if k < PASS or k >= n:
-            k, cd, nd, sub, cost = -2, -1, -1, -1, 0
-        elif k == PASS:
-            cd, nd, sub, cost = -1, -1, -1, 0
+    else:
+        n = -1
+        if kind != PLAYER_PLACE or log.shape[0] > 0:
+            n = legal_choices(st, ps, bb, tab, cands)
+        if kind == PLAYER_RANDOM:
+            returned = random_choice(st, ps, bb, cands, n, tab, params[slot], rngs[seat])
         else:
+            returned = strats[slot](uncounted(st), uncounted(ps), uncounted(bb), uncounted(cands), n, tab,
+                                    uncounted(params[slot]), uncounted(rngs[seat]))
+        if kind == PLAYER_PLACE:
+            k, cd, nd, sub, cost = placed(st, ps, bb, tab, returned)
+        elif returned < PASS or returned >= n:
+            k, cd, nd, sub, cost = -2, -1, -1, -1, 0
+        elif returned == PASS:
+            k, cd, nd, sub, cost = PASS, -1, -1, -1, 0
+        else:
+            k = returned
             cd, nd, sub, cost = cands[k, CAND_CDIE], cands[k, CAND_NDIE], cands[k, CAND_SUB], cands[k, CAND_COST]
     if k == -2:
         gres[GR_ERROR] = ERR_INDEX
@@ -416,51 +425,39 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
         if dice_log.shape[0] > 0:
             dice_log[roll - 1, :] = st[ST_DICE:ST_DICE + 6]
 
-        # The active player chooses first; passive players then see that choice.
+        # The active player chooses first; passive players then see that choice and decide
+        # independently: nobody's move is applied until all of them have chosen. One decision
+        # site for every seat: each copy of decide is compiled anew.
         st[ST_ACTIVE_CDIE] = -1
         st[ST_ACTIVE_NDIE] = -1
         st[ST_ACTIVE_SUB] = -1
-        # `guest is None` is decided when play is compiled (for play_batch: no user strategy).
-        if guest is None:
-            k, cd, nd, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, active,
-                                          all_dice, 1, gres, log)
-        elif kinds[slots[active]] >= PLAYER_GUARDED:
-            k, cd, nd, sub, cost = decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands,
-                                                  active, all_dice, ONE_, gres, log, guest)
-        else:
-            k, cd, nd, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, active,
-                                          all_dice, 1, gres, log)
-        if k == -2:
-            return
-        passive_dice = all_dice
-        if k == PASS:
-            ps[active, PS_PASSES] += 1
-        else:
-            st[ST_ACTIVE_CDIE] = cd
-            st[ST_ACTIVE_NDIE] = nd
-            st[ST_ACTIVE_SUB] = sub
-            cross(ps, bb, tab, active, sub, cost, roll)
-            if roll > FIRST_OPEN_ROLLS:
-                passive_dice = all_dice & ~(1 << cd) & ~(1 << (3 + nd))
-
-        # Passive players decide independently: nobody's move is applied
-        # until all of them have chosen.
-        for s in range(players):
-            if s == active:
-                continue
-            if guest is None:
-                k, _, _, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, s,
-                                            passive_dice, 0, gres, log)
-            elif kinds[slots[s]] >= PLAYER_GUARDED:
-                k, _, _, sub, cost = decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, s,
-                                                    passive_dice, ZERO_, gres, log, guest)
+        avail = all_dice
+        is_active = ONE_
+        for i in range(players):
+            seat = seat_in_turn(active, i)
+            if i == 1:
+                is_active = ZERO_
+            # `guest is None` is decided when play is compiled (for play_batch: no user strategy).
+            if guest is not None and kinds[slots[seat]] >= PLAYER_GUARDED:
+                k, cd, nd, sub, cost = decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands,
+                                                      seat, avail, is_active, gres, log, guest)
             else:
-                k, _, _, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, s,
-                                            passive_dice, 0, gres, log)
+                k, cd, nd, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat,
+                                              avail, is_active, gres, log)
             if k == -2:
                 return
-            pending[s, 0] = sub          # -1 = pass
-            pending[s, 1] = cost
+            if i > 0:
+                pending[seat, 0] = sub          # -1 = pass
+                pending[seat, 1] = cost
+            elif k == PASS:
+                ps[seat, PS_PASSES] += 1
+            else:
+                st[ST_ACTIVE_CDIE] = cd
+                st[ST_ACTIVE_NDIE] = nd
+                st[ST_ACTIVE_SUB] = sub
+                cross(ps, bb, tab, seat, sub, cost, roll)
+                if roll > FIRST_OPEN_ROLLS:
+                    avail = all_dice & ~(1 << cd) & ~(1 << (3 + nd))
         for s in range(players):
             if s == active:
                 continue

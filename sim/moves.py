@@ -37,7 +37,7 @@ from .tables import NW
 _EVERY_COLOUR = 0b00001_00001_00001_00001_00001
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def pair_groups(cface, nface):
     """A colour die's face and a number die's face: ('!' they cost, groups), groups the bitmask of
     the (colour, number) groups g = 5 * colour + number - 1 they stand for (a joker face stands
@@ -58,7 +58,7 @@ def dice_word(st):
     return word
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def die_pair(faces, dice, jokers, p):
     """Die pair p = 3 * colour die + number die (0..8) of the faces dice_word packed, from the dice
     in bitmask `dice` (as ST_AVAIL), for a seat with `jokers` '!' left: (colour die, number die,
@@ -72,7 +72,7 @@ def die_pair(faces, dice, jokers, p):
     return cd, nd, cost, groups if cost <= jokers else 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def next_group(groups):
     """(g, rest): the lowest group of a non-zero groups mask of die_pair, and the mask without it."""
     return ctz(np.uint64(groups)), groups & (groups - 1)
@@ -82,14 +82,14 @@ def next_group(groups):
 NO_FACE = 9
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def face_cost(faces, joker, i):
     """Jokers a placement spends on face i of one kind of die, from dice_faces' mask and
     joker flag of that kind: 0 if a die shows i, 1 if only the joker does, else NO_FACE."""
     return 0 if (faces >> i) & 1 else (1 if joker else NO_FACE)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def group_cost(cols, nums, cj, nj, g):
     """The fewest jokers a placement of group g = 5 * colour + number - 1 costs with the dice
     dice_faces found (cols, nums, cj, nj); NO_FACE or more if they cannot make it."""
@@ -130,7 +130,7 @@ def legal_word(bb, seat, gword, gmask, g, half):
     return w, bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & gmask[g, half]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def next_row(w, word):
     """(row, rest): the lowest placement row of a non-zero legal `word` of bitset word w, and
     the word without it."""

@@ -116,7 +116,7 @@ def greedy_pick(st, ps, bb, tab):
     return n, best_k, best_cd, best_nd, 64 * w + ctz(word), best_cost
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def placement_code(sub, cost):
     """What a PLAYER_PLACE strategy returns for placement row `sub` at `cost` '!': 4 * sub + cost,
     or PASS for sub -1 (a placement costs at most two '!', so the code is one number)."""

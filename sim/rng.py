@@ -24,20 +24,20 @@ _SIX = np.uint64(6)
 _SEAT_SALT = np.uint64(0xD1B54A32D192ED03)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def mix64(z):
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
     return z ^ (z >> _S31)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def game_key(root, game):
     """The key every draw of one game derives from."""
     return mix64(root ^ mix64(np.uint64(game) * GAMMA + GAMMA))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def die(key, roll, i):
     """Raw face 0..5 of die i (0..5) in roll `roll` of the game with this key.
 
@@ -49,7 +49,7 @@ def die(key, roll, i):
     return np.int64((half * _SIX) >> _S32)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def seat_stream(key, seat):
     """Initial state of a seat's private stream (for strategies that randomise)."""
     return mix64(key ^ (_SEAT_SALT * np.uint64(seat + 1)))

@@ -111,7 +111,7 @@ DecideFn = types.FunctionType(DECIDE_SIG)
 StrategySet = types.UniTuple(DecideFn, MAX_SEATS)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def seat_slot(seat, game, players, rotate):
     """The strategy slot that plays `seat` in game number `game`: slot `seat`, or with `rotate`
     slot (seat + game) mod players, so that every strategy sits in every seat equally often.

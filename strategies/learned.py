@@ -594,7 +594,7 @@ def solo_choice(W, base, st, ps, bb, tab, top, close, lay, sc, se, subs, costs, 
     one-ply argmax, or the `top` best a roll deeper (only those within `close` points of the
     best one-ply value, if close > 0: the others are clear losses, and the search is the costly
     part). lay (made by sheet_layout) and the scratch sc, se, subs, costs, rewards, qs: as
-    _decide makes them on its stack, or new_scratch."""
+    _place_solo makes them on its stack, or new_scratch."""
     seat = st[ST_SEAT]
     jokers = ps[seat, PS_JOKERS]
     m = rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs)
@@ -849,38 +849,47 @@ DATA_W = DATA_LAY + LAY_SIZE
 
 
 @njit(cache=True, inline="always")
-def _decide(st, ps, bb, cands, n, tab, params, as_code):
-    """learned's decision: a row of cands[:n], or with `as_code` (solo only) its placement_code."""
-    W = uncounted(params[DATA_W:].view(np.float32))     # the packed weights (see pack)
-    lay = uncounted(params[DATA_LAY:DATA_W].view(np.int64))
+def _weights(params):
+    """The packed weights (see pack) and the sheet's layout, as uncounted views of params."""
+    return uncounted(params[DATA_W:].view(np.float32)), uncounted(params[DATA_LAY:DATA_W].view(np.int64))
+
+
+# The solo and the table decision are compiled apart, each once: a function holding both (as
+# _choose and _place_solo each did, inlined) made every run compile both twice (docs/performance.md,
+# "Compile time"). The scratch lives on each one's stack (sim.nbinternals): nothing is allocated
+# per decision.
+@njit(cache=True)
+def _place_solo(st, ps, bb, cands, n, tab, params, rng):
+    """learned's solo decision as sim.players.placement_code (Strategy.solo_placer): the engine
+    then need not list the candidates, about 0.15 of the 1.1 µs a solo decision took."""
+    W, lay = _weights(params)
     st, ps, bb = uncounted(st), uncounted(ps), uncounted(bb)
-    # The decision's scratch lives on the caller's stack (sim.nbinternals): nothing is
-    # allocated per decision.
-    sc = stack_i64(SC_SIZE)
-    se = stack_f64(SE_SIZE)
-    subs = stack_i64(ROWS)
-    costs = stack_i64(ROWS)
-    rewards = stack_f64(ROWS)
-    qs = stack_f64(ROWS)
-    if st[ST_PLAYERS] != 1:
-        return decide_table(W, 0, st, ps, bb, cands, n, tab, params[1], lay, sc, se, subs, costs, rewards, qs)
+    sc, se = stack_i64(SC_SIZE), stack_f64(SE_SIZE)
+    subs, costs, rewards, qs = stack_i64(ROWS), stack_i64(ROWS), stack_f64(ROWS), stack_f64(ROWS)
     sub, cost = solo_choice(W, 0, st, ps, bb, tab, int(params[0]), params[2], lay, sc, se, subs, costs, rewards,
                             qs)
-    return placement_code(sub, cost) if as_code else candidate_of(cands, n, sub, cost)
+    return placement_code(sub, cost)
+
+
+@njit(cache=True)
+def _decide_at_table(st, ps, bb, cands, n, tab, params):
+    """learned's decision at a table of 2-6: a row of cands[:n] (decide_table)."""
+    W, lay = _weights(params)
+    sc, se = stack_i64(SC_SIZE), stack_f64(SE_SIZE)
+    subs, costs, rewards, qs = stack_i64(ROWS), stack_i64(ROWS), stack_f64(ROWS), stack_f64(ROWS)
+    return decide_table(W, 0, st, ps, bb, cands, n, tab, params[1], lay, sc, se, subs, costs, rewards, qs)
 
 
 def _choose(st, ps, bb, cands, n, tab, params, rng):
     """Learned afterstate value: solo, or at a table with what it sees of the other sheets."""
     if n == 0:
         return PASS
-    return _decide(st, ps, bb, cands, n, tab, params, False)
-
-
-@njit(cache=True)
-def _place_solo(st, ps, bb, cands, n, tab, params, rng):
-    """learned's solo decision as sim.players.placement_code (Strategy.solo_placer): the engine
-    then need not list the candidates, about 0.15 of the 1.1 µs a solo decision took."""
-    return _decide(st, ps, bb, cands, n, tab, params, True)
+    # Uncounted views (sim.nbinternals): the callee would count a reference on each array.
+    st, ps, bb, cands, params = uncounted(st), uncounted(ps), uncounted(bb), uncounted(cands), uncounted(params)
+    if st[ST_PLAYERS] != 1:
+        return _decide_at_table(st, ps, bb, cands, n, tab, params)
+    code = _place_solo(st, ps, bb, cands, n, tab, params, uncounted(rng))
+    return PASS if code == PASS else candidate_of(cands, n, code >> 2, code & 3)
 
 
 learned = strategy(_choose, name="learned", params=PARAMS, data=weights_data, file_param="weights",

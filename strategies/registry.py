@@ -197,7 +197,6 @@ def _compiled(strat: Strategy, spec: str, user: bool = False) -> Strategy:
     try:
         if user:
             strat.dispatcher.compile(DECIDE_SIG.args)
-        strat.fn
     except Exception as e:
         msg = str(e).strip()
         if not isinstance(e, NumbaError):   # not the strategy's code: say what failed, as it is

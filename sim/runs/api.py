@@ -107,12 +107,15 @@ def lineup(strategies, files=None, sheet="standard", players=None, checked=True)
     params = np.zeros((MAX_SEATS, width))
     for i, row in enumerate(rows):
         params[i, :len(row)] = row
-    fns = [r.fn for r in resolved]
-    kinds = [player_kind(f) for f in fns]
+    # Each function compiled (or loaded) only if played: learned's solo placer and its decision at
+    # a table are compiled apart (strategies.learned).
+    kinds = [player_kind(r.strategy.dispatcher) for r in resolved]
     if players == 1:   # a built-in that names its solo placement plays without the candidate table
         for i, r in enumerate(resolved):
             if kinds[i] == reference_players.PLAYER_CALL and r.strategy.solo_placer is not None:
-                fns[i], kinds[i] = r.strategy.solo_placer_fn, reference_players.PLAYER_PLACE
+                kinds[i] = reference_players.PLAYER_PLACE
+    fns = [r.strategy.solo_placer_fn if k == reference_players.PLAYER_PLACE else r.fn
+           for r, k in zip(resolved, kinds, strict=True)]
     fns = [guard.watched(f) if k == reference_players.PLAYER_GUARDED else f for f, k in zip(fns, kinds)]
     pad = MAX_SEATS - len(resolved)
     lengths = [len(row) for row in rows] + [len(rows[0])] * pad
