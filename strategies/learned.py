@@ -71,7 +71,7 @@ from sim.state import (
 from sim.tables import COLOUR_FIRST, COLOUR_LATER, MAX_NUMBER, MAX_SUBSETS, N_COLOURS, N_GROUPS, NW, kernel_tables
 
 from sim.moves import dice_faces, group_cost, legal_word, next_row
-from sim.nbinternals import borrow, stack_f64, stack_i64, stack_u64, uncounted
+from sim.nbinternals import at as _at, borrow, stack_f64, stack_i64, stack_u64, uncounted
 
 from .features import EXPECT_SIZE, NEG, candidate_of, expected_best_reply
 from .interface import strategy
@@ -226,17 +226,10 @@ def sheet_layout(tab):
     return lay
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _column(lo, hi, c):
     word = lo if c < 8 else hi
     return np.int64((word >> np.uint64(8 * (c & 7))) & _B7F)
-
-
-@njit(cache=True, inline="always")
-def _at(a, i):
-    """a[i] for an index known to be >= 0: read as unsigned, Numba adds no wraparound for
-    negative indices (three instructions and the array's shape held in a register, per read)."""
-    return a[np.uint64(i)]
 
 
 @njit(cache=True, inline="always")
@@ -262,19 +255,19 @@ def place_group(lay, sub):
     return MAX_NUMBER * ((p >> P_COLOUR) & 7) + ((p >> P_SIZE) & 7) - 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def row_offset(base, t):
     """Where the weights for t rolls to come start in a flat weights vector W[base:]:
     rows of N_FEAT, t = 0..N_T-1 (row 0 stays 0: nothing is left to earn)."""
     return base + N_FEAT * t
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _dist(c, left, right):
     return left - c if c < left else (c - right if c > right else 0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _colour_index(k, empty, open_blocks):
     return F_COLOUR + 154 * k + 7 * empty + open_blocks
 
