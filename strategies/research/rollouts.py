@@ -13,7 +13,7 @@ most of the dice's luck (learned's own solo scores, taxed: standard deviation ab
 instead of 6), so far fewer rollouts tell two choices apart.
 """
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from sim.engine import (
     LOG_AVAIL, LOG_CDIE, LOG_COST, LOG_NDIE, LOG_SUB, SOLO_ROLLS, cross, finish, reset, set_dice, settle_awards,
@@ -24,6 +24,7 @@ from sim.state import (
     ST_IS_ACTIVE, ST_ROLL, ST_SEAT, new_state,
 )
 from sim.tables import N_GROUPS
+from sim.threads import over_threads
 
 from ..features import EXPECT_SIZE, NEG
 from ..learned import (
@@ -71,7 +72,6 @@ def _play_out(W, st, ps, bb, tab, sub, cost, roll, key, taxed, lay, sc, se, subs
     return ps[0, PS_SCORE] - tax
 
 
-@njit(cache=True, parallel=True)
 def rollout_means(W, tab, seed, first, count, top, rollouts, taxed, out, gaps, scores):
     """Games first..first+count-1 of `seed`, played by learned's choice. out[i, roll, k, h]: the
     mean final score (taxed if `taxed`) of the rollouts of half h (h = 0: even-numbered rollouts, 1: odd) after
@@ -79,14 +79,19 @@ def rollout_means(W, tab, seed, first, count, top, rollouts, taxed, out, gaps, s
     such choice, or no decision worth rolling out (one choice only, or the last roll: nothing
     follows it). gaps[i, roll, k]: how much lower learned's value puts that choice than its own
     (q of choice 0 - q of choice k). scores[i]: the game's own final score."""
+    over_threads(_rollout_means, count, W, tab, seed, first, top, rollouts, taxed, out, gaps, scores)
+
+
+@njit(cache=True, nogil=True)
+def _rollout_means(lo, hi, W, tab, seed, first, top, rollouts, taxed, out, gaps, scores):
     half = rollouts // 2
-    for i in prange(count):
-        st, ps, bb, _ = new_state()
-        st2, ps2, bb2, _ = new_state()      # a rollout's copy of the game
-        lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
-        lay2, sc2, se2, subs2, costs2, rewards2, qs2 = new_scratch(tab)
-        reply = np.empty(N_GROUPS)
-        val = np.empty(EXPECT_SIZE)
+    st, ps, bb, _ = new_state()
+    st2, ps2, bb2, _ = new_state()      # a rollout's copy of the game
+    lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
+    lay2, sc2, se2, subs2, costs2, rewards2, qs2 = new_scratch(tab)
+    reply = np.empty(N_GROUPS)
+    val = np.empty(EXPECT_SIZE)
+    for i in range(lo, hi):
         key = start_solo(st, ps, bb, tab, seed, first + i)
         out[i] = ABSENT
         for roll in range(1, SOLO_ROLLS + 1):
@@ -143,20 +148,24 @@ def _value_of(W, o, lay, tab, sc, se, subs, costs, qs, m, sub, cost, jokers):
     return r - cost + v + W[o + F_JOKER + jokers - cost]
 
 
-@njit(cache=True, parallel=True)
 def judge_solo(W, tab, seed, games, log, rollouts, taxed, out, scores):
     """Judge the solo games `games` of `seed` (game i's 30 decisions: log[30 i: 30 i + 30],
     sim.engine's LOG_* rows) by learned's value: out[30 i + roll - 1, J_*]. With `rollouts` > 0,
     wherever the choice made is not learned's, both are followed by that many of learned's
     rollouts on the same dice (rollout_key: the k-th rollout of each choice rolls the same
     dice), taxed for their luck if `taxed`. scores[i]: the game's final score, replayed."""
-    for i in prange(len(games)):
-        st, ps, bb, _ = new_state()
-        st2, ps2, bb2, _ = new_state()
-        lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
-        lay2, sc2, se2, subs2, costs2, rewards2, qs2 = new_scratch(tab)
-        reply = np.empty(N_GROUPS)
-        val = np.empty(EXPECT_SIZE)
+    over_threads(_judge_solo, len(games), W, tab, seed, games, log, rollouts, taxed, out, scores)
+
+
+@njit(cache=True, nogil=True)
+def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores):
+    st, ps, bb, _ = new_state()
+    st2, ps2, bb2, _ = new_state()
+    lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
+    lay2, sc2, se2, subs2, costs2, rewards2, qs2 = new_scratch(tab)
+    reply = np.empty(N_GROUPS)
+    val = np.empty(EXPECT_SIZE)
+    for i in range(lo, hi):
         key = start_solo(st, ps, bb, tab, seed, games[i])
         for roll in range(1, SOLO_ROLLS + 1):
             row = SOLO_ROLLS * i + roll - 1
@@ -231,17 +240,21 @@ def _judge_table_decision(W, tab, st, ps, bb, seat, avail, is_active, sub, cost,
     out[row, J_BEST_COST] = costs[b]
 
 
-@njit(cache=True, parallel=True)
 def judge_table(W, tab, seed, games, players, max_rolls, log, log_start, out, scores):
     """Judge the table games `games` of `seed` (game i's decisions: log[log_start[i]:log_start[i+1]],
     in the engine's order: each roll's active seat, then the others) by learned's table value:
     out[row, J_*] (no luck, no rollouts). scores[i, seat]: the final scores, replayed."""
-    for i in prange(len(games)):
-        st, ps, bb, _ = new_state()
-        lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
-        tc = np.empty(TC_SIZE, np.int64)
-        te = np.empty(TE_SIZE)
-        pending = np.empty((players, 2), np.int64)
+    over_threads(_judge_table, len(games), W, tab, seed, games, players, max_rolls, log, log_start, out, scores)
+
+
+@njit(cache=True, nogil=True)
+def _judge_table(lo, hi, W, tab, seed, games, players, max_rolls, log, log_start, out, scores):
+    st, ps, bb, _ = new_state()
+    lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
+    tc = np.empty(TC_SIZE, np.int64)
+    te = np.empty(TE_SIZE)
+    pending = np.empty((players, 2), np.int64)
+    for i in range(lo, hi):
         reset(st, ps, bb, tab, players, max_rolls)
         key = game_key(seed, games[i])
         row = log_start[i]
