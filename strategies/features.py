@@ -42,7 +42,7 @@ def placement_fields(tab):
             borrow(tab, "size"), borrow(tab, "stars"), borrow(tab, "act_count"))
 
 
-@njit(types.uint64(types.uint64), cache=True, inline="always")
+@njit(types.uint64(types.uint64), cache=True)
 def byte_counts(x):
     """Popcount of every byte of x, each in its own byte (SWAR)."""
     x = x - ((x >> _U1) & _M1)
@@ -68,7 +68,7 @@ def stacked_pairs(um, lo, hi):
 
 
 @njit(types.UniTuple(types.uint64, 2)(types.uint64, types.uint64, types.uint64, types.uint64),
-      cache=True, inline="always")
+      cache=True)
 def neighbours(lo, hi, m0, m1):
     """Boxes orthogonally next to a box of (lo, hi), inside board mask (m0, m1); may include (lo, hi)."""
     a = (lo << _U1) | (lo >> _U1) | (lo << _U8) | (lo >> _U8) | (hi << _U56)
@@ -84,7 +84,7 @@ def legal_count(bb, row):
 
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def crossed_span(a, b):
     """(left, right): the columns the crossed area spans, from the byte-wise column counts
     a (columns A..H) and b (I..O) of byte_counts; H always counts, as the area grows from it."""

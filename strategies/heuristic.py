@@ -194,7 +194,7 @@ def geometric(ctx, at, count, q):
         p *= q
 
 
-@njit(types.uint64(types.uint64, types.uint64), cache=True, inline="always")
+@njit(types.uint64(types.uint64, types.uint64), cache=True)
 def byte_max(a, b):
     """Byte-wise max of two words whose bytes are all < 0x80 (column counts)."""
     ge = (((a | _HIGH) - b) & _HIGH) >> _B7          # 1 in the bytes where a >= b
@@ -230,6 +230,11 @@ def table_view(st, bb, colour_mask, ctx):
         if m1 + m2 < best:
             best = m1 + m2
     return float(best)
+
+
+#: prepare's `ahead`, typed as a variable would be: a literal 0 or 1 compiled it once for each.
+NOW = np.int64(0)
+NEXT_ROLL = np.int64(1)
 
 
 @njit(cache=True)
@@ -308,7 +313,7 @@ def prepare(st, ps, bb, tab, params, ctx, ahead):
         ctx[C_COLOURV + k] = w_colour * v
 
 
-@njit(types.int64(types.uint64, types.uint64), cache=True, inline="always")
+@njit(types.int64(types.uint64, types.uint64), cache=True)
 def colour_pairs(u0, u1):
     """Orthogonally adjacent pairs of boxes in (u0, u1) (empty boxes of one colour), at most 31."""
     n = (popcount(u0 & (u0 >> ONE)) + popcount(u1 & (u1 >> ONE)) + popcount(u0 & (u0 >> np.uint64(8)))
@@ -340,7 +345,7 @@ def column_bytes(ctx, um, lo, hi):
     return byte_counts(lo), byte_counts(hi), byte_counts(p0), byte_counts(p1)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def column_byte(a, b, c):
     """Column c's count from the split words a (columns 0..7) and b (8..14)."""
     if c < 8:
@@ -737,7 +742,7 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
     # Scratch on the stack: no allocation, and no reference counts in the placement loop.
     ctx = stack_f64(CTX_SIZE)
     um = stack_u64(UM_SIZE)
-    prepare(st, ps, bb, tab, params, ctx, 0)
+    prepare(st, ps, bb, tab, params, ctx, NOW)
     sheet_masks(tab, um)
     if not denial_applies(st, params):
         _, sub, cost = best_placement(st, ps, bb, tab, params, ctx, um)

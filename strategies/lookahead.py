@@ -17,6 +17,7 @@ Step 2 makes the sheet after the first move the base of heuristic.delta, so each
 second placement costs one delta (and a mobility count, skipped when its bound
 cannot lift the placement above the best of its group or above passing).
 """
+import numpy as np
 from numba import njit
 
 from sim.bits import ZERO
@@ -27,8 +28,8 @@ from sim.tables import N_GROUPS, NW
 
 from .features import EXPECT_SIZE, expected_best_reply, placement_fields
 from .heuristic import (
-    C_JOKER, C_MOB, CTX_SIZE, NEG, PARAMS as H_PARAMS, U_ALIVE, U_TOUCH, UM_SIZE, VALUES_SIZE, delta, evaluate,
-    prepare, score_candidates, set_base, sheet_masks,
+    C_JOKER, C_MOB, CTX_SIZE, NEG, NEXT_ROLL, NOW, PARAMS as H_PARAMS, U_ALIVE, U_TOUCH, UM_SIZE, VALUES_SIZE, delta,
+    evaluate, prepare, score_candidates, set_base, sheet_masks,
 )
 from .interface import strategy
 
@@ -92,8 +93,8 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
     best = stack_f64(N_GROUPS)
     tmp = stack_f64(EXPECT_SIZE)
     values = stack_f64(VALUES_SIZE)
-    prepare(st, ps, bb, tab, params, ctx, 0)
-    prepare(st, ps, bb, tab, params, ctx2, 1)
+    prepare(st, ps, bb, tab, params, ctx, NOW)
+    prepare(st, ps, bb, tab, params, ctx2, NEXT_ROLL)
     sheet_masks(tab, um)
     score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values)
     top = int(params[X_TOP])
@@ -138,6 +139,10 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
     return best_i
 
 
+#: A typed 0: a literal one would compile heuristic.evaluate a second time.
+NO_MOBILITY = np.int64(0)
+
+
 @njit(cache=True)
 def evaluate_after(bb, seat, tab, ctx, um, sub, jokers):
     """Plain V after `sub` (as score_candidates computes it, without the table terms)."""
@@ -146,7 +151,7 @@ def evaluate_after(bb, seat, tab, ctx, um, sub, jokers):
     t_act = borrow(tab, "act")
     lo = bb[seat, BB_CROSSED] | t_mask[sub, 0]
     hi = bb[seat, BB_CROSSED + 1] | t_mask[sub, 1]
-    mob = mobility_after(bb[seat], BB_ALIVE, BB_TOUCH, t_kill, t_act, sub) if ctx[C_MOB] != 0.0 else 0
+    mob = mobility_after(bb[seat], BB_ALIVE, BB_TOUCH, t_kill, t_act, sub) if ctx[C_MOB] != 0.0 else NO_MOBILITY
     return evaluate(ctx, um, lo, hi, mob, jokers)
 
 

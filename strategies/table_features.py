@@ -72,7 +72,7 @@ def stage(st):
 _BUCKET_OF = np.array([0, 1, 1, 2, 2, 3, 3, 3, 4, 4, 4, 4] + [5] * 6 + [6] * 9 + [7], np.int64)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _bucket(n):
     """0, 1-2, 3-4, 5-7, 8-11, 12-17, 18-26, 27+ -> 0..7: boxes still to cross."""
     return _BUCKET_OF[min(max(n, 0), _BUCKET_OF.shape[0] - 1)]
@@ -95,7 +95,7 @@ def end_distance(empty, k, new_empty):
     return _bucket(a + b)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _column_count(lo, hi, c):
     word = lo if c < 8 else hi
     return popcount((word >> np.uint64(8 * (c & 7))) & _B7F)
