@@ -841,6 +841,8 @@ def weights_data(sheet, file=None, players: int = 1) -> np.ndarray:
 
 PARAMS = {"top": 0.0, "deny": DENY, "close": 0.0}
 N_PARAMS = len(PARAMS)
+#: Where each parameter stands in the parameters row (the order of PARAMS).
+P_TOP, P_DENY, P_CLOSE = (list(PARAMS).index(name) for name in ("top", "deny", "close"))
 #: The parameters row: PARAMS, then from DATA_LAY the sheet's layout (LAY_SIZE int64 words, made
 #: once per run rather than at every decision: that cost 6% of the solo speed), then from
 #: DATA_W the weights (float32, two to a word).
@@ -863,9 +865,9 @@ def _decide(st, ps, bb, cands, n, tab, params, as_code):
     rewards = stack_f64(ROWS)
     qs = stack_f64(ROWS)
     if st[ST_PLAYERS] != 1:
-        return decide_table(W, 0, st, ps, bb, cands, n, tab, params[1], lay, sc, se, subs, costs, rewards, qs)
-    sub, cost = solo_choice(W, 0, st, ps, bb, tab, int(params[0]), params[2], lay, sc, se, subs, costs, rewards,
-                            qs)
+        return decide_table(W, 0, st, ps, bb, cands, n, tab, params[P_DENY], lay, sc, se, subs, costs, rewards, qs)
+    sub, cost = solo_choice(W, 0, st, ps, bb, tab, int(params[P_TOP]), params[P_CLOSE], lay, sc, se, subs, costs,
+                            rewards, qs)
     return placement_code(sub, cost) if as_code else candidate_of(cands, n, sub, cost)
 
 

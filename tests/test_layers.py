@@ -104,3 +104,11 @@ def test_a_run_of_learned_loads_no_training_or_research(tmp_path):
             "print(sorted(m for m in sys.modules if m.startswith(('strategies.training', 'strategies.research'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_analyse_loads_no_report_or_matplotlib():
+    """`analyse` writes JSON, not figures: loading it must not load the report module's plotting."""
+    code = ("import sys, strategies.research.analyse\n"
+            "print(sorted(m for m in sys.modules if m == 'sim.runs.report' or m.startswith('matplotlib')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
