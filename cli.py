@@ -101,6 +101,7 @@ def _announce_compiling(enabled: bool):
     from numba.core import event
 
     import sim
+    from sim.guard import users_function
     from sim.numba_cache import cache_folder
 
     class Notice(event.Listener):
@@ -110,9 +111,7 @@ def _announce_compiling(enabled: bool):
         def on_start(self, ev):
             fn = getattr(ev.data.get("dispatcher"), "py_func", None)
             module = getattr(fn, "__module__", None) or ""
-            # A user's strategy: its bounds-checked twin, or the wrapper that watches it (sim.guard).
-            user = fn.__globals__.get("_strategy") if fn is not None and module == "sim.guard" else None
-            target = getattr(user, "py_func", None) or (fn if module.startswith("encore_user_") else None)
+            target = users_function(fn)
             if target is not None:
                 name = f"{Path(target.__code__.co_filename).name}:{target.__name__}"
                 if name not in self.users:

@@ -48,7 +48,7 @@ import numpy as np
 from numba import njit
 
 from .numba_cache import cache_folder
-from .nbinternals import JIT_DISABLED
+from .nbinternals import JIT_DISABLED, USER_MODULE_PREFIX
 from .players import PLAYER_GUARDED, PLAYER_STRICT
 from .state import BB_SIZE, CAND_SIZE, DECIDE_SIG, MAX_CANDS, MAX_SEATS, PS_SIZE, RNG_WORDS, ST_SIZE
 from .tables import copy_tables
@@ -348,6 +348,15 @@ def watched(fn):
         _WRAPPERS[fn] = wrapper
         _PLAYS[wrapper] = fn
     return _WRAPPERS[fn]
+
+
+def users_function(py_func):
+    """The Python function of a user's strategy that compiling `py_func` compiles: the strategy a
+    watched() wrapper plays, or py_func itself if it comes from a user's file (a bounds-checked
+    twin keeps its file and name); None for the project's own functions."""
+    module = getattr(py_func, "__module__", None) or ""
+    played = py_func.__globals__.get("_strategy") if py_func is not None and module == __name__ else None
+    return getattr(played, "py_func", None) or (py_func if module.startswith(USER_MODULE_PREFIX) else None)
 
 
 def _plain_decision(fn):

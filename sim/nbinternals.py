@@ -211,6 +211,10 @@ else:
         return np.argsort(a)
 
 
+#: The start of the module name a user's strategy file is loaded under (strategies.registry).
+USER_MODULE_PREFIX = "encore_user_"
+
+
 def key_cache_by(folder_of) -> None:
     """Cache compiled functions where `folder_of(py_file)` says: a folder whose name holds the
     version of everything that function's machine code depends on (sim.numba_cache), or None to
@@ -237,7 +241,7 @@ def key_cache_by(folder_of) -> None:
             # is keyed by content: a copy of the file elsewhere must not find the first one's
             # entry, whose module it cannot import.
             module = py_func.__module__ or ""
-            self._module = module if module.startswith("encore_user_") else ""
+            self._module = module if module.startswith(USER_MODULE_PREFIX) else ""
 
         def get_cache_path(self):
             return self._folder

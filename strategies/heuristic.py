@@ -68,7 +68,8 @@ from sim.state import (
     PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS, ST_AVAIL, ST_COLOURS_TAKEN, ST_COLS_TAKEN,
     ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT,
 )
-from sim.tables import COLOUR_FIRST, COLOUR_LATER, MAX_SUBSETS, N_GROUPS, NW
+from sim.sheets import N_COLS
+from sim.tables import COLOUR_FIRST, COLOUR_LATER, MAX_SUBSETS, N_COLOURS, N_GROUPS, NW
 
 from .features import NEG, byte_counts, candidate_of, crossed_span, neighbours, placement_fields, stacked_pairs
 from .interface import strategy
@@ -119,39 +120,39 @@ X_HORIZON = X_RACE + 3
 
 # --- per-decision context: a float64 scratch array -------------------------------
 # Weights of this decision (filled by prepare; they depend on the rolls left and races):
-C_COLV = 0                  # 15 column values (race-adjusted) times the column weight
-C_PCOL = C_COLV + 15        # 8: exp(-k_col * r), r = 0..7
-C_QDIST = C_PCOL + 8        # 15: exp(-k_col * col_dist * d), d = 0..14
-C_PCOLOUR = C_QDIST + 15    # 22: exp(-k_colour * r), r = 0..21
-C_COLOURV = C_PCOLOUR + 22  # 5 colour values (race-adjusted) times the colour weight
-C_STAR = C_COLOURV + 5      # penalty per uncrossed star
-C_JOKER = C_STAR + 1        # value per joker
+C_COLV = 0                          # N_COLS column values (race-adjusted) times the column weight
+C_PCOL = C_COLV + N_COLS            # 8: exp(-k_col * r), r = 0..7
+C_QDIST = C_PCOL + 8                # N_COLS: exp(-k_col * col_dist * d), d = 0..14
+C_PCOLOUR = C_QDIST + N_COLS        # 22: exp(-k_colour * r), r = 0..21
+C_COLOURV = C_PCOLOUR + 22          # N_COLOURS colour values (race-adjusted) times the colour weight
+C_STAR = C_COLOURV + N_COLOURS      # penalty per uncrossed star
+C_JOKER = C_STAR + 1                # value per joker
 C_MOB = C_JOKER + 1
 C_SINGLE = C_MOB + 1
 C_BOX = C_SINGLE + 1
-C_COLBOX = C_BOX + 1        # 15: colbox weight * column value / 7
-C_H = C_COLBOX + 15         # rolls left
+C_COLBOX = C_BOX + 1                # N_COLS: colbox weight * column value / 7
+C_H = C_COLBOX + N_COLS             # rolls left
 C_PAIR = C_H + 1
-C_PPAIR = C_PAIR + 1        # 8: exp(k_col * pair / 2 * j), j = 0..7 vertical pairs in a column
-C_CPAIR = C_PPAIR + 8       # 1: colour_pair weight
-C_PCPAIR = C_CPAIR + 1      # 32: exp(k_colour * colour_pair / 2 * j), j = 0..31 adjacent pairs in a colour
+C_PPAIR = C_PAIR + 1                # 8: exp(k_col * pair / 2 * j), j = 0..7 vertical pairs in a column
+C_CPAIR = C_PPAIR + 8               # 1: colour_pair weight
+C_PCPAIR = C_CPAIR + 1              # 32: exp(k_colour * colour_pair / 2 * j), j = 0..31 adjacent pairs in a colour
 # The base sheet placements are scored against (filled by set_base):
-C_F = C_PCPAIR + 32         # 15: column factor PCOL[7 - n_c] * PPAIR[pairs_c]
-C_PREF = C_F + 15           # 16: C_PREF + c = sum over columns < c of COLV * F
-C_LSUM = C_PREF + 16        # 8: C_LSUM + j = sum over c < j of COLV_c * F_c * q^(j - c), j = 0..7, q = QDIST[1]
-C_RSUM = C_LSUM + 8         # 8: C_RSUM + j - 7 = sum over c > j of COLV_c * F_c * q^(c - j), j = 7..14
-C_CFAC = C_RSUM + 8         # 5: colour factor PCOLOUR[gaps_k] * PCPAIR[cpairs_k]
-C_GAPS = C_CFAC + 5         # 5: empty boxes of colour k
-C_ISO = C_GAPS + 5          # 5: isolated empty boxes of colour k
-C_LEFT = C_ISO + 5          # the crossed area spans columns left..right (H always)
+C_F = C_PCPAIR + 32                 # N_COLS: column factor PCOL[7 - n_c] * PPAIR[pairs_c]
+C_PREF = C_F + N_COLS               # N_COLS + 1: C_PREF + c = sum over columns < c of COLV * F
+C_LSUM = C_PREF + N_COLS + 1        # 8: C_LSUM + j = sum over c < j of COLV_c * F_c * q^(j - c), j = 0..7, q = QDIST[1]
+C_RSUM = C_LSUM + 8                 # 8: C_RSUM + j - 7 = sum over c > j of COLV_c * F_c * q^(c - j), j = 7..14
+C_CFAC = C_RSUM + 8                 # N_COLOURS: colour factor PCOLOUR[gaps_k] * PCPAIR[cpairs_k]
+C_GAPS = C_CFAC + N_COLOURS         # N_COLOURS: empty boxes of colour k
+C_ISO = C_GAPS + N_COLOURS          # N_COLOURS: isolated empty boxes of colour k
+C_LEFT = C_ISO + N_COLOURS          # the crossed area spans columns left..right (H always)
 C_RIGHT = C_LEFT + 1
-C_COLSUM = C_RIGHT + 1      # the column potential, sum of COLV * F * QDIST[dist]
-C_DONE = C_COLSUM + 1       # colours complete
+C_COLSUM = C_RIGHT + 1              # the column potential, sum of COLV * F * QDIST[dist]
+C_DONE = C_COLSUM + 1               # colours complete
 # Scratch:
-C_TMP = C_DONE + 1          # 10: prepare: missing boxes per colour, ours (5) then the closest opponent's (5)
-C_GBEST = C_TMP + 10        # 25: dice denial: one opponent's best (boxes + 2 stars) per (colour, number) group
-C_PAIRV = C_GBEST + 25      # 9: dice denial: that opponent's best per die pair (3 * colour die + number die)
-C_DV = C_PAIRV + 9          # 9: dice denial of each die pair we could take (mean over opponents)
+C_TMP = C_DONE + 1                  # 2 * N_COLOURS: prepare: missing boxes per colour, ours then the closest opponent's
+C_GBEST = C_TMP + 2 * N_COLOURS     # N_GROUPS: dice denial: an opponent's best (boxes + 2 stars) per (colour, number)
+C_PAIRV = C_GBEST + N_GROUPS        # 9: dice denial: that opponent's best per die pair (3 * colour die + number die)
+C_DV = C_PAIRV + 9                  # 9: dice denial of each die pair we could take (mean over opponents)
 CTX_SIZE = C_DV + 9
 
 # --- uint64 scratch: the sheet's masks (sheet_masks) and the base sheet (set_base) ---
@@ -177,7 +178,7 @@ def sheet_masks(tab, um):
     colour_mask = borrow(tab, "colour_mask")
     star_mask = borrow(tab, "star_mask")
     board_mask = borrow(tab, "board_mask")
-    for k in range(5):
+    for k in range(N_COLOURS):
         um[U_COLOUR + 2 * k] = colour_mask[k, 0]
         um[U_COLOUR + 2 * k + 1] = colour_mask[k, 1]
     um[U_STAR] = star_mask[0]
@@ -209,14 +210,14 @@ def table_view(st, bb, colour_mask, ctx):
     missing boxes per colour, ours then the closest opponent's."""
     players = st[ST_PLAYERS]
     seat = st[ST_SEAT]
-    for k in range(5):
-        ctx[C_TMP + 5 + k] = 1000.0
+    for k in range(N_COLOURS):
+        ctx[C_TMP + N_COLOURS + k] = 1000.0
     best = 1000
     for s in range(players):
         lo, hi = bb[s, BB_CROSSED], bb[s, BB_CROSSED + 1]
         m1 = 100
         m2 = 100
-        for k in range(5):
+        for k in range(N_COLOURS):
             r = popcount(colour_mask[k, 0] & ~lo) + popcount(colour_mask[k, 1] & ~hi)
             if r < m1:
                 m2 = m1
@@ -225,8 +226,8 @@ def table_view(st, bb, colour_mask, ctx):
                 m2 = r
             if s == seat:
                 ctx[C_TMP + k] = r
-            elif r < ctx[C_TMP + 5 + k]:
-                ctx[C_TMP + 5 + k] = r
+            elif r < ctx[C_TMP + N_COLOURS + k]:
+                ctx[C_TMP + N_COLOURS + k] = r
         if m1 + m2 < best:
             best = m1 + m2
     return float(best)
@@ -262,7 +263,7 @@ def prepare(st, ps, bb, tab, params, ctx, ahead):
         geometric(ctx, C_PCPAIR, 32, math.exp(0.5 * k_colour * params[o + W_COLOUR_PAIR]))
     # With the default col_dist = 1, -k_col * col_dist is -k_col exactly: the same exp.
     col_dist = params[o + W_COL_DIST]
-    geometric(ctx, C_QDIST, 15, q_col if col_dist == 1.0 else math.exp(-k_col * col_dist))
+    geometric(ctx, C_QDIST, N_COLS, q_col if col_dist == 1.0 else math.exp(-k_col * col_dist))
     geometric(ctx, C_PCOLOUR, 22, math.exp(-k_colour))
     star = params[o + W_STAR] + params[o + W_STAR_T] / (h + 1.0)
     ctx[C_STAR] = 2.0 * min(star, 1.0)
@@ -287,7 +288,7 @@ def prepare(st, ps, bb, tab, params, ctx, ahead):
     cols_taken = st[ST_COLS_TAKEN]
     col_first = borrow(tab, "col_first")
     col_later = borrow(tab, "col_later")
-    for c in range(15):
+    for c in range(N_COLS):
         first = col_first[c]
         later = col_later[c]
         ctx[C_COLBOX + c] = per_box * first
@@ -302,13 +303,13 @@ def prepare(st, ps, bb, tab, params, ctx, ahead):
             theirs = (opp0 if c < 8 else opp1) >> shift & _BYTE
             v = float(first) if theirs <= mine else later + race * (first - later)
         ctx[C_COLV + c] = w_col * v
-    for k in range(5):
+    for k in range(N_COLOURS):
         if solo:
             v = float(COLOUR_FIRST)
         elif (st[ST_COLOURS_TAKEN] >> k) & 1:
             v = float(COLOUR_LATER)
         else:
-            closer = ctx[C_TMP + 5 + k] < ctx[C_TMP + k]
+            closer = ctx[C_TMP + N_COLOURS + k] < ctx[C_TMP + k]
             v = float(COLOUR_FIRST) if not closer else COLOUR_LATER + race * (COLOUR_FIRST - COLOUR_LATER)
         ctx[C_COLOURV + k] = w_colour * v
 
@@ -366,13 +367,13 @@ def evaluate(ctx, um, lo, hi, mobility, jokers):
     left, right = crossed_span(a, b)
     v = 0.0
     boxes = 0
-    for c in range(15):
+    for c in range(N_COLS):
         n = column_byte(a, b, c)
         pr = column_byte(pa, pb, c)
         boxes += n
         d = left - c if c < left else (c - right if c > right else 0)
         v += ctx[C_COLV + c] * ctx[C_PCOL + 7 - n] * ctx[C_PPAIR + pr] * ctx[C_QDIST + d] + ctx[C_COLBOX + c] * n
-    for k in range(5):
+    for k in range(N_COLOURS):
         v += ctx[C_COLOURV + k] * colour_factor(ctx, um, lo, hi, k)[3]
     stars = popcount(um[U_STAR] & ~lo) + popcount(um[U_STAR + 1] & ~hi)
     v -= ctx[C_STAR] * stars
@@ -382,7 +383,7 @@ def evaluate(ctx, um, lo, hi, mobility, jokers):
     if ctx[C_SINGLE] != 0.0:
         m0, m1 = um[U_BOARD], um[U_BOARD + 1]
         iso = 0
-        for k in range(5):
+        for k in range(N_COLOURS):
             u0 = um[U_COLOUR + 2 * k] & ~lo
             u1 = um[U_COLOUR + 2 * k + 1] & ~hi
             n0, n1 = neighbours(u0, u1, m0, m1)
@@ -424,7 +425,7 @@ def set_base(ctx, um, lo, hi):
     v = 0.0
     boxes = 0
     ctx[C_PREF] = 0.0
-    for c in range(15):
+    for c in range(N_COLS):
         n = column_byte(a, b, c)
         pr = column_byte(pa, pb, c)
         boxes += n
@@ -448,7 +449,7 @@ def set_base(ctx, um, lo, hi):
     m0, m1 = um[U_BOARD], um[U_BOARD + 1]
     done = 0
     iso = 0
-    for k in range(5):
+    for k in range(N_COLOURS):
         u0, u1, r, f = colour_factor(ctx, um, lo, hi, k)
         ctx[C_CFAC + k] = f
         ctx[C_GAPS + k] = r
@@ -565,7 +566,7 @@ def end_bonus(st, ps, bb, tab, params, lo2, hi2, jokers):
 def group_values(bb, seat, gword, gmask, stars, cols, nums, ctx):
     """ctx[C_GBEST + 5c + n - 1] = best (boxes + 2 * stars) seat can cross with colour c and
     number n, 0 if none; only for the colours in `cols` and numbers in `nums`."""
-    for c in range(5):
+    for c in range(N_COLOURS):
         if not (cols >> c) & 1:
             continue
         for num in range(1, 6):

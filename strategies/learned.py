@@ -834,6 +834,8 @@ def weights_data(sheet, file=None, players: int = 1) -> np.ndarray:
 
 PARAMS = {"top": 0.0, "deny": DENY, "close": 0.0}
 N_PARAMS = len(PARAMS)
+#: Where each parameter stands in the parameters row (the order of PARAMS).
+P_TOP, P_DENY, P_CLOSE = (list(PARAMS).index(name) for name in ("top", "deny", "close"))
 #: The parameters row: PARAMS, then from DATA_LAY the sheet's layout (LAY_SIZE int64 words, made
 #: once per run rather than at every decision: that cost 6% of the solo speed), then from
 #: DATA_W the weights (float32, two to a word).
@@ -859,8 +861,8 @@ def _place_solo(st, ps, bb, cands, n, tab, params, rng):
     st, ps, bb = uncounted(st), uncounted(ps), uncounted(bb)
     sc, se = stack_i64(SC_SIZE), stack_f64(SE_SIZE)
     subs, costs, rewards, qs = stack_i64(ROWS), stack_i64(ROWS), stack_f64(ROWS), stack_f64(ROWS)
-    sub, cost = solo_choice(W, 0, st, ps, bb, tab, int(params[0]), params[2], lay, sc, se, subs, costs, rewards,
-                            qs)
+    sub, cost = solo_choice(W, 0, st, ps, bb, tab, int(params[P_TOP]), params[P_CLOSE], lay, sc, se, subs, costs,
+                            rewards, qs)
     return placement_code(sub, cost)
 
 
@@ -870,7 +872,7 @@ def _decide_at_table(st, ps, bb, cands, n, tab, params):
     W, lay = _weights(params)
     sc, se = stack_i64(SC_SIZE), stack_f64(SE_SIZE)
     subs, costs, rewards, qs = stack_i64(ROWS), stack_i64(ROWS), stack_f64(ROWS), stack_f64(ROWS)
-    return decide_table(W, 0, st, ps, bb, cands, n, tab, params[1], lay, sc, se, subs, costs, rewards, qs)
+    return decide_table(W, 0, st, ps, bb, cands, n, tab, params[P_DENY], lay, sc, se, subs, costs, rewards, qs)
 
 
 def _choose(st, ps, bb, cands, n, tab, params, rng):

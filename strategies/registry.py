@@ -22,7 +22,7 @@ from numba import types
 from numba.core.errors import NumbaError
 
 from sim.guard import bounds_checked, shown_path
-from sim.nbinternals import JIT_DISABLED
+from sim.nbinternals import JIT_DISABLED, USER_MODULE_PREFIX
 from sim.state import DECIDE_SIG
 from sim.tables import Tables
 from sim.suggest import did_you_mean
@@ -103,7 +103,7 @@ def _load_user(target: str, func: str, spec: str, file: str | None) -> tuple[Str
         # path (sim.numba_cache), and loaded back under the name of the module it was compiled in:
         # so the name must follow the content too (a copy elsewhere shares the cache), and be the
         # same in every process (str hashes are salted per process).
-        mod_name = f"encore_user_{path.stem}_{sha[:16]}"
+        mod_name = f"{USER_MODULE_PREFIX}{path.stem}_{sha[:16]}"
         loader = importlib.util.spec_from_file_location(mod_name, path)
         module = importlib.util.module_from_spec(loader)
         sys.modules[mod_name] = module

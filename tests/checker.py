@@ -143,8 +143,7 @@ def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = 
         _check(seats == expected_seats, where,
                f"moves are for seats {seats}, expected {expected_seats} (active first, then seat order)")
 
-        columns_before = [R.completed_columns(sheet, crossed[s]) for s in range(players)]
-        colours_before = [R.completed_colours(sheet, crossed[s]) for s in range(players)]
+        crossed_before = [set(c) for c in crossed]
 
         active_move = moves[0]
         for move in moves:
@@ -235,20 +234,13 @@ def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = 
             crossed[seat] |= placement
 
         # ---- awards, settled after every player has chosen (RULES section 6)
-        new_columns = [R.completed_columns(sheet, crossed[s]) - columns_before[s] for s in range(players)]
-        new_colours = [R.completed_colours(sheet, crossed[s]) - colours_before[s] for s in range(players)]
-        for s in range(players):
-            for col in new_columns[s]:
-                first = solo or col not in columns_done_by_anyone
-                column_points[s] += (R.FIRST_COLUMN_VALUES if first else R.LATER_COLUMN_VALUES)[col]
-                completed["columns_first" if first else "columns_later"][s] += 1
-            for colour in new_colours[s]:
-                first = solo or colour not in colours_done_by_anyone
-                colour_points[s] += R.FIRST_COLOUR_BONUS if first else R.LATER_COLOUR_BONUS
-                completed["colours_first" if first else "colours_later"][s] += 1
-        for s in range(players):
-            columns_done_by_anyone |= new_columns[s]
-            colours_done_by_anyone |= new_colours[s]
+        awards, columns_done_by_anyone, colours_done_by_anyone = R.settle_roll(
+            sheet, crossed_before, crossed, columns_done_by_anyone, colours_done_by_anyone, solo)
+        for s, award in enumerate(awards):
+            column_points[s] += award["column_points"]
+            colour_points[s] += award["colour_points"]
+            for key in completed:
+                completed[key][s] += award[key]
 
         # ---- end of the game (RULES sections 7 and 8)
         if not solo and any(len(R.completed_colours(sheet, crossed[s])) >= 2 for s in range(players)):

@@ -337,6 +337,32 @@ def star_penalty(sheet, crossed) -> int:
     return STAR_PENALTY * len(sheet.stars - set(crossed))
 
 
+def settle_roll(sheet, before, after, columns_taken: set, colours_taken: set, solo: bool):
+    """The awards of one roll (RULES section 6), settled after every seat has moved: what each
+    seat's crossed cells `after[s]` complete beyond `before[s]`, a column or colour at its first
+    value unless a seat completed it in an earlier roll (`columns_taken`, `colours_taken`; in solo
+    always at its first value), else at its later value.
+
+    Returns (per seat a dict: column_points, colour_points, columns_first, columns_later,
+    colours_first, colours_later; the columns and the colours taken after this roll)."""
+    sheet = as_sheet(sheet)
+    new_columns = [completed_columns(sheet, a) - completed_columns(sheet, b) for b, a in zip(before, after)]
+    new_colours = [completed_colours(sheet, a) - completed_colours(sheet, b) for b, a in zip(before, after)]
+    awards = []
+    for columns, colours in zip(new_columns, new_colours):
+        first_columns = columns if solo else columns - columns_taken
+        first_colours = colours if solo else colours - colours_taken
+        awards.append({
+            "column_points": sum((FIRST_COLUMN_VALUES if c in first_columns else LATER_COLUMN_VALUES)[c]
+                                 for c in columns),
+            "colour_points": FIRST_COLOUR_BONUS * len(first_colours)
+                             + LATER_COLOUR_BONUS * (len(colours) - len(first_colours)),
+            "columns_first": len(first_columns), "columns_later": len(columns) - len(first_columns),
+            "colours_first": len(first_colours), "colours_later": len(colours) - len(first_colours),
+        })
+    return awards, set(columns_taken).union(*new_columns), set(colours_taken).union(*new_colours)
+
+
 def score(column_points: int, colour_points: int, jokers_left: int, penalty: int) -> int:
     return column_points + colour_points + jokers_left - penalty
 

@@ -20,6 +20,7 @@ from numba.core import event
 import cli
 from cli import main
 from sim.runs.api import play_chunk
+from sim.nbinternals import USER_MODULE_PREFIX
 from sim.runs.dataset import read_manifest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,8 +74,8 @@ def test_the_notice_names_a_strategy_compiled_beside_a_warm_cache(tmp_path, monk
 
     listener = cli._announce_compiling(True)
     try:
-        kernel("encore_user_mine_0123")(1)
-        kernel("encore_user_mine_0123")(1)
+        kernel(USER_MODULE_PREFIX + "mine_0123")(1)
+        kernel(USER_MODULE_PREFIX + "mine_0123")(1)
         assert capsys.readouterr().err == cli.USER_NOTICE.format(name=f"{Path(__file__).name}:f") + "\n"
         kernel("strategies.fancy")(1)
         kernel("strategies.other")(1)

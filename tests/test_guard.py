@@ -310,3 +310,15 @@ def test_unchecked_in_compare_and_replay(cheats, args):
         in r.stderr, r.output
     r = invoke(*args, "--unchecked")
     assert r.exit_code == 0, r.output
+
+
+def test_users_function_names_the_strategy_behind_a_wrapper(cheats):
+    """The compile notice names a user's function, whether Numba compiles the file's own
+    function, its bounds-checked twin or the wrapper that watches it; the project's own are not
+    a user's."""
+    from sim.guard import users_function, watched
+    fn = resolve(f"{cheats}:honest").fn
+    named = users_function(fn.py_func)
+    assert (named.__name__, named.__code__.co_filename) == ("honest", str(cheats))
+    assert users_function(watched(fn).py_func) is fn.py_func
+    assert users_function(engine.play.py_func) is None and users_function(None) is None

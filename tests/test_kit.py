@@ -2,6 +2,7 @@
 on positions reached by random legal play, solo and at a table; rolls_left_estimate against the
 lengths of real games; learned_value against learned's own moves."""
 import re
+from collections import namedtuple
 from pathlib import Path
 
 import numpy as np
@@ -12,8 +13,8 @@ from sim import engine
 from sim.runs.api import play_chunk
 from sim.sheets import cell_name, load_sheet
 from sim.state import (
-    CAND_SUB, PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS, PS_SCORE, ST_AVAIL, ST_DICE,
-    ST_MAX_ROLLS, ST_PLAYERS, ST_ROLL, ST_SEAT, new_state,
+    CAND_CDIE, CAND_NDIE, CAND_SUB, COLOUR_JOKER, NUMBER_JOKER, PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS,
+    PS_COLS, PS_JOKERS, PS_SCORE, ST_AVAIL, ST_DICE, ST_MAX_ROLLS, ST_PLAYERS, ST_ROLL, ST_SEAT, new_state,
 )
 from sim.tables import build_tables, from_words, kernel_tables
 from strategies import kit
@@ -28,29 +29,54 @@ def _cells(lo, hi):
     return {cell_name(c, r) for c, r in from_words(lo, hi)}
 
 
+#: The reference's own account of a position (tests/reference.py, no engine data): every seat's
+#: crossed cells, '!' left and points, and the columns and colours taken in earlier rolls.
+Account = namedtuple("Account", "crossed jokers column_points colour_points columns_taken colours_taken solo")
+
+
+def _cost(st, cands, i):
+    """The '!' choice i spends, from the faces of its dice."""
+    return (int(st[ST_DICE + cands[i, CAND_CDIE]] == COLOUR_JOKER)
+            + int(st[ST_DICE + 3 + cands[i, CAND_NDIE]] == NUMBER_JOKER))
+
+
 def _positions(players, rolls, seed):
-    """(st, ps, bb, cands, n) for the active seat at the start of each roll after the first few,
-    the game played by random legal choices (the engine's own kernels settle every roll)."""
+    """(st, ps, bb, cands, n, account) for the active seat at the start of each roll after the first
+    few, the game played by random legal choices (the engine's own kernels settle every roll, the
+    reference settles its account)."""
     rng = np.random.default_rng(seed)
     st, ps, bb, cands = new_state()
     engine.reset(st, ps, bb, KTAB, players, 200)
     dice = 0b011011 if players == 1 else 0b111111
+    crossed = [set() for _ in range(players)]
+    jokers, column_points, colour_points = [ref.JOKERS_AT_START] * players, [0] * players, [0] * players
+    columns_taken, colours_taken = set(), set()
     out = []
     for roll in range(1, rolls + 1):
         st[ST_ROLL] = roll
         faces = [int(rng.integers(0, 6)) for _ in range(3)] + [int(rng.integers(0, 6)) for _ in range(3)]
         st[ST_DICE:ST_DICE + 6] = faces
+        before = [set(c) for c in crossed]
         for k in range(players):     # the active seat first, as in a game: nothing is pending then
             seat = (roll - 1 + k) % players
             st[ST_SEAT] = seat
             st[ST_AVAIL] = dice
             n = engine.legal_choices(st, ps, bb, KTAB, cands)
             if k == 0 and roll > 4:
-                out.append(tuple(a.copy() for a in (st, ps, bb, cands)) + (n,))
+                account = Account([set(c) for c in crossed], list(jokers), list(column_points), list(colour_points),
+                                  set(columns_taken), set(colours_taken), players == 1)
+                out.append(tuple(a.copy() for a in (st, ps, bb, cands)) + (n, account))
             if n and rng.random() < 0.9:
                 i = int(rng.integers(0, n))
                 engine.cross(ps, bb, KTAB, seat, cands[i, CAND_SUB], cands[i, 3], roll)
+                crossed[seat] |= _cells(*TAB.mask[cands[i, CAND_SUB]])
+                jokers[seat] -= _cost(st, cands, i)
         engine.settle_awards(st, ps, bb, KTAB)
+        awards, columns_taken, colours_taken = ref.settle_roll("standard", before, crossed, columns_taken,
+                                                               colours_taken, players == 1)
+        for s, award in enumerate(awards):
+            column_points[s] += award["column_points"]
+            colour_points[s] += award["colour_points"]
     return out
 
 
@@ -60,17 +86,26 @@ POSITIONS = [p for players, seed, rolls in ((1, 1, 30), (1, 2, 30), (3, 3, 70), 
              for p in _positions(players, rolls, seed)[::3]]
 
 
-def _reference_score(ps, bb, seat):
-    """The seat's score if the game ended now, by the reference's rules."""
-    crossed = _cells(bb[seat, 0], bb[seat, 1])
-    sheet = ref.load_sheet("standard")
-    return ref.score(int(ps[seat, PS_COL_POINTS]), int(ps[seat, PS_COLOUR_POINTS]), int(ps[seat, PS_JOKERS]),
-                     ref.star_penalty(sheet, crossed))
+def _reference_award(account, seat, cells=frozenset()):
+    """What crossing `cells` completes and scores for `seat`, by the reference alone."""
+    (award,), _, _ = ref.settle_roll("standard", [account.crossed[seat]], [account.crossed[seat] | cells],
+                                     account.columns_taken, account.colours_taken, account.solo)
+    return award
+
+
+def _reference_score(account, seat, cells=frozenset(), cost=0):
+    """The seat's score if the game ended now (after crossing `cells` for `cost` '!'), by the
+    reference's rules from its own account: no figure of the engine's enters it."""
+    award = _reference_award(account, seat, cells)
+    crossed = account.crossed[seat] | cells
+    return ref.score(account.column_points[seat] + award["column_points"],
+                     account.colour_points[seat] + award["colour_points"], account.jokers[seat] - cost,
+                     ref.star_penalty(ref.load_sheet("standard"), crossed))
 
 
 def test_a_choice_s_boxes_colour_size_stars_and_columns_are_its_cells():
     checked = 0
-    for st, ps, bb, cands, n in POSITIONS:
+    for st, ps, bb, cands, n, account in POSITIONS:
         for i in range(n):
             sub = cands[i, CAND_SUB]
             cells = sorted(from_words(*TAB.mask[sub]))
@@ -90,7 +125,7 @@ def test_a_choice_s_boxes_colour_size_stars_and_columns_are_its_cells():
 
 def test_completions_and_points_are_what_the_engine_settles():
     seen = {"column": 0, "colour": 0, "later": 0}
-    for st, ps, bb, cands, n in POSITIONS:
+    for st, ps, bb, cands, n, account in POSITIONS:
         seat = st[ST_SEAT]
         for i in range(n):
             ps2, bb2, st2 = ps.copy(), bb.copy(), st.copy()
@@ -103,7 +138,13 @@ def test_completions_and_points_are_what_the_engine_settles():
             assert kit.columns_completed(st, ps, bb, KTAB, cands, i) == new_cols
             assert kit.completes_colour(st, ps, bb, KTAB, cands, i) == new_colour
             assert kit.points_now(st, ps, bb, KTAB, cands, i) == earned
-            gain = _reference_score(ps2, bb2, seat) - _reference_score(ps, bb, seat)
+            # the same, by the reference alone
+            cells = _cells(*TAB.mask[cands[i, CAND_SUB]])
+            award = _reference_award(account, seat, cells)
+            assert new_cols == award["columns_first"] + award["columns_later"]
+            assert new_colour == (award["colours_first"] + award["colours_later"] > 0)
+            assert earned == award["column_points"] + award["colour_points"]
+            gain = _reference_score(account, seat, cells, _cost(st, cands, i)) - _reference_score(account, seat)
             assert kit.score_gain(st, ps, bb, KTAB, cands, i) == gain
             seen["column"] += new_cols > 0
             seen["colour"] += bool(new_colour)
@@ -113,7 +154,7 @@ def test_completions_and_points_are_what_the_engine_settles():
 
 
 def test_column_and_colour_points_follow_first_and_later_values():
-    for st, ps, bb, cands, n in POSITIONS:
+    for st, ps, bb, cands, n, account in POSITIONS:
         solo = st[ST_PLAYERS] == 1
         for c in range(15):
             taken = not solo and st[9] >> c & 1      # ST_COLS_TAKEN
@@ -126,7 +167,7 @@ def test_column_and_colour_points_follow_first_and_later_values():
 
 def test_any_seat_s_counts_are_its_crossed_cells():
     sheet = ref.load_sheet("standard")
-    for st, ps, bb, cands, n in POSITIONS:
+    for st, ps, bb, cands, n, account in POSITIONS:
         assert kit.me(st) == st[ST_SEAT] and kit.players(st) == st[ST_PLAYERS]
         for seat in range(st[ST_PLAYERS]):
             crossed = _cells(bb[seat, 0], bb[seat, 1])
@@ -140,7 +181,8 @@ def test_any_seat_s_counts_are_its_crossed_cells():
             assert kit.jokers_left(ps, seat) == ps[seat, PS_JOKERS]
             assert kit.columns_done(ps, seat) == len(ref.completed_columns(sheet, crossed))
             assert kit.colours_done(ps, seat) == len(ref.completed_colours(sheet, crossed))
-            assert kit.score_now(ps, bb, KTAB, seat) == _reference_score(ps, bb, seat)
+            assert kit.jokers_left(ps, seat) == account.jokers[seat]
+            assert kit.score_now(ps, bb, KTAB, seat) == _reference_score(account, seat)
             ends = ps.copy()
             engine.finish(ends, bb, KTAB, st[ST_PLAYERS])
             assert kit.score_now(ps, bb, KTAB, seat) == ends[seat, PS_SCORE]
@@ -150,7 +192,7 @@ def test_the_sheet_after_a_choice_and_the_choices_from_there():
     sheet = ref.load_sheet("standard")
     st2, ps2, bb2, cands2 = kit.workspace()
     tried = 0
-    for st, ps, bb, cands, n in POSITIONS[::2]:
+    for st, ps, bb, cands, n, account in POSITIONS[::2]:
         seat = st[ST_SEAT]
         saved = [a.copy() for a in (st, ps, bb, cands)]
         for i in list(range(-1, n, max(1, n // 6))):
@@ -167,6 +209,9 @@ def test_the_sheet_after_a_choice_and_the_choices_from_there():
             if i >= 0:
                 assert kit.score_now(ps2, bb2, KTAB, seat) - kit.score_now(ps, bb, KTAB, seat) == \
                     kit.score_gain(st, ps, bb, KTAB, cands, i)
+                award = _reference_award(account, seat, _cells(*TAB.mask[cands[i, CAND_SUB]]))
+                assert ps2[seat, PS_COL_POINTS] == account.column_points[seat] + award["column_points"]
+                assert ps2[seat, PS_COLOUR_POINTS] == account.colour_points[seat] + award["colour_points"]
             crossed = _cells(bb2[seat, 0], bb2[seat, 1])
             for colour, number in ((0, 1), (2, 3), (4, 5), (1, 2)):
                 kit.set_dice(st2, colour, number)
@@ -186,7 +231,7 @@ def test_the_sheet_after_a_choice_and_the_choices_from_there():
 
 
 def test_solo_rolls_left_is_exact_and_refuses_a_table():
-    for st, ps, bb, cands, n in POSITIONS:
+    for st, ps, bb, cands, n, account in POSITIONS:
         if st[ST_PLAYERS] == 1:
             assert kit.solo_rolls_left(st) == ref.SOLO_ROLLS - st[ST_ROLL]
             assert kit.rolls_left_estimate(st, bb, KTAB) == ref.SOLO_ROLLS - st[ST_ROLL]

@@ -37,13 +37,27 @@ def _layer(module: str) -> int:
     return found[0]
 
 
+def _package(path: Path) -> str:
+    """The package a relative import in `path` starts from."""
+    name = _name(path)
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
+def _from_module(node: ast.ImportFrom, package: str) -> str:
+    """The absolute name of the module in `from ... import`, relative ones resolved."""
+    base = node.module or ""
+    if node.level:
+        parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+        base = ".".join(parts + ([base] if base else []))
+    return base
+
+
 def _imports(path: Path, modules: set[str]) -> set[str]:
     """The project modules `path` imports: `from a import b` is a.b when a.b is a module, else a."""
     tree = ast.parse(path.read_text())
     skip = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
             for child in node.body for n in ast.walk(child)}
-    name = _name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    name, package = _name(path), _package(path)
     out = set()
     for node in ast.walk(tree):
         if id(node) in skip:
@@ -51,10 +65,7 @@ def _imports(path: Path, modules: set[str]) -> set[str]:
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(parts + ([base] if base else []))
+            base = _from_module(node, package)
             subs = {f"{base}.{a.name}" for a in node.names} & modules
             out.update(subs if subs else {base})
     return (out & modules) - {name}
@@ -104,3 +115,53 @@ def test_a_run_of_learned_loads_no_training_or_research(tmp_path):
             "print(sorted(m for m in sys.modules if m.startswith(('strategies.training', 'strategies.research'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_analyse_loads_no_report_or_matplotlib():
+    """`analyse` writes JSON, not figures: loading it must not load the report module's plotting."""
+    code = ("import sys, strategies.research.analyse\n"
+            "print(sorted(m for m in sys.modules if m == 'sim.runs.report' or m.startswith('matplotlib')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+#: The engine's functions that cross boxes or write awards and scores into a game's arrays: a turn
+#: is theirs to play (sim.engine). `awards` is not among them: it only says what a sheet would
+#: earn, a question any player may ask (heuristic, the kit).
+TURN_WRITERS = {"cross", "award_seat", "settle_awards", "finish"}
+
+
+def _engine_calls(path: Path) -> list[str]:
+    """`name:line` of every use of a TURN_WRITERS function in `path`, however it is imported
+    (`from sim.engine import cross as c`, `from sim import engine`, `import sim.engine as e`)."""
+    tree = ast.parse(path.read_text())
+    package = _package(path)
+    names, modules = {}, {"sim.engine"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = _from_module(node, package)
+            for a in node.names:
+                if base == "sim.engine" and a.name in TURN_WRITERS:
+                    names[a.asname or a.name] = a.name
+                elif base == "sim" and a.name == "engine":
+                    modules.add(a.asname or a.name)
+        elif isinstance(node, ast.Import):
+            modules.update(a.asname or a.name for a in node.names if a.name == "sim.engine")
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in names:
+            found.append(f"{names[node.id]}:{node.lineno}")
+        elif (isinstance(node, ast.Attribute) and node.attr in TURN_WRITERS
+              and ast.unparse(node.value) in modules):
+            found.append(f"{node.attr}:{node.lineno}")
+    return sorted(set(found))
+
+
+@pytest.mark.xfail(strict=True, reason="turn kernel: issue 45")
+def test_only_the_rules_layer_plays_a_turn():
+    """Outside the rules layer no function crosses boxes or settles awards itself: the players
+    and the kit, training and research play a roll through the engine's turn, so that a rules
+    change is made in one place. (sim.runs.api crosses a user's boxes one by one to draw a
+    position, in no turn.)"""
+    found = {m: calls for m, p in sorted(MODULES.items()) if m.startswith("strategies") and (calls := _engine_calls(p))}
+    assert not found, f"outside the rules layer, these call the engine's crossing and awards: {found}"

@@ -187,15 +187,21 @@ def test_weights_file_errors(tmp_path):
         L.read_weights(tmp_path / "missing.npz")
 
 
+#: Per sheet, the 95% CI's low bound of learned's lead over heuristic in the test's games (measured:
+#: standard 4.13, red 4.71, blue 5.07, green 4.23, orange 4.55, yellow 3.49) less a point.
+LEAD_LOW = {"standard": 3.1, "red": 3.7, "blue": 4.0, "green": 3.2, "orange": 3.5, "yellow": 2.4}
+
+
 def test_beats_heuristic_on_common_dice():
     # 300 paired solo games per sheet on the test's seed. The documented lead is about 5 points
-    # (4.2 to 5.7 here, the 95% CI's low bound 3.5 to 5.1): a regression of 2 points fails.
+    # (4.2 to 5.7 here): each sheet is held to its own figure, so a regression of 2 points on any fails.
+    assert sorted(LEAD_LOW) == sorted(SHEETS)
     for sheet in SHEETS:
         a = play_chunk(SEED, 0, 300, ["learned"], players=1, sheet=sheet).seats[:, 0, PS_SCORE]
         b = play_chunk(SEED, 0, 300, ["heuristic"], players=1, sheet=sheet).seats[:, 0, PS_SCORE]
         diff = (a - b).astype(np.float64)
         low = diff.mean() - 1.96 * diff.std() / np.sqrt(len(diff))
-        assert low > 3, (sheet, a.mean(), b.mean(), low)
+        assert low > LEAD_LOW[sheet], (sheet, a.mean(), b.mean(), low)
 
 
 def test_weights_file_in_manifest_replay_and_resume(tmp_path, monkeypatch):

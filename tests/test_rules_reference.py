@@ -1,7 +1,8 @@
-"""The engine's move generation against the rules (docs/rules.md) and against the independent
-brute-force reference in `reference.py`.
+"""The engine against the rules (docs/rules.md) and the independent reference in `reference.py`:
+its move generation against a brute-force one, and the rest of a roll in played games (the dice a
+seat may choose from, the awards, the scores, ranks and winners) against the reference's own.
 
-`sim` is imported only to call the API under test, `sim.legal_placements`.
+`sim` is imported only to call the API under test, `sim.legal_placements` and `sim.play_game`.
 """
 
 import os
@@ -246,6 +247,72 @@ def test_engine_matches_reference_on_reachable_positions():
                           + "\n".join(failures))
     # every colour and number really occurs with legal placements
     assert all(count > 0 for count in nonempty.values()), nonempty
+
+
+# --------------------------------------------------------------------------------------------
+# A played roll: the dice a seat may use, the awards, the end (RULES sections 3, 6, 7)
+# --------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def played():
+    """Logs of tables of 4 and 2 (greedy completes colours, at first and later values) and solo games."""
+    return ([sim.play_game(5, g, ["greedy"] * 4) for g in range(8)]
+            + [sim.play_game(6, g, ["greedy", "random"]) for g in range(4)]
+            + [sim.play_game(7, g, ["greedy"]) for g in range(3)])
+
+
+def _available(log, roll, move) -> int:
+    """The dice the reference lets this move choose from, as the log's bitmask (colour dice, then
+    number dice from bit 3)."""
+    players = len(log["result"])
+    k = R.SOLO_DICE if players == 1 else R.MULTIPLAYER_DICE
+    active_move = None if move["seat"] == roll["active"] else roll["moves"][0]
+    colour_idx, number_idx = R.allowed_dice(roll["roll"], move["seat"], roll["active"], active_move, players, k)
+    return sum(1 << i for i in colour_idx) | sum(1 << (3 + j) for j in number_idx)
+
+
+def test_passive_seats_choose_from_every_die_in_the_first_three_rolls_only(played):
+    seen = {"open": 0, "restricted": 0}
+    for log in played:
+        for roll in log["rolls"]:
+            for move in roll["moves"]:
+                assert move["available"] == _available(log, roll, move), (roll["roll"], move["seat"])
+                if move["seat"] != roll["active"] and not roll["moves"][0]["pass"]:
+                    seen["open" if roll["roll"] <= R.FIRST_ROLLS_ALL_DICE else "restricted"] += 1
+    assert seen["open"] > 20 and seen["restricted"] > 100, seen
+
+
+def test_awards_scores_ranks_and_winners_are_the_reference_s(played):
+    """Every roll's awards settled by the reference from the cells the log crosses, the '!' spent
+    read from the dice's faces: each seat's points, completions and score as the engine's result."""
+    seen = {key: 0 for key in ("columns_first", "columns_later", "colours_first", "colours_later")}
+    for log in played:
+        players = len(log["result"])
+        crossed = [set() for _ in range(players)]
+        jokers = [R.JOKERS_AT_START] * players
+        totals = [dict.fromkeys(("column_points", "colour_points", *seen), 0) for _ in range(players)]
+        taken = (set(), set())
+        for roll in log["rolls"]:
+            before = [set(c) for c in crossed]
+            for move in roll["moves"]:
+                if not move["pass"]:
+                    crossed[move["seat"]] |= set(move["cells"])
+                    jokers[move["seat"]] -= ((roll["dice"]["colour"][move["colour_die"]] == R.JOKER)
+                                             + (roll["dice"]["number"][move["number_die"]] == R.JOKER))
+            awards, *taken = R.settle_roll(log["sheet"], before, crossed, *taken, players == 1)
+            for total, award in zip(totals, awards):
+                for key in total:
+                    total[key] += award[key]
+        sheet = R.load_sheet(log["sheet"])
+        scores = [R.score(t["column_points"], t["colour_points"], j, R.star_penalty(sheet, c))
+                  for t, j, c in zip(totals, jokers, crossed)]
+        for s, result in enumerate(log["result"]):
+            expected = {**totals[s], "jokers_left": jokers[s], "star_penalty": R.star_penalty(sheet, crossed[s]),
+                        "score": scores[s], "rank": R.ranks(scores, jokers)[s], "winner": R.winners(scores, jokers)[s]}
+            assert {key: result[key] for key in expected} == expected, (log["seed"], log["game"], s)
+            for key in seen:
+                seen[key] += totals[s][key]
+    assert min(seen.values()) > 0, seen
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,10 +1,13 @@
 """One settings object (sim.runs.settings): validated once, the same messages wherever the settings come
 from, and the one rotation of the seats that the kernels play."""
+import re
+
+import numba
 import numpy as np
 import pytest
 
 from sim.runs.api import play_chunk
-from sim.runs.settings import Settings, default_chunk_size
+from sim.runs.settings import MAX_GAMES, MAX_ROLLOUTS, ROLL_CAP, Settings, default_chunk_size
 from sim.state import seat_slot
 
 
@@ -23,6 +26,37 @@ from sim.state import seat_slot
 def test_bad_settings_are_one_message(kwargs, message):
     with pytest.raises(ValueError, match=message):
         Settings.of(**kwargs)
+
+
+def _entry_points():
+    """Each API that validates its own arguments, as (call with one bad keyword, the message)."""
+    from sim.runs.tune import tune
+    from strategies.research import headroom, improvement
+    from strategies.training.run import train_file
+    too_many_threads = numba.config.NUMBA_NUM_THREADS + 1
+    return [
+        (lambda: tune("heuristic", ["box=0..1"], budget=MAX_GAMES + 1), f"budget must be 1..{MAX_GAMES},"),
+        (lambda: tune("heuristic", ["box=0..1"], max_rolls=ROLL_CAP + 1), f"max-rolls must be 1..{ROLL_CAP},"),
+        (lambda: tune("heuristic", ["box=0..1"], validate_games=MAX_GAMES + 1),
+         f"validate-games must be 0..{MAX_GAMES},"),
+        (lambda: tune("heuristic", ["box=0..1"], threads=too_many_threads), "threads must be 1.."),
+        (lambda: train_file("w.npz", games=MAX_GAMES + 1), f"games must be 1..{MAX_GAMES},"),
+        (lambda: train_file("w.npz", threads=too_many_threads), "threads must be 1.."),
+        (lambda: improvement.measure(rollouts=MAX_ROLLOUTS + 2), f"rollouts must be 2..{MAX_ROLLOUTS},"),
+        (lambda: improvement.measure(threads=too_many_threads), "threads must be 1.."),
+        (lambda: headroom.measure(threads=too_many_threads), "threads must be 1.."),
+    ]
+
+
+def test_every_command_checks_with_the_settings_bounds():
+    """tune, train and the research commands check games, rolls, rollouts and threads against the
+    bounds sim.runs.settings names, with its messages: one bound, wherever it is checked."""
+    for call, message in _entry_points():
+        with pytest.raises(ValueError, match=re.escape(message)):
+            call()
+    threads = numba.config.NUMBA_NUM_THREADS
+    with pytest.raises(ValueError, match=re.escape(f"threads must be 1..{threads}, got {threads + 1}")):
+        Settings.of(threads=threads + 1)
 
 
 def test_defaults_and_what_is_stored():

@@ -6,11 +6,15 @@ import sys
 import threading
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
 import sim.runs.tune as tune_mod
+from sim.runs import api
+from sim.runs.compare import candidate_results
+from sim.runs.summary import Z95
 from cli import main
 from sim.runs.tune import ParamRange, format_value, parse_range, spec_with, tune
 from strategies import resolve
@@ -95,7 +99,13 @@ def test_tables_count_games_not_seats_and_validate_on_another_seed(played, monke
     v = r.validation
     assert v["objective"] == "win" and v["start_mean"] == v["start"]["win_rate"]
     assert v["difference"] == pytest.approx(v["best_mean"] - v["start_mean"])
-    assert v["ci_low"] <= v["difference"] <= v["ci_high"]
+    # The interval, from the validation's own games: each spec in its seat of 300 tables, paired by game.
+    start, best = (candidate_results(api.lineup([spec, "greedy", "greedy"], players=3), 4, 0, 300, 3, "standard")[1]
+                   for spec in ("heuristic", r.best_spec))
+    d = (best - start).astype(float)
+    half = Z95 * d.std(ddof=1) / np.sqrt(len(d))
+    assert (v["difference"], v["ci_low"], v["ci_high"]) == pytest.approx(
+        (d.mean(), max(d.mean() - half, -1), min(d.mean() + half, 1)), abs=1e-12)
     assert r.trials()["win_rate"].between(0, 1).all() and (r.trials()["mean"] == r.trials()["win_rate"]).all()
 
 

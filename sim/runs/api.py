@@ -13,7 +13,7 @@ from .. import engine, guard, players as reference_players
 from ..batch import alone_watched, play_batch, watched_batch
 from ..nbinternals import JIT_DISABLED
 from .gamelog import game_log, mask_cells
-from .settings import DEFAULT_MAX_ROLLS, MAX_SEED, Settings, check_int
+from .settings import DEFAULT_MAX_ROLLS, MAX_GAME_INDEX, MAX_GAMES, MAX_SEED, Settings, check_int
 from ..sheets import COLOURS, load_sheet, parse_cell
 from ..state import CAND_SUB, MAX_SEATS, PS_SIZE, ST_AVAIL, ST_DICE, ST_SEAT, new_state, seat_slot
 from ..tables import build_tables, kernel_tables
@@ -206,8 +206,8 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
     `players` says how many; players == 1 is the solo game. With `rotate`,
     seat s of game g is played by strategies[(s + g) % players] (sim.state.seat_slot).
     """
-    first = check_int("first game", first, 0, 2**62)
-    count = check_int("count", count, 0, 2**40)
+    first = check_int("first game", first, 0, MAX_GAME_INDEX)
+    count = check_int("count", count, 0, MAX_GAMES)
     if isinstance(strategies, Lineup):
         specs = strategies.specs
         if players is None:

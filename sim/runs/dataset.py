@@ -9,6 +9,7 @@ rewritten on --resume (and ignored by summaries).
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import secrets
@@ -472,6 +473,19 @@ def open_store(location) -> LocalStore | ArrowStore:
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     path = Path(path)
     LocalStore(path.parent).write_bytes(path.name, data)
+
+
+def json_safe(x):
+    """NaN and infinities as null (JSON has none); numpy scalars as Python numbers."""
+    if isinstance(x, dict):
+        return {str(k): json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [json_safe(v) for v in x]
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
 
 
 def write_json(path, obj) -> None:

@@ -44,6 +44,7 @@ from .dataset import (
     done_chunks,
     is_url,
     iter_part,
+    json_safe,
     open_store,
     read_manifest,
     read_part,
@@ -669,19 +670,6 @@ def _png(fig) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=150, metadata={"Software": None})
     return buf.getvalue()
-
-
-def json_safe(x):
-    """NaN and infinities as null (JSON has none); numpy scalars as Python numbers."""
-    if isinstance(x, dict):
-        return {str(k): json_safe(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [json_safe(v) for v in x]
-    if isinstance(x, np.generic):
-        x = x.item()
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    return x
 
 
 def _page(title: str, subtitle: str, tables: list[tuple[str, str]], figs: list[_Figure], settings: str,

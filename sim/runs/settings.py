@@ -22,8 +22,12 @@ from ..state import MAX_SEATS, seat_slot
 DEFAULT_MAX_ROLLS = 200
 MAX_SEED = 2**64 - 1
 MAX_GAMES = 2**40
+#: A game's number: game g of seed s is the same game wherever it is played, in any chunk.
+MAX_GAME_INDEX = 2**62
 MAX_CHUNK = 10_000_000
 ROLL_CAP = 100_000
+#: Rollouts of one decision (encore-sim analyse, the policy improvement step).
+MAX_ROLLOUTS = 1_000_000
 #: Settings that determine the rows of a dataset (its manifest's "settings"); --resume requires
 #: them all equal.
 STORED = ("games", "players", "strategies", "rotate", "seed", "sheet", "max_rolls", "log_turns", "chunk_size")
@@ -37,6 +41,12 @@ def check_int(name: str, value, lo: int, hi: int | None = None) -> int:
         bounds = f"{lo}..{hi}" if hi is not None else f">= {lo}"
         raise ValueError(f"{name} must be {bounds}, got {value}")
     return int(value)
+
+
+def check_threads(threads) -> int:
+    """Numba threads as an int in 1..every core Numba has; None is all of them."""
+    max_threads = numba.config.NUMBA_NUM_THREADS
+    return max_threads if threads is None else check_int("threads", threads, 1, max_threads)
 
 
 def default_chunk_size(players: int, log_turns: bool) -> int:
@@ -79,7 +89,6 @@ class Settings:
         if strategies and len(strategies) not in (1, players):
             raise ValueError(f"{len(strategies)} strategies for {players} players: give one per seat, "
                              "or one for all seats")
-        max_threads = numba.config.NUMBA_NUM_THREADS
         return cls(
             players=players,
             seed=secrets.randbits(32) if seed is None else check_int("seed", seed, 0, MAX_SEED),
@@ -88,7 +97,7 @@ class Settings:
             games=None if games is None else check_int("games", games, 1, MAX_GAMES),
             rotate=bool(rotate) and players > 1 and len(strategies) > 1,
             max_rolls=check_int("max-rolls", max_rolls, 1, ROLL_CAP),
-            threads=max_threads if threads is None else check_int("threads", threads, 1, max_threads),
+            threads=check_threads(threads),
             chunk_size=None if chunk_size is None else check_int("chunk-size", chunk_size, 1, MAX_CHUNK),
             log_turns=bool(log_turns),
             checked=bool(checked),

@@ -40,9 +40,10 @@ import pandas as pd
 
 from . import api, interrupts
 from .api import DEFAULT_MAX_ROLLS, MAX_SEED, check_int
+from .settings import MAX_GAMES, ROLL_CAP, check_threads
 from .compare import candidate_results
 from .compare import compare as run_compare
-from .dataset import atomic_write_bytes, write_json
+from .dataset import atomic_write_bytes, json_safe, write_json
 from .progress import Progress
 from ..sheets import load_sheet
 from ..state import MAX_SEATS
@@ -72,6 +73,8 @@ def _import_cma():
 cma = _import_cma()
 
 DEFAULT_BUDGET = 100_000
+#: Most candidates per iteration (--popsize).
+MAX_POPSIZE = 10_000
 #: Games each strategy plays in the validation, solo and at tables.
 DEFAULT_VALIDATE_GAMES = {True: 20_000, False: 5_000}
 #: Fewest games a candidate plays per iteration when the games are chosen from the budget.
@@ -178,7 +181,7 @@ class TuneResult:
         return pd.DataFrame(self.trial_rows, columns=_trial_columns(self.ranges))
 
     def to_dict(self) -> dict:
-        return _plain({
+        return json_safe({
             "status": self.status,
             "start_spec": self.start_spec,
             "best_spec": self.best_spec,
@@ -208,19 +211,6 @@ class TuneInterrupted(KeyboardInterrupt):
     def __init__(self, result: TuneResult):
         super().__init__("interrupted")
         self.result = result
-
-
-def _plain(obj):
-    """JSON-ready: NaN -> None, NumPy scalars -> Python ones."""
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
 
 
 def _trial_columns(ranges) -> list[str]:
@@ -263,8 +253,8 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
                          "so that the result is a spec too")
     players = check_int("players", players, 1, MAX_SEATS)
     seed = check_int("seed", seed, 0, MAX_SEED)
-    budget = check_int("budget", budget, 1, 2**40)
-    max_rolls = check_int("max-rolls", max_rolls, 1, 100_000)
+    budget = check_int("budget", budget, 1, MAX_GAMES)
+    max_rolls = check_int("max-rolls", max_rolls, 1, ROLL_CAP)
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     if players == 1 and objective == "win":
@@ -272,14 +262,13 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
     if players == 1 and opponents is not None:
         raise ValueError("--opponents needs --players 2..6 (the solo game has none)")
     validate_games = DEFAULT_VALIDATE_GAMES[players == 1] if validate_games is None else \
-        check_int("validate-games", validate_games, 0, 2**40)
+        check_int("validate-games", validate_games, 0, MAX_GAMES)
     validation_seed = (seed + 1) % (MAX_SEED + 1) if validation_seed is None else \
         check_int("validation-seed", validation_seed, 0, MAX_SEED)
     if validation_seed == seed:
         raise ValueError(f"the validation seed must differ from the search's seed {seed}: "
                          "the validation plays games the search has not seen")
-    max_threads = numba.config.NUMBA_NUM_THREADS
-    threads = max_threads if threads is None else check_int("threads", threads, 1, max_threads)
+    threads = check_threads(threads)
     out = _check_out(out)
 
     resolved = resolve(start)
@@ -305,10 +294,10 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
     # cma fails on one dimension (its limits on the steps raise in 4.5; its docs advise against 1-D):
     # one parameter gets a second, dummy coordinate that no candidate reads.
     cma_dims = max(2, dims)
-    lam = check_int("popsize", popsize, 2, 10_000) if popsize is not None else 4 + int(3 * math.log(cma_dims))
+    lam = check_int("popsize", popsize, 2, MAX_POPSIZE) if popsize is not None else 4 + int(3 * math.log(cma_dims))
     per_iteration = lam + 1
     n = default_trial_games(budget, per_iteration, dims) if trial_games is None else \
-        check_int("trial-games", trial_games, 1, 2**40)
+        check_int("trial-games", trial_games, 1, MAX_GAMES)
     iterations = budget // (per_iteration * n)
     if iterations < MIN_ITERATIONS:
         raise ValueError(f"--budget {budget:,} is too small: {MIN_ITERATIONS} iterations of {lam} candidates and "
@@ -418,7 +407,7 @@ def validate(result: TuneResult, games: int, threads=None, progress=False):
         keys = ("mean", "diff", "diff_ci_low", "diff_ci_high", "significant")
     else:
         keys = ("win_rate", "win_diff", "win_diff_ci_low", "win_diff_ci_high", "win_significant")
-    return _plain({"seed": cmp.seed, "games": cmp.games, "objective": st["objective"],
+    return json_safe({"seed": cmp.seed, "games": cmp.games, "objective": st["objective"],
                    "start_mean": start[keys[0]], "best_mean": best[keys[0]], "difference": best[keys[1]],
                    "ci_low": best[keys[2]], "ci_high": best[keys[3]], "significant": best[keys[4]],
                    "start": start, "best": best}), cmp

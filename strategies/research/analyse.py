@@ -46,12 +46,11 @@ from sim.engine import (
     LOG_ACTIVE, LOG_AVAIL, LOG_CDIE, LOG_CHOICES, LOG_COST, LOG_NDIE, LOG_ROLL, LOG_SEAT, LOG_SUB, SOLO_ROLLS,
 )
 from sim.runs.api import check_int, lineup, play_chunk
-from sim.runs.dataset import DatasetError, as_numpy, done_chunks, open_store, read_manifest, read_part
+from sim.runs.dataset import DatasetError, as_numpy, done_chunks, json_safe, open_store, read_manifest, read_part
 from sim.runs.manifest import check_files, manifest_files, manifest_sheet
 from sim.runs import interrupts
 from sim.runs.progress import Progress
-from sim.runs.report import json_safe
-from sim.runs.settings import Settings
+from sim.runs.settings import MAX_GAMES, MAX_ROLLOUTS, Settings, check_threads
 from sim.runs.summary import Z95
 from sim.sheets import COLOURS
 from sim.state import COLOUR_JOKER, NUMBER_JOKER, PS_SCORE
@@ -68,6 +67,7 @@ STAGES = [f"rolls {lo}-{lo + STAGE_ROLLS - 1}" for lo in range(1, SOLO_ROLLS, ST
 KINDS = ("active", "passive", "pass", "'!' spent")
 #: Largest mistakes kept.
 DEFAULT_MISTAKES = 10
+MAX_MISTAKES = 10_000
 #: Per seat and game, the figures summed (columns of _Fold's sums).
 _F_DECISIONS, _F_LOSS, _F_VALUE_LOSS, _F_LUCK, _F_DIFFER, _F_SCORE, _F_GAP, _F_GAP_TAXED = range(8)
 _F_KIND = 8
@@ -230,9 +230,9 @@ def analyse(dataset, strategy: str | None = None, rollouts: int = 0, games: int 
     sheet = manifest_sheet(manifest)
     s = Settings.from_manifest(manifest, sheet, checked)
     if games is not None:
-        games = check_int("games", games, 1, 10**12)
-    rollouts = check_int("rollouts", rollouts, 0, 1_000_000)
-    mistakes = check_int("mistakes", mistakes, 0, 10_000)
+        games = check_int("games", games, 1, MAX_GAMES)
+    rollouts = check_int("rollouts", rollouts, 0, MAX_ROLLOUTS)
+    mistakes = check_int("mistakes", mistakes, 0, MAX_MISTAKES)
     if top:
         from .improvement import MAX_TOP
         top = check_int("top", top, 2, MAX_TOP)
@@ -241,8 +241,7 @@ def analyse(dataset, strategy: str | None = None, rollouts: int = 0, games: int 
     if rollouts % 2:
         raise AnalyseError(f"rollouts must be even (two halves for the improvement of learned's own play), "
                            f"got {rollouts}")
-    max_threads = numba.config.NUMBA_NUM_THREADS
-    threads = max_threads if threads is None else check_int("threads", threads, 1, max_threads)
+    threads = check_threads(threads)
     if weights is not None and not Path(weights).is_file():
         raise AnalyseError(f"weights file {weights} does not exist")
     try:

@@ -18,6 +18,7 @@ import numba
 import numpy as np
 
 from sim.runs.api import MAX_SEED, check_int, play_chunk
+from sim.runs.settings import check_threads
 from sim.runs.progress import Progress
 from sim.sheets import COLOURS, COLUMNS, load_sheet
 from sim.runs.summary import Z95
@@ -27,6 +28,8 @@ from sim.tables import build_tables, kernel_tables
 from .clairvoyant import DEFAULT_BEAM, GUIDES, MAX_BEAM, search_games
 from ..learned import weights_array
 
+#: Most games one bound searches (each by a beam search of every roll).
+MAX_SEARCHED_GAMES = 10_000_000
 
 @dataclass(frozen=True)
 class Headroom:
@@ -134,8 +137,7 @@ def _guide_name(guide) -> str:
 def solo_setup(sheet, weights, threads):
     """What a measurement of `learned` in solo needs, checked: (the sheet, learned's weights for it
     or those of the file `weights`, the sheet's kernel tables, the thread count: all cores if None)."""
-    max_threads = numba.config.NUMBA_NUM_THREADS
-    threads = max_threads if threads is None else check_int("threads", threads, 1, max_threads)
+    threads = check_threads(threads)
     sheet_obj = load_sheet(sheet)
     if weights is not None and not Path(weights).is_file():
         raise ValueError(f"weights file {weights} does not exist")
@@ -147,7 +149,7 @@ def measure(games: int = 1000, seed: int = 1, sheet="standard", beam: int = DEFA
     """The clairvoyant bound (beam search of width `beam`, best over `guides`) and `learned` on
     solo games 0..games-1 of `seed` on `sheet`, both with `learned`'s weights for the sheet (or
     those of the file `weights`). A progress line on stderr with `progress`."""
-    games = check_int("games", games, 1, 10_000_000)
+    games = check_int("games", games, 1, MAX_SEARCHED_GAMES)
     seed = check_int("seed", seed, 0, MAX_SEED)
     beam = check_int("beam", beam, 1, MAX_BEAM)
     sheet_obj, W, tab, threads = solo_setup(sheet, weights, threads)

@@ -31,6 +31,7 @@ import numba
 import numpy as np
 
 from sim.runs.api import MAX_SEED, check_int
+from sim.runs.settings import MAX_ROLLOUTS
 from sim.engine import SOLO_ROLLS
 from sim.runs.progress import Progress
 from sim.runs.summary import Z95
@@ -41,6 +42,8 @@ from .rollouts import ABSENT, rollout_means
 #: The choices of a decision followed by rollouts: `learned`'s best ones by its own value.
 DEFAULT_TOP = 4
 MAX_TOP = 8
+#: Most games one measurement rolls out (each decision of each game, `top` choices, `rollouts` times).
+MAX_MEASURED_GAMES = 1_000_000
 #: The report's clear misjudgement: a choice ahead of learned's by more than CLEAR points in both
 #: halves of the rollouts; a close call: learned's value puts it within CLOSE points of its own.
 CLEAR = 0.25
@@ -122,9 +125,9 @@ def measure(games: int = 200, seed: int = 555, sheet="standard", rollouts: int =
     `seed` on `sheet` (its shipped weights, or those of the file `weights`). Rollouts are taxed
     for their dice's luck (strategies.research.rollouts) unless `taxed` is false: the same expectations,
     less noise. A progress line on stderr with `progress`."""
-    games = check_int("games", games, 1, 1_000_000)
+    games = check_int("games", games, 1, MAX_MEASURED_GAMES)
     seed = check_int("seed", seed, 0, MAX_SEED)
-    rollouts = check_int("rollouts", rollouts, 2, 1_000_000)
+    rollouts = check_int("rollouts", rollouts, 2, MAX_ROLLOUTS)
     if rollouts % 2:
         raise ValueError(f"rollouts must be even (two halves), got {rollouts}")
     top = check_int("top", top, 2, MAX_TOP)

@@ -14,6 +14,7 @@ import numpy as np
 
 from sim.runs import interrupts
 from sim.runs.api import MAX_SEED, check_int, player_kind
+from sim.runs.settings import MAX_GAMES, check_threads
 from sim.runs.progress import Progress
 from sim.sheets import load_sheet
 from sim.state import MAX_SEATS
@@ -65,10 +66,9 @@ def train_file(out, sheet="standard", players: int = 1, games: int | None = None
     sheet = load_sheet(sheet)
     players = check_int("players", players, 1, MAX_SEATS)
     games = check_int("games", (DEFAULT_GAMES if players == 1 else TABLE_GAMES[players]) if games is None else games,
-                      1, 2**40)
+                      1, MAX_GAMES)
     seed = check_int("seed", seed, 0, MAX_SEED)
-    max_threads = numba.config.NUMBA_NUM_THREADS
-    threads = max_threads if threads is None else check_int("threads", threads, 1, max_threads)
+    threads = check_threads(threads)
     out = Path(out)
     if out.suffix != ".npz":
         raise ValueError(f"the weights file must end in .npz, got {out}")
