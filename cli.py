@@ -760,9 +760,15 @@ def bound(games, seed, sheet, beam, weights, threads, quiet):
 @click.option("--threads", "-j", type=int, default=None,
               help="Numba threads [default: all cores]; the results do not depend on it.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line or compiling notice.")
+@click.option("--game", "-g", "game", type=COUNT, default=None,
+              help="Show this game's decisions instead, every legal choice ranked by learned's action value "
+                   "(the best 10 and the one played) with the loss of the choice made.")
+@click.option("--roll", type=int, default=None, help="With --game: only this roll's decisions.")
+@click.option("--seat", type=int, default=None, help="With --game: only this seat's decisions.")
 @UNCHECKED
 @_errors
-def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, output, threads, quiet, unchecked):
+def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, output, threads, quiet, game, roll, seat,
+            unchecked):
     """Where each strategy of a dataset loses its points against `learned`, and how much was luck.
 
     Replays the dataset's games from its manifest and judges every decision against learned's
@@ -770,10 +776,24 @@ def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, out
     value; by rollouts with --rollouts), per game by kind and stage of the game with 95% CIs;
     luck = what a roll's dice were worth beyond their average (solo); the largest mistakes,
     each a game to `encore-sim replay`.
+
+    With --game N (and --roll R, --seat S): that game's decisions one by one, every legal choice
+    ranked by learned's action value (with --rollouts, also rolled out), the one played and
+    learned's marked, and the loss of the choice made.
     """
     _announce_compiling(_progress_enabled(quiet))
     from sim.runs import interrupts
     from strategies.research.analyse import analyse as run_analysis
+    if game is None and (roll is not None or seat is not None):
+        raise ValueError("--roll and --seat pick decisions of the game given by --game N")
+    if game is not None:
+        from strategies.research.decisions import decisions
+        if fmt == "parquet":
+            raise ValueError("--game shows one game's decisions as a table or JSON: -f table or -f json")
+        view = decisions(dataset, game, roll=roll, seat=seat, rollouts=rollouts, weights=weights,
+                         checked=not unchecked)
+        _emit(json.dumps(view.to_dict(), indent=1) + "\n" if fmt == "json" else view.text(), "table", output)
+        return
     if fmt == "parquet" and output is None:
         raise ValueError("--format parquet writes one row per decision: give -o FILE")
     if output is not None and output.is_dir():
