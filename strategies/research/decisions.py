@@ -223,13 +223,17 @@ def _decision(j, chunk, log, out, r, subs, costs, qs, shown, seats, st, ps, bb, 
 
 
 def format_text(v: DecisionView) -> str:
-    how = (f"by {v.rollouts:,} taxed rollouts of each choice (rolled: their mean final score, less the dice's "
-           "luck)") if v.rollouts else f"by {v.judge}'s value"
     out = [f"Game {v.game} of {v.dataset}: " + ("solo" if v.players == 1 else f"{v.players} players")
            + f", sheet {v.sheet}, seed {v.seed}; seats: " + ", ".join(f"{s}={n}" for s, n in enumerate(v.seats)),
-           f"Every legal choice (each placement at its fewest '!', and passing) ranked by {v.judge}'s action "
-           f"value (the points it expects the seat to score from here); loss {how}: {v.judge}'s choice's value "
-           "minus the played one's.", ""]
+           f"Every legal choice (each placement at its fewest '!', and passing) ranked by value: {v.judge}'s "
+           "action value, its estimate of the points still to come "
+           + ("(the margin over the best opponent at a table)" if v.players > 1 else
+              "(columns, colours, +2 per star crossed, -1 per '!' spent)") + "."]
+    if v.rollouts:
+        out.append(f"rolled: the mean final score of {v.rollouts:,} of {v.judge}'s rollouts after the choice, less "
+                   "their dice's luck, on the same dice for every choice.")
+    out += [f"loss: {v.judge}'s choice's " + ("rolled score" if v.rollouts else "value")
+            + " minus the played one's.", ""]
     for d in v.decisions:
         kind = "" if v.players == 1 else (", active" if d["active"] else ", passive")
         out.append(f"Roll {d['roll']}, seat {d['seat']} ({d['strategy']}{kind}), dice {d['dice']}: "
