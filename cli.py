@@ -408,7 +408,10 @@ def summary(path, by, fmt, output, output_old):
 @main.command()
 @click.argument("strategies", nargs=-1, required=True)
 @click.option("--players", "-p", type=int, default=1, show_default=True, help="1 = solo, 2..6 = tables.")
-@click.option("--opponents", default=None, help="Opponents' strategy at tables [default: the first strategy].")
+@click.option("--opponents", multiple=True,
+              help="Opponents' strategy at tables, for every opponent seat; given once per opponent seat "
+                   "(players - 1 times), a mixed table in that order after the candidate [default: the first "
+                   "strategy].")
 @click.option("--games", "-n", type=COUNT, default=None,
               help="Games per strategy [default: 10,000]. Not with --until-ci.")
 @click.option("--until-ci", type=float, default=None,
@@ -454,7 +457,7 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
     if report_file is not None:
         from sim.runs.report import check_output
         check_output(report_file)
-    result = run_compare(strategies, players=players, opponents=opponents, games=games, seed=seed,
+    result = run_compare(strategies, players=players, opponents=opponents or None, games=games, seed=seed,
                          until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
                          max_rolls=max_rolls, threads=threads, progress=_progress_enabled(quiet),
                          checked=not unchecked)
@@ -517,7 +520,9 @@ def report_command(dataset, output, figures_dir, fmt, analyse_too, quiet):
 @click.option("--param", "params", multiple=True, metavar="NAME=LO..HI",
               help="A parameter of SPEC to search, within LO..HI (repeatable).")
 @click.option("--players", "-p", type=int, default=1, show_default=True, help="1 = solo, 2..6 = tables.")
-@click.option("--opponents", default=None, help="Opponents' strategy at tables [default: SPEC].")
+@click.option("--opponents", multiple=True,
+              help="Opponents' strategy at tables, for every opponent seat; given once per opponent seat "
+                   "(players - 1 times), a mixed table [default: SPEC].")
 @click.option("--objective", type=click.Choice(["score", "win"]), default="score", show_default=True,
               help="Mean score, or win rate (tables).")
 @click.option("--budget", type=COUNT, default=100_000, show_default=True,
@@ -560,7 +565,7 @@ def tune(spec, params, players, opponents, objective, budget, seed, validate_gam
             click.echo(t.format_iteration(result, result.history[-1]) if result.history else t.format_header(result))
 
     try:
-        result = t.tune(spec, list(params), players=players, opponents=opponents, objective=objective,
+        result = t.tune(spec, list(params), players=players, opponents=opponents or None, objective=objective,
                         budget=budget, seed=seed, validate_games=validate_games, validation_seed=validation_seed,
                         trial_games=trial_games, sheet=sheet, max_rolls=max_rolls, threads=threads, out=out,
                         progress=_progress_enabled(quiet), report=report)

@@ -40,7 +40,7 @@ import pandas as pd
 
 from . import api, interrupts
 from .api import DEFAULT_MAX_ROLLS, MAX_SEED, check_int
-from .compare import candidate_results
+from .compare import candidate_results, opponent_seats, opponents_text
 from .compare import compare as run_compare
 from .dataset import atomic_write_bytes, write_json
 from .progress import Progress
@@ -296,8 +296,8 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
     start_values = dict(zip(known, map(float, resolved.params)))
     start_params = {r.name: start_values[r.name] for r in ranges}
     sheet_obj = load_sheet(sheet)
-    opponents = None if players == 1 else (opponents or resolved.spec)
-    rest = [] if players == 1 else [opponents] * (players - 1)
+    rest = [] if players == 1 else opponent_seats(opponents, players, resolved.spec)
+    opponents = None if players == 1 else rest[0] if len(set(rest)) == 1 else rest
     base = api.lineup([resolved.spec] + rest, sheet=sheet_obj)   # every spec resolves, before any game
     column = {name: i for i, name in enumerate(known)}
 
@@ -433,7 +433,7 @@ def _objective_text(objective: str, value: float) -> str:
 def format_header(result: TuneResult) -> str:
     st = result.settings
     where = "solo" if st["players"] == 1 else \
-        f"{st['players']} players, rotated through the seats against {st['players'] - 1} x {st['opponents']}"
+        f"{st['players']} players, rotated through the seats against {opponents_text(st['opponents'], st['players'])}"
     what = "score" if st["objective"] == "score" else "win rate"
     ranges = ", ".join(f"{r.name} {r.lo:g}..{r.hi:g}" for r in result.ranges)
     return (f"Tuning {result.start_spec} ({where}) for the mean {what}: {ranges}\n"
