@@ -190,6 +190,7 @@ class TuneResult:
             "iterations": len(self.history),
             "history": self.history,
             "validation": self.validation,
+            "warnings": edge_warnings(self),
         })
 
     def write(self, out) -> None:
@@ -455,8 +456,31 @@ def format_iteration(result: TuneResult, rec: dict) -> str:
 
 def format_best(result: TuneResult) -> str:
     how = {"interrupted": "Interrupted. Best so far", "complete": "Best", "searched": "Best"}[result.status]
-    return (f"{how} (the search distribution's mean after {len(result.history)} iterations, "
+    text = (f"{how} (the search distribution's mean after {len(result.history)} iterations, "
             f"{result.games:,} games): {result.best_spec}")
+    if result.history and result.history[-1]["mean_params"] != result.best_params:
+        # The table's rows show the mean each iteration played; the last ranking has moved it since.
+        text += ("\n(Not the last row's parameters: those are the mean the last iteration played; ranking that "
+                 "iteration's candidates moved it here.)")
+    return "\n".join([text, *(f"Warning: {w}" for w in edge_warnings(result))])
+
+
+#: A parameter within this share of its range from an edge ended on the edge (edge_warnings).
+EDGE = 0.05
+
+
+def edge_warnings(result: TuneResult) -> list[str]:
+    """A line for each best parameter within EDGE of its range's ends: the best value may lie beyond."""
+    out = []
+    for r in result.ranges:
+        v = result.best_params.get(r.name)
+        if v is None:
+            continue
+        side = "low" if v - r.lo <= EDGE * (r.hi - r.lo) else "high" if r.hi - v <= EDGE * (r.hi - r.lo) else None
+        if side:
+            out.append(f"{r.name}={v:g} ended at the {side} edge of its range {r.lo:g}..{r.hi:g}: the best value may "
+                       f"lie beyond it; search a range that holds it inside (--param {r.name}=LO..HI)")
+    return out
 
 
 def format_validation(result: TuneResult) -> str:
