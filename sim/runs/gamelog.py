@@ -23,6 +23,7 @@ def game_log(chunk, sheet: Sheet, max_rolls: int) -> dict:
         "sheet": sheet.name,
         "players": players,
         "strategies": list(chunk.specs),
+        "labels": list(chunk.labels or chunk.specs),   # as results name them: a user's by its @strategy name
         "max_rolls": max_rolls,
         "capped": bool(gres[engine.GR_CAPPED]),
         "ended_by": _seats(gres[engine.GR_ENDED_BY], players),
