@@ -30,6 +30,7 @@ import html
 import io
 import json
 import math
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -725,7 +726,7 @@ def _page(title: str, subtitle: str, tables: list[tuple[str, str]], figs: list[_
         body.append('<h2>Figures</h2><div class="figures">')
         for f, uri in zip(figs, images):
             body.append(f'<figure id="fig-{f.slug}"><img src="{uri}" alt="{_e(f.title)}">'
-                        f"<figcaption><b>{_e(f.title)}.</b> {_e(f.caption)}</figcaption></figure>")
+                        f"<figcaption><b>{_e(f.title)}.</b> {_code(_e(f.caption))}</figcaption></figure>")
         body.append("</div>")
     body.append(f"<h2>Settings</h2>{settings}")
     # "</" would end the script element early
@@ -734,6 +735,11 @@ def _page(title: str, subtitle: str, tables: list[tuple[str, str]], figs: list[_
             f"<title>{_e(title)}</title><style>{CSS}</style></head><body>\n"
             + "\n".join(body)
             + f'\n<script type="application/json" id="report-data">{blob}</script>\n</body></html>\n').encode()
+
+
+def _code(html: str) -> str:
+    """Markdown's `code` spans of a caption (commands, options) as <code>: not as backticks."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html)
 
 
 def _settings(data: dict) -> list[tuple[str, str]]:
