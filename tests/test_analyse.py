@@ -201,6 +201,12 @@ def test_report_with_the_analysis(data, tmp_path):
     assert embedded == json.loads(json.dumps(analyse(data["heuristic"], threads=1).to_dict()))
     (row,) = embedded["rows"]
     assert sum(row["score_by_luck"]["games"]) == 80
+    # without rollouts the loss is by the value: no second column repeating it
+    headers = re.findall(r"<th[^>]*>(.*?)</th>", page)
+    assert "loss per game (95% CI)" in headers and "by the value" not in headers
+    # the largest mistakes, each with the command that shows every choice of it
+    for m in embedded["mistakes"]:
+        assert f">encore-sim analyse {data['heuristic']} --game {m['game']} --roll {m['roll']}</td>" in page
 
 
 def _shown(text):
