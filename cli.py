@@ -407,7 +407,10 @@ def summary(path, by, fmt, output, output_old):
 @main.command()
 @click.argument("strategies", nargs=-1, required=True)
 @click.option("--players", "-p", type=int, default=1, show_default=True, help="1 = solo, 2..6 = tables.")
-@click.option("--opponents", default=None, help="Opponents' strategy at tables [default: the first strategy].")
+@click.option("--opponents", multiple=True,
+              help="Opponents' strategy at tables, for every opponent seat; given once per opponent seat "
+                   "(players - 1 times), a mixed table in that order after the candidate [default: the first "
+                   "strategy].")
 @click.option("--games", "-n", type=COUNT, default=None,
               help="Games per strategy [default: 10,000]. Not with --until-ci.")
 @click.option("--until-ci", type=float, default=None,
@@ -453,7 +456,7 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
     if report_file is not None:
         from sim.runs.report import check_output
         check_output(report_file)
-    result = run_compare(strategies, players=players, opponents=opponents, games=games, seed=seed,
+    result = run_compare(strategies, players=players, opponents=opponents or None, games=games, seed=seed,
                          until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
                          max_rolls=max_rolls, threads=threads, progress=_progress_enabled(quiet),
                          checked=not unchecked)
@@ -516,7 +519,9 @@ def report_command(dataset, output, figures_dir, fmt, analyse_too, quiet):
 @click.option("--param", "params", multiple=True, metavar="NAME=LO..HI",
               help="A parameter of SPEC to search, within LO..HI (repeatable).")
 @click.option("--players", "-p", type=int, default=1, show_default=True, help="1 = solo, 2..6 = tables.")
-@click.option("--opponents", default=None, help="Opponents' strategy at tables [default: SPEC].")
+@click.option("--opponents", multiple=True,
+              help="Opponents' strategy at tables, for every opponent seat; given once per opponent seat "
+                   "(players - 1 times), a mixed table [default: SPEC].")
 @click.option("--objective", type=click.Choice(["score", "win"]), default="score", show_default=True,
               help="Mean score, or win rate (tables).")
 @click.option("--budget", type=COUNT, default=100_000, show_default=True,
@@ -559,7 +564,7 @@ def tune(spec, params, players, opponents, objective, budget, seed, validate_gam
             click.echo(t.format_iteration(result, result.history[-1]) if result.history else t.format_header(result))
 
     try:
-        result = t.tune(spec, list(params), players=players, opponents=opponents, objective=objective,
+        result = t.tune(spec, list(params), players=players, opponents=opponents or None, objective=objective,
                         budget=budget, seed=seed, validate_games=validate_games, validation_seed=validation_seed,
                         trial_games=trial_games, sheet=sheet, max_rolls=max_rolls, threads=threads, out=out,
                         progress=_progress_enabled(quiet), report=report)
@@ -759,9 +764,15 @@ def bound(games, seed, sheet, beam, weights, threads, quiet):
 @click.option("--threads", "-j", type=int, default=None,
               help="Numba threads [default: all cores]; the results do not depend on it.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line or compiling notice.")
+@click.option("--game", "-g", "game", type=COUNT, default=None,
+              help="Show this game's decisions instead, every legal choice ranked by learned's action value "
+                   "(the best 10 and the one played) with the loss of the choice made.")
+@click.option("--roll", type=int, default=None, help="With --game: only this roll's decisions.")
+@click.option("--seat", type=int, default=None, help="With --game: only this seat's decisions.")
 @UNCHECKED
 @_errors
-def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, output, threads, quiet, unchecked):
+def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, output, threads, quiet, game, roll, seat,
+            unchecked):
     """Where each strategy of a dataset loses its points against `learned`, and how much was luck.
 
     Replays the dataset's games from its manifest and judges every decision against learned's
@@ -769,10 +780,24 @@ def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, out
     value; by rollouts with --rollouts), per game by kind and stage of the game with 95% CIs;
     luck = what a roll's dice were worth beyond their average (solo); the largest mistakes,
     each a game to `encore-sim replay`.
+
+    With --game N (and --roll R, --seat S): that game's decisions one by one, every legal choice
+    ranked by learned's action value (with --rollouts, also rolled out), the one played and
+    learned's marked, and the loss of the choice made.
     """
     _announce_compiling(_progress_enabled(quiet))
     from sim.runs import interrupts
     from strategies.research.analyse import analyse as run_analysis
+    if game is None and (roll is not None or seat is not None):
+        raise ValueError("--roll and --seat pick decisions of the game given by --game N")
+    if game is not None:
+        from strategies.research.decisions import decisions
+        if fmt == "parquet":
+            raise ValueError("--game shows one game's decisions as a table or JSON: -f table or -f json")
+        view = decisions(dataset, game, roll=roll, seat=seat, rollouts=rollouts, weights=weights,
+                         checked=not unchecked)
+        _emit(json.dumps(view.to_dict(), indent=1) + "\n" if fmt == "json" else view.text(), "table", output)
+        return
     if fmt == "parquet" and output is None:
         raise ValueError("--format parquet writes one row per decision: give -o FILE")
     if output is not None and output.is_dir():

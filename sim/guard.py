@@ -40,6 +40,7 @@ import builtins
 import hashlib
 import inspect
 import os
+import sys
 import traceback
 import types
 import warnings
@@ -51,6 +52,7 @@ from .numba_cache import cache_folder
 from .nbinternals import JIT_DISABLED, USER_MODULE_PREFIX
 from .players import PLAYER_GUARDED, PLAYER_STRICT
 from .state import BB_SIZE, CAND_SIZE, DECIDE_SIG, MAX_CANDS, MAX_SEATS, PS_SIZE, RNG_WORDS, ST_SIZE
+from .suggest import did_you_mean
 from .tables import copy_tables
 
 # --- gres[GR_ERROR] (sim.engine) -----------------------------------------------
@@ -396,6 +398,40 @@ def shown_path(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
+def _library(frame) -> bool:
+    """Whether a frame is in the project's own modules (sim, strategies), not a user's strategy
+    (loaded from its file as encore_user_*, strategies.registry) or its helpers."""
+    name = frame.f_globals.get("__name__")
+    if name is None:   # the line of a compiled function, which Numba adds to the traceback of its exception
+        name = next((m for m, module in list(sys.modules.items())
+                     if getattr(module, "__file__", None) == frame.f_code.co_filename), "")
+    return name.split(".")[0] in ("sim", "strategies")
+
+
+def _line(tb, frame) -> int:
+    """The line `frame` of traceback `tb` was at."""
+    return next(line for f, line in traceback.walk_tb(tb) if f is frame)
+
+
+def exception_text(e: Exception) -> str:
+    """An exception's message: a compiled function's raise with values (`raise ValueError("got
+    colour", c)`) has them as several arguments, read as one line."""
+    return " ".join(map(str, e.args)) if len(e.args) > 1 else str(e)
+
+
+def misspelt_hint(e: Exception, namespace: dict) -> str:
+    """": did you mean X?" for an AttributeError or NameError whose name is close to one that
+    exists (the attributes of the object, the names of the strategy's module and builtins)."""
+    name = getattr(e, "name", None)
+    if not name:
+        return ""
+    if isinstance(e, AttributeError) and getattr(e, "obj", None) is not None:
+        return did_you_mean(name, [n for n in dir(e.obj) if not n.startswith("_")])
+    if isinstance(e, NameError):
+        return did_you_mean(name, [*namespace, *dir(builtins)])
+    return ""
+
+
 def where_it_raised(fn, args) -> str:
     """What a strategy's decision function did wrong, with the file and line, found by calling
     its Python function (fn.py_func) on the arguments (saved_decision) of the decision at which
@@ -412,15 +448,20 @@ def where_it_raised(fn, args) -> str:
             warnings.simplefilter("ignore")
             k = getattr(fn, "py_func", fn)(*args)
     except Exception as e:   # noqa: BLE001 (whatever it raises is what it did wrong)
-        frames = [f for f in traceback.extract_tb(e.__traceback__)
-                  if f.filename != __file__
-                  and not any(part in f.filename for part in (os.sep + "numpy" + os.sep, os.sep + "numba" + os.sep))]
-        where = f" at {shown_path(frames[-1].filename)} line {frames[-1].lineno}" if frames else ""
+        # The strategy's own frames: not NumPy's or Numba's, nor the project's (the kit raising
+        # on a bad argument, under NUMBA_DISABLE_JIT: the call that gave it is the user's line).
+        frames = [f for f, _ in traceback.walk_tb(e.__traceback__)
+                  if f.f_code.co_filename != __file__ and not _library(f)
+                  and not any(part in f.f_code.co_filename
+                              for part in (os.sep + "numpy" + os.sep, os.sep + "numba" + os.sep))]
+        where = f" at {shown_path(frames[-1].f_code.co_filename)} line {_line(e.__traceback__, frames[-1])}" \
+            if frames else ""
         if isinstance(e, IndexError):
             return f"indexed out of range{where}"
         if isinstance(e, (ZeroDivisionError, FloatingPointError)):
             return f"divided by zero{where}"
-        return f"raised {type(e).__name__}{f' ({e})' if str(e) else ''}{where}"
+        text = exception_text(e) + misspelt_hint(e, frames[-1].f_globals if frames else {})
+        return f"raised {type(e).__name__}{f' ({text})' if text else ''}{where}"
     if JIT_DISABLED and not isinstance(k, (int, np.integer)):   # see _plain_decision
         return f"returned {k} ({type(k).__name__}), not a choice index (an integer) or -1"
     return "raised an exception (an index out of range?) that its Python code does not raise, so its line is unknown"

@@ -59,6 +59,31 @@ TABLE_ROLLS_BASE = 5.0
 
 _SEVEN = np.uint64(0x7F)
 _ONE = np.uint64(1)
+_N_ROWS = 7
+
+
+# --- argument checks ----------------------------------------------------------------------
+# A helper given a box, column or colour that does not exist would read another one's bits and
+# answer without a word: it raises instead, and the run names the strategy's file and line
+# (sim.guard.where_it_raised). A comparison each: nothing next to what the helpers do.
+
+@njit(cache=True, inline="always")
+def _check_colour(helper, colour):
+    if colour < 0 or colour >= N_COLOURS:
+        raise ValueError(helper, "got colour", colour, "(colours are 0..4: GREEN .. ORANGE)")
+
+
+@njit(cache=True, inline="always")
+def _check_column(helper, col):
+    if col < 0 or col >= N_COLUMNS:
+        raise ValueError(helper, "got column", col, "(columns are 0..14: A..O)")
+
+
+@njit(cache=True, inline="always")
+def _check_box(helper, col, row):
+    _check_column(helper, col)
+    if row < 0 or row >= _N_ROWS:
+        raise ValueError(helper, "got row", row, "(rows are 0..6: the sheet's rows 1..7)")
 
 
 # --- a choice ------------------------------------------------------------------------------
@@ -99,6 +124,8 @@ def box(tab, cands, i, j):
     """(column, row) of the j-th box of choice i, j = 0 .. size - 1, in column order (column
     0..14 = A..O, row 0..6 = the sheet's rows 1..7)."""
     sub = cands[i, CAND_SUB]
+    if j < 0 or j >= borrow(tab, "size")[sub]:
+        raise ValueError("kit.box got j =", j, "for a choice of", borrow(tab, "size")[sub], "boxes (j = 0 .. size - 1)")
     mask = borrow(tab, "mask")      # no reference count (sim.nbinternals): this runs per box
     lo = mask[sub, 0]
     in_lo = popcount(lo)
@@ -112,6 +139,7 @@ def box(tab, cands, i, j):
 @njit(cache=True, inline="always")
 def boxes_in_column(tab, cands, i, col):
     """How many of choice i's boxes lie in column col (0..14)."""
+    _check_column("kit.boxes_in_column", col)
     sub = cands[i, CAND_SUB]
     word = borrow(tab, "mask")[sub, col >> 3]
     return popcount((word >> np.uint64(8 * (col & 7))) & _SEVEN)
@@ -135,6 +163,7 @@ def columns(tab, cands, i):
 @njit(cache=True, inline="always")
 def distance_from_h(col):
     """How many columns col lies from the start column H (0 for H, 7 for A and O)."""
+    _check_column("kit.distance_from_h", col)
     return abs(col - H_COLUMN)
 
 
@@ -192,6 +221,12 @@ def me(st):
 
 
 @njit(cache=True, inline="always")
+def roll(st):
+    """The roll being played: 1 at the first, 30 at the solo game's last."""
+    return st[ST_ROLL]
+
+
+@njit(cache=True, inline="always")
 def players(st):
     """Seats at the table: 1 in the solo game, 2..6 at a table."""
     return st[ST_PLAYERS]
@@ -200,13 +235,27 @@ def players(st):
 @njit(cache=True, inline="always")
 def is_crossed(bb, seat, col, row):
     """True if seat has crossed the box in column col (0..14), row row (0..6)."""
+    _check_box("kit.is_crossed", col, row)
     word = bb[seat, BB_CROSSED + (col >> 3)]
     return (word >> np.uint64(8 * (col & 7) + row)) & _ONE != 0
 
 
 @njit(cache=True, inline="always")
+def next_to_crossed(bb, seat, col, row):
+    """True if a box edge to edge with the box in column col, row row (above, below, left or
+    right) is crossed on seat's sheet: a move may grow from there (it needs such a box, or
+    column H)."""
+    _check_box("kit.next_to_crossed", col, row)
+    return ((row > 0 and is_crossed(bb, seat, col, row - 1))
+            or (row < _N_ROWS - 1 and is_crossed(bb, seat, col, row + 1))
+            or (col > 0 and is_crossed(bb, seat, col - 1, row))
+            or (col < N_COLUMNS - 1 and is_crossed(bb, seat, col + 1, row)))
+
+
+@njit(cache=True, inline="always")
 def column_crossed(bb, seat, col):
     """Boxes seat has crossed in column col (0..7; 7 = complete)."""
+    _check_column("kit.column_crossed", col)
     word = bb[seat, BB_CROSSED + (col >> 3)]
     return popcount((word >> np.uint64(8 * (col & 7))) & _SEVEN)
 
@@ -214,8 +263,20 @@ def column_crossed(bb, seat, col):
 @njit(cache=True, inline="always")
 def colour_crossed(bb, tab, seat, colour):
     """Boxes of colour (0..4) seat has crossed (0..21; 21 = complete)."""
+    _check_colour("kit.colour_crossed", colour)
     return (popcount(bb[seat, BB_CROSSED] & borrow(tab, "colour_mask")[colour, 0])
             + popcount(bb[seat, BB_CROSSED + 1] & borrow(tab, "colour_mask")[colour, 1]))
+
+
+@njit(cache=True)
+def colours_by_crossed(bb, tab, seat):
+    """The five colours, the one seat has crossed the most boxes of first (ties in colour order,
+    GREEN first): an array, so `kit.colours_by_crossed(bb, tab, me)[0]` is its leading colour.
+    It allocates (5 words): once per decision."""
+    crossed = np.empty(N_COLOURS, np.int64)
+    for c in range(N_COLOURS):
+        crossed[c] = colour_crossed(bb, tab, seat, c)
+    return np.argsort(-crossed, kind="mergesort")
 
 
 @njit(cache=True, inline="always")
@@ -249,6 +310,7 @@ def column_points(st, tab, col):
     """What completing column col would score now: its first value (5 at A and O down to 1 at
     H), or its later one if another seat completed it in an earlier roll (always the first in
     solo)."""
+    _check_column("kit.column_points", col)
     if st[ST_PLAYERS] > 1 and (st[ST_COLS_TAKEN] >> col) & 1:
         return borrow(tab, "col_later")[col]
     return borrow(tab, "col_first")[col]
@@ -258,6 +320,7 @@ def column_points(st, tab, col):
 def colour_points(st, colour):
     """What completing colour (0..4) would score now: 5, or 3 if another seat completed it in an
     earlier roll (always 5 in solo)."""
+    _check_colour("kit.colour_points", colour)
     if st[ST_PLAYERS] > 1 and (st[ST_COLOURS_TAKEN] >> colour) & 1:
         return COLOUR_LATER
     return COLOUR_FIRST
@@ -350,6 +413,10 @@ def set_dice(st2, colour, number):
     """Make st2 (a workspace) offer one colour die showing `colour` (0..4, or JOKER_COLOUR) and
     one number die showing `number` (1..5, or JOKER_NUMBER) and nothing else: the roll to try
     with legal_choices, e.g. every (colour, number) a next roll could bring."""
+    if colour != JOKER_COLOUR:
+        _check_colour("kit.set_dice", colour)
+    if number != JOKER_NUMBER and (number < 1 or number > 5):
+        raise ValueError("kit.set_dice got number", number, "(numbers are 1..5, or JOKER_NUMBER)")
     for d in range(6):
         st2[ST_DICE + d] = -1
     st2[ST_DICE] = colour
@@ -402,9 +469,9 @@ SECTIONS = (
     ("A choice", ("placement", "colour", "size", "stars", "jokers_cost", "box", "boxes_in_column", "columns",
                   "distance_from_h")),
     ("What a choice completes and earns", ("columns_completed", "completes_colour", "points_now", "score_gain")),
-    ("Any seat's sheet", ("me", "players", "is_crossed", "column_crossed", "colour_crossed", "stars_open",
-                          "jokers_left", "columns_done", "colours_done", "column_points", "colour_points",
-                          "score_now", "open_placements")),
+    ("Any seat's sheet", ("me", "roll", "players", "is_crossed", "next_to_crossed", "column_crossed",
+                          "colour_crossed", "colours_by_crossed", "stars_open", "jokers_left", "columns_done",
+                          "colours_done", "column_points", "colour_points", "score_now", "open_placements")),
     ("Rolls left", ("solo_rolls_left", "rolls_left_estimate")),
     ("The sheet after a choice, and the choices from there", ("workspace", "sheet_after", "set_dice",
                                                                "legal_choices")),

@@ -14,6 +14,8 @@ import os
 import re
 import sys
 import dataclasses
+import dis
+import types as types_
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +23,7 @@ import numpy as np
 from numba import types
 from numba.core.errors import NumbaError
 
-from sim.guard import bounds_checked, shown_path
+from sim.guard import bounds_checked, misspelt_hint, shown_path
 from sim.nbinternals import JIT_DISABLED, USER_MODULE_PREFIX
 from sim.state import DECIDE_SIG
 from sim.tables import Tables
@@ -188,6 +190,23 @@ def _gist(message: str) -> tuple[str, str]:
     return _short_types(reason), (f"{shown_path(os.path.abspath(where[1]))}:{where[2]}" if where else "")
 
 
+_UNDEFINED = re.compile(r"NameError: name '(\w+)' is not defined")
+
+
+def _reads(py_func, name: str, attribute: bool) -> str:
+    """"file:line" of the first place py_func (or a function defined in it) reads `name`, as an
+    attribute (kit.name) or as a global; "" if it does not."""
+    ops = ("LOAD_ATTR", "LOAD_METHOD") if attribute else ("LOAD_GLOBAL", "LOAD_NAME")
+    codes = [py_func.__code__]
+    while codes:
+        code = codes.pop(0)
+        for ins in dis.get_instructions(code):
+            if ins.opname in ops and ins.argval == name and ins.positions and ins.positions.lineno:
+                return f"{shown_path(code.co_filename)}:{ins.positions.lineno}"
+        codes += [c for c in code.co_consts if isinstance(c, types_.CodeType)]
+    return ""
+
+
 def _compiled(strat: Strategy, spec: str, user: bool = False) -> Strategy:
     """strat, compiled for the decision signature; Numba's message if it does not compile.
 
@@ -199,10 +218,22 @@ def _compiled(strat: Strategy, spec: str, user: bool = False) -> Strategy:
             strat.dispatcher.compile(DECIDE_SIG.args)
     except Exception as e:
         msg = str(e).strip()
-        if not isinstance(e, NumbaError):   # not the strategy's code: say what failed, as it is
+        py_func = getattr(strat.dispatcher, "py_func", None)
+        if isinstance(e, AttributeError) and getattr(e, "obj", None) is not None and py_func is not None:
+            # A misspelt helper (kit.colour_crosed): Numba looks it up as it reads the code, and
+            # lets Python's error through without a line.
+            reason = f"AttributeError: {msg}{misspelt_hint(e, {})}"
+            where = _reads(py_func, e.name, attribute=True)
+            msg = ""    # the first line says it all
+        elif not isinstance(e, NumbaError):   # not the strategy's code: say what failed, as it is
             raise StrategyCompileError(f"strategy {spec!r} could not be compiled: {type(e).__name__}: "
                                        f"{msg}") from None
-        reason, where = _gist(msg)
+        else:
+            reason, where = _gist(msg)
+            undefined = _UNDEFINED.search(reason)
+            if undefined and py_func is not None:   # Numba names no line for an undefined name
+                where = where or _reads(py_func, undefined[1], attribute=False)
+                reason += misspelt_hint(NameError(name=undefined[1]), py_func.__globals__)
         # Named without its folders when the line says where (it leads, with the file's path).
         name = spec
         if where and user:
@@ -214,7 +245,7 @@ def _compiled(strat: Strategy, spec: str, user: bool = False) -> Strategy:
             first = f"{Path(where).name}: strategy {name!r} does not compile: {reason}"
         if len(first) > room:
             first = first[:room - 3] + "..."
-        raise StrategyCompileError(first + "\n" + msg) from None
+        raise StrategyCompileError(first + ("\n" + msg if msg else "")) from None
     if user:
         returns = strat.dispatcher.overloads[DECIDE_SIG.args].signature.return_type
         if not isinstance(returns, types.Integer):

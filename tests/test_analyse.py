@@ -4,6 +4,7 @@ The identity (rollout loss per game = learned's score minus the strategy's, on t
 luck averaging 0, a deliberate blunder found where it was made, learned's own games losing
 nothing by its value, and one-line errors for datasets that cannot be analysed."""
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from click.testing import CliRunner
 
 from cli import main
 from strategies.research.analyse import AnalyseError, STAGES, analyse
+from strategies.research.decisions import decisions
 
 SEED = 3407
 # Compiled in each process (cache=False): a cached copy of a user's file is loaded back under the
@@ -199,3 +201,74 @@ def test_report_with_the_analysis(data, tmp_path):
     assert embedded == json.loads(json.dumps(analyse(data["heuristic"], threads=1).to_dict()))
     (row,) = embedded["rows"]
     assert sum(row["score_by_luck"]["games"]) == 80
+    # without rollouts the loss is by the value: no second column repeating it
+    headers = re.findall(r"<th[^>]*>(.*?)</th>", page)
+    assert "loss per game (95% CI)" in headers and "by the value" not in headers
+    # the largest mistakes, each with the command that shows every choice of it
+    for m in embedded["mistakes"]:
+        assert f">encore-sim analyse {data['heuristic']} --game {m['game']} --roll {m['roll']}</td>" in page
+
+
+def _shown(text):
+    """(rank, value, marks) of each choice line of a decision view, and the loss line's three numbers."""
+    rows = [(int(m[1]), float(m[2]), m[3] or "") for m in
+            re.finditer(r"^\s+(\d+)\s+(-?\d+\.\d\d)\s+\S.*?(?:<- (.*))?$", text, re.M)]
+    loss = re.search(r"^  loss (-?\d+\.\d\d) = (-?\d+\.\d\d) - (-?\d+\.\d\d)", text, re.M)
+    return rows, tuple(float(x) for x in loss.groups())
+
+
+def test_the_decision_view_ranks_every_choice_and_its_loss_is_the_analysis_s(data, tmp_path):
+    """`analyse D --game 3 --roll 5`: the choices ranked by value, the one played and learned's
+    marked, the loss printed the difference of their values as shown; every decision's loss, from
+    Python, is the one the analysis of the whole dataset gives that decision."""
+    r = cli(data["heuristic"], "--game", 3, "--roll", 5)
+    assert r.exit_code == 0, r.output
+    rows, (loss, best, made) = _shown(r.output)
+    assert len(rows) >= 2 and [v for _, v, _ in rows] == sorted((v for _, v, _ in rows), reverse=True)
+    played = [v for _, v, marks in rows if "played" in marks]
+    mine = [v for _, v, marks in rows if "learned" in marks]
+    assert len(played) == 1 and len(mine) == 1 and mine[0] == rows[0][1]
+    assert (best, made) == (mine[0], played[0]) and loss == pytest.approx(best - made, abs=1e-9)
+    out = tmp_path / "d.parquet"
+    analyse(data["heuristic"], threads=1, games=4, decisions_out=out)
+    t = pq.read_table(out).to_pandas().query("game == 3").set_index("roll")
+    v = decisions(data["heuristic"], 3)
+    assert [d["roll"] for d in v.decisions] == list(range(1, 31))
+    for d in v.decisions:
+        assert d["loss"] == pytest.approx(t.loc[d["roll"], "value_loss"], abs=1e-9)
+        played = next(o for o in d["options"] if o["played"])
+        assert " ".join(played["cells"]) == t.loc[d["roll"], "chosen_cells"]
+        assert d["ranked"] >= min(len(d["options"]), 10) and d["legal_choices"] == t.loc[d["roll"], "choices"]
+    j = json.loads(cli(data["heuristic"], "--game", 3, "--roll", 5, "-f", "json").output)
+    assert [o["value"] for o in j["decisions"][0]["options"]] == pytest.approx([v for _, v, _ in rows], abs=0.005)
+
+
+def test_the_decision_view_rolls_out_as_the_analysis_does(data, tmp_path):
+    out = tmp_path / "d.parquet"
+    analyse(data["heuristic"], threads=1, games=4, rollouts=8, decisions_out=out)
+    t = pq.read_table(out).to_pandas().query("game == 2 and loss != 0")
+    worst = t.loc[t["value_loss"].idxmax()]
+    (d,) = decisions(data["heuristic"], 2, roll=int(worst["roll"]), rollouts=8).decisions
+    assert d["loss"] == pytest.approx(worst["loss"], abs=1e-9) and d["value_loss"] == pytest.approx(worst["value_loss"])
+    assert all("rolled" in o for o in d["options"])
+
+
+def test_the_decision_view_at_a_table_and_the_mistakes_that_link_to_it(data):
+    a = analyse(data["table"], threads=1, mistakes=3)
+    for m in a.mistakes:
+        (d,) = decisions(data["table"], m["game"], roll=m["roll"], seat=m["seat"]).decisions
+        assert d["strategy"] == m["strategy"] and d["loss"] == pytest.approx(m["loss"])
+        link = f"every choice: encore-sim analyse {data['table']} --game {m['game']} --roll {m['roll']} --seat {m['seat']}"
+        assert link in a.text()
+    v = decisions(data["table"], 5, seat=1)
+    assert v.decisions and {d["seat"] for d in v.decisions} == {1}
+
+
+def test_the_decision_view_s_errors(data):
+    for args, message in [(("--roll", 4), "--roll and --seat pick decisions of the game given by --game N"),
+                          (("--game", 80), "game must be 0..79, got 80"),
+                          (("--game", 3, "--roll", 31), "game 3 of"),
+                          (("--game", 3, "--seat", 1), "seat must be 0..0, got 1"),
+                          (("--game", 3, "-f", "parquet", "-o", "x.parquet"), "--game shows one game's decisions")]:
+        r = cli(data["heuristic"], *args)
+        assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1 and message in r.output, r.output

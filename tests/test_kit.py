@@ -1,7 +1,10 @@
 """strategies.kit against the engine and the plain-Python reference of the rules (tests/reference.py),
 on positions reached by random legal play, solo and at a table; rolls_left_estimate against the
 lengths of real games; learned_value against learned's own moves."""
+import os
 import re
+import subprocess
+import sys
 from collections import namedtuple
 from pathlib import Path
 
@@ -336,3 +339,90 @@ def test_solo_rolls_left_in_a_table_game_stops_the_run_saying_what_to_use(tmp_pa
     check_chunk(solo)
     with pytest.raises(StrategyError, match="solo_rolls_left at a table: use kit.rolls_left_estimate"):
         check_chunk(play_chunk(5, 0, 3, [f"{path}:choose", "greedy"]))
+
+
+def test_the_new_helpers_answer_as_the_sheet_says():
+    """roll, next_to_crossed and colours_by_crossed against the crossed cells (the reference's reading)."""
+    sheet = ref.load_sheet("standard")
+    for st, ps, bb, cands, n in POSITIONS:
+        assert kit.roll(st) == st[ST_ROLL]
+        for seat in range(st[ST_PLAYERS]):
+            crossed = _cells(bb[seat, 0], bb[seat, 1])
+            for c in range(15):
+                for r in range(7):
+                    near = {f"{COL_LETTERS[c + dc]}{r + 1 + dr}" for dc, dr in ((0, -1), (0, 1), (-1, 0), (1, 0))
+                            if 0 <= c + dc < 15 and 0 <= r + dr < 7}
+                    assert kit.next_to_crossed(bb, seat, c, r) == bool(near & crossed)
+            counts = [sum(sheet.colour[x] == name for x in crossed) for name in ref.COLOURS]
+            order = list(kit.colours_by_crossed(bb, KTAB, seat))
+            assert sorted(order) == [0, 1, 2, 3, 4]
+            assert [counts[k] for k in order] == sorted(counts, reverse=True)
+            # ties in colour order
+            assert all(order[k] < order[k + 1] for k in range(4) if counts[order[k]] == counts[order[k + 1]])
+
+
+MISUSED = '''from strategies import kit
+
+
+def choose(st, ps, bb, cands, n, tab, params, rng):
+    total = 0
+    for i in range(n):
+        {line}
+    return 0 if n > 0 and total >= 0 else -1
+'''
+
+
+def _run_user(folder, *args):
+    """`encore-sim run` of folder/s.py:choose in a fresh process (--python needs one), in that folder."""
+    root = Path(__file__).resolve().parents[1]
+    return subprocess.run([sys.executable, "-c", "import cli; cli.entry()", "run", "-n", "2", "-q", "-s",
+                           "s.py:choose", "-o", "out", *args], capture_output=True, text=True, cwd=folder,
+                          env={**os.environ, "PYTHONPATH": str(root)}, timeout=900)
+
+
+@pytest.mark.parametrize("line, says", [
+    ("total += kit.box(tab, cands, i, kit.size(tab, cands, i))[0]",
+     "raised ValueError (kit.box got j = {j} for a choice of {j} boxes (j = 0 .. size - 1)) at s.py line 7"),
+    ("total += kit.colour_crossed(bb, tab, kit.me(st), 5)",
+     "raised ValueError (kit.colour_crossed got colour 5 (colours are 0..4: GREEN .. ORANGE)) at s.py line 7"),
+    ("total += kit.is_crossed(bb, kit.me(st), 15, 0)",
+     "raised ValueError (kit.is_crossed got column 15 (columns are 0..14: A..O)) at s.py line 7"),
+])
+@pytest.mark.parametrize("python", [False, True])
+def test_a_wrong_argument_to_the_kit_names_the_strategy_s_line(tmp_path, line, says, python):
+    """Compiled (bounds-checked, the default) and as plain Python alike: one line, exit 2, the
+    user's file and line, not the kit's."""
+    f = tmp_path / "s.py"
+    f.write_text(MISUSED.format(line=line))
+    r = _run_user(tmp_path, *(["--python"] if python else []))
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
+    pattern = re.escape(f"Error: strategy 's.py:choose' (seat 0) {says}").replace(r"\{j\}", r"(\d)")
+    match = re.match(pattern + ", in seed 0, game 0, roll 1$", r.stderr.strip())
+    assert match, r.stderr
+    assert len(set(match.groups())) <= 1      # kit.box: the j given is the size it names
+    assert not (tmp_path / "out" / "players").exists()
+
+
+@pytest.mark.parametrize("python", [False, True])
+def test_a_misspelt_helper_gets_the_line_and_a_suggestion(tmp_path, python):
+    f = tmp_path / "s.py"
+    f.write_text(MISUSED.format(line="total += kit.colour_crosed(bb, tab, kit.me(st), 0)"))
+    r = _run_user(tmp_path, *(["--python"] if python else []))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    hint = "module 'strategies.kit' has no attribute 'colour_crosed': did you mean colour_crossed or colours_by_crossed?"
+    if python:   # found as it runs
+        assert r.stderr == f"Error: strategy 's.py:choose' (seat 0) raised AttributeError ({hint}) at s.py line 7, " \
+                           "in seed 0, game 0, roll 1\n"
+    else:        # found as it compiles
+        assert r.stderr == f"Error: s.py:7: strategy 's.py:choose' does not compile: AttributeError: {hint}\n"
+
+
+def test_an_undefined_name_gets_its_line_and_a_suggestion(tmp_path):
+    f = tmp_path / "s.py"
+    f.write_text("from strategies import kit\nLIMIT = 3\n\n\ndef choose(st, ps, bb, cands, n, tab, params, rng):\n"
+                 "    return 0 if n > LIMT else -1\n")
+    r = _run_user(tmp_path)
+    assert r.returncode == 2
+    assert r.stderr.splitlines()[0] == ("Error: s.py:6: strategy 's.py:choose' does not compile: NameError: name "
+                                        "'LIMT' is not defined: did you mean LIMIT?")

@@ -18,12 +18,13 @@ LAYERS = [
     ("runs and files", re.compile(r"sim\.runs(\.\w+)?$")),
     ("training", re.compile(r"strategies\.training(\.\w+)?$")),
     ("research", re.compile(r"strategies\.research(\.\w+)?$")),
-    ("commands", re.compile(r"cli$")),
+    ("commands", re.compile(r"(cli|encore_sim)$")),
 ]
 
 
 def _files():
-    return sorted([ROOT / "cli.py", *ROOT.glob("sim/**/*.py"), *ROOT.glob("strategies/**/*.py")])
+    return sorted([ROOT / "cli.py", ROOT / "encore_sim.py", *ROOT.glob("sim/**/*.py"),
+                   *ROOT.glob("strategies/**/*.py")])
 
 
 def _name(path: Path) -> str:

@@ -165,6 +165,16 @@ def test_figures_where_the_data_supports_them(reports):
         assert not re.search(r"""(src|href)=["']?(https?:|//)""", text), name
 
 
+def test_captions_show_code_as_code_and_a_solo_report_has_no_roll_cap(reports):
+    for name, (_, r) in reports.items():
+        text = r.html.read_text()
+        captions = re.findall(r"<figcaption>(.*?)</figcaption>", text, re.S)
+        assert captions and not any("`" in c for c in captions), name
+        settings = {row[0]: row[1:] for row in page(r.html).tables[-1] if row}
+        assert ("roll cap" in settings) == (name != "solo"), name   # a solo game is always 30 rolls
+    assert "<code>summary --by seat</code>" in reports["turns"][1].html.read_text()
+
+
 def test_png_format_and_cli(turns_ds, tmp_path):
     from PIL import Image
     r = CliRunner().invoke(main, ["report", str(turns_ds), "-o", str(tmp_path / "r.html"),

@@ -281,6 +281,32 @@ def test_compare_tables_and_until_ci():
     assert u.stop["target_reached"] and u.stop["stopped_by"] == "until_ci"
 
 
+def test_compare_against_a_mixed_table_plays_each_opponent_in_its_seat():
+    """--opponents once per opponent seat: the candidate sits with those strategies in that order,
+    the games a rotated run of the same four plays; once for all seats, copies; another count, refused."""
+    from click.testing import CliRunner
+    from cli import main
+    from sim.runs.api import lineup
+    from sim.runs.compare import candidate_results
+    mixed = compare(["heuristic", "greedy"], players=4, opponents=["greedy", "heuristic", "random"], games=80, seed=5)
+    assert mixed.opponents == ["greedy", "heuristic", "random"]
+    for i, c in enumerate(["heuristic", "greedy"]):
+        scores, _ = candidate_results(lineup([c, "greedy", "heuristic", "random"], players=4), 5, 0, 80, 4,
+                                      "standard")
+        assert mixed.table["mean"][i] == pytest.approx(scores.mean())
+    copies = compare(["heuristic", "greedy"], players=4, opponents=["random"], games=80, seed=5)
+    assert copies.opponents == "random" and not copies.table["mean"].equals(mixed.table["mean"])
+    r = CliRunner().invoke(main, ["compare", "heuristic", "greedy", "-p", "4", "-n", "80", "--seed", "5", "-q",
+                                  "--opponents", "greedy", "--opponents", "heuristic", "--opponents", "random"])
+    assert r.exit_code == 0, r.output
+    assert "rotated through the seats against greedy, heuristic, random;" in r.output.splitlines()[0]
+    assert f"{mixed.table['mean'][0]:.2f}" in r.output
+    r = CliRunner().invoke(main, ["compare", "heuristic", "greedy", "-p", "4", "-n", "80", "--opponents", "greedy",
+                                  "--opponents", "random"])
+    assert r.exit_code == 2 and r.output == ("Error: 2 opponents for a table of 4: give one strategy for all 3 "
+                                             "opponent seats, or one per seat (3)\n")
+
+
 def test_compare_until_ci_schedule():
     """Batches sized by the predicted need stop near it; the games are those of a fixed-size
     run (game g is the same game in any batch); max_games that stops it first is reported."""

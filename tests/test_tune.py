@@ -1,4 +1,5 @@
 """encore-sim tune: reproducible, within its budget, validated on a seed the search never played."""
+import dataclasses
 import json
 import signal
 import subprocess
@@ -218,3 +219,23 @@ def test_ctrl_c_prints_the_best_so_far(tmp_path):
     saved = json.loads((out / "tune.json").read_text())
     assert saved["status"] == "interrupted" and saved["iterations"] >= 2 and saved["validation"] is None
     assert f"): {saved['best_spec']}" in rest
+
+
+def test_a_result_on_the_edge_of_its_range_is_warned_and_the_last_row_explained():
+    """heuristic's best solo_joker (its default, 1.65, scores 23.5; 0 scores 19) lies above 0..0.5:
+    the search ends on the range's high edge and says so; inside its range, a result gets no warning."""
+    r = tune("heuristic", ["solo_joker=0..0.5"], budget=15_000, validate_games=0)
+    v = r.best_params["solo_joker"]
+    assert v > 0.5 * (1 - tune_mod.EDGE)
+    lines = tune_mod.format_best(r).splitlines()
+    if r.history[-1]["mean_params"]["solo_joker"] != v:   # the last ranking moved the mean: said, once
+        assert lines.pop(1).startswith("(Not the last row's parameters")
+    moved = dataclasses.replace(r, history=r.history[:-1] + [{**r.history[-1], "mean_params": {"solo_joker": 0.1}}])
+    assert tune_mod.format_best(moved).splitlines()[1].startswith("(Not the last row's parameters: those are the mean")
+    assert lines[1] == (f"Warning: solo_joker={v:g} ended at the high edge of its range 0..0.5: the best value may "
+                        "lie beyond it; search a range that holds it inside (--param solo_joker=LO..HI)")
+    assert len(lines) == 2 and r.to_dict()["warnings"] == [lines[1].removeprefix("Warning: ")]
+    inside = dataclasses.replace(r, ranges=[ParamRange("solo_joker", 0.0, 1.0)])
+    assert tune_mod.edge_warnings(inside) == []
+    low = dataclasses.replace(r, ranges=[ParamRange("solo_joker", v - 0.01, v + 3)])
+    assert "at the low edge" in tune_mod.edge_warnings(low)[0]

@@ -2,6 +2,7 @@
 file), tuned without recompiling, refused in one short line when it cannot play, and named in
 results by its @strategy name or file.py:function."""
 import json
+import re
 import subprocess
 import sys
 import uuid
@@ -251,3 +252,21 @@ def test_a_chunks_turns_by_the_columns_asked_for():
     pd.testing.assert_frame_equal(two, full[["roll", "jokers"]])
     with pytest.raises(ValueError, match="has no column 'joker'"):
         chunk.to_arrow("turns", columns=["joker"])
+
+
+def test_replay_names_a_user_s_strategy_as_the_other_commands_do(tmp_path):
+    """By its @strategy name (the label a run's players table gives it), not by its path."""
+    f = tmp_path / "deep" / "most.py"
+    f.parent.mkdir()
+    f.write_text(NAMED)
+    out = tmp_path / "ds"
+    assert invoke("run", "-n", 4, "-s", f"{f}:choose", "-s", "greedy", "-o", out, "-q").exit_code == 0
+    stored = sorted(set(pd.read_parquet(out / "players")["strategy"]))
+    assert stored == ["greedy", "most"]
+    for args in ([out, "--game", 1], ["--game", 1, "-s", f"{f}:choose", "-s", "greedy"]):
+        r = invoke("replay", *args)
+        assert r.exit_code == 0, r.output
+        assert "Seats: 0=greedy, 1=most" in r.output and str(f) not in r.output
+        assert re.search(r"^\s+1\s+most\s+-?\d+", r.output, re.M)   # the score table
+    log = api.play_game(0, 1, ["greedy", f"{f}:choose"])
+    assert log["labels"] == ["greedy", "most"] and log["strategies"] == ["greedy", f"{f}:choose"]

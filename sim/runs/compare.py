@@ -6,9 +6,11 @@ in one game carries none of the dice's variance.
 
 - Solo: candidate X plays game g alone.
 - Tables of N: candidate X sits with N-1 copies of the opponents' strategy,
+  or with N-1 opponents of a mixed table (one strategy per opponent seat),
   seats rotated: in game g, X is in seat (-g) mod N, so over N consecutive
-  games it sits in every seat once, and in game g every candidate sits in the
-  same seat with the same opponents and dice.
+  games it sits in every seat once (the opponents keep their order around the
+  table after it), and in game g every candidate sits in the same seat with
+  the same opponents and dice.
 
 Reported: per candidate the mean score (and win rate at tables), and its
 paired difference against the first candidate with a 95% t interval; a
@@ -105,23 +107,43 @@ def candidate_results(line, seed, first, count, players, sheet, max_rolls=DEFAUL
     return rows[:, PS_SCORE], rows[:, PS_WINNER]
 
 
+def opponent_seats(opponents, players: int, default: str) -> list[str]:
+    """The strategies of the N-1 opponent seats at a table of N: `opponents` is one spec for all of
+    them, or a list of one (all) or N-1 (one per seat, in order after the candidate); None is
+    `default` in every seat. ValueError for another number."""
+    given = [default] if opponents is None else [opponents] if isinstance(opponents, str) else list(opponents)
+    if len(given) == 1:
+        return given * (players - 1)
+    if len(given) != players - 1:
+        raise ValueError(f"{len(given)} opponents for a table of {players}: give one strategy for all "
+                         f"{players - 1} opponent seats, or one per seat ({players - 1})")
+    return given
+
+
+def opponents_text(opponents, players: int) -> str:
+    """How a headline names the opponents of a table of `players`: '3 x greedy' (one spec for every
+    seat), or a mixed table's 'greedy, heuristic, random' (a list, seat by seat)."""
+    return f"{players - 1} x {opponents}" if isinstance(opponents, str) else ", ".join(opponents)
+
+
 def compare(strategies, players=1, opponents=None, games=None, seed=0, until_ci=None, max_games=None,
             chunk_size=None, sheet="standard", max_rolls=DEFAULT_MAX_ROLLS, threads=None,
             progress=False, checked=True) -> Comparison:
     """Compare the candidates (first = baseline) on common random numbers.
 
     `games` (default 10,000) and `until_ci` exclude each other; `max_games` (default
-    1,000,000) is the limit of `until_ci` and needs it. `checked`: users' strategies are
-    compiled with bounds checking.
+    1,000,000) is the limit of `until_ci` and needs it. `opponents` (tables): one spec for every
+    opponent seat, or a list of one per opponent seat (a mixed table) [default: the first
+    candidate]. `checked`: users' strategies are compiled with bounds checking.
     """
     strategies = [strategies] if isinstance(strategies, str) else list(strategies)
     if len(strategies) < 2:
         raise ValueError("compare needs at least two strategies")
     s = _settings(players, opponents, games, seed, until_ci, max_games, chunk_size, sheet, max_rolls, threads,
                   checked)
-    opponents = None if s.players == 1 else opponents or strategies[0]
-    lineups = [api.lineup([c] + [opponents] * (s.players - 1), sheet=s.sheet, players=s.players, checked=s.checked)
-               for c in strategies]
+    seats = [] if s.players == 1 else opponent_seats(opponents, s.players, strategies[0])
+    opponents = None if s.players == 1 else seats[0] if len(set(seats)) == 1 else seats
+    lineups = [api.lineup([c] + seats, sheet=s.sheet, players=s.players, checked=s.checked) for c in strategies]
     numba.set_num_threads(s.threads)
     tally = _play(lineups, s, until_ci, progress)
     settings = {"players": s.players, "seed": s.seed, "sheet": s.sheet.name, "max_rolls": s.max_rolls,
@@ -284,7 +306,7 @@ def headline(result: Comparison) -> str:
     return (f"{result.games:,} games of seed {result.seed} per strategy, "
             + ("solo" if result.players == 1 else
                f"{result.players} players, each candidate rotated through the seats against "
-               f"{result.players - 1} x {result.opponents}")
+               + opponents_text(result.opponents, result.players))
             + f"; differences are paired against {result.table['strategy'][0]} (95% CI)")
 
 

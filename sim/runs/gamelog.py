@@ -23,6 +23,7 @@ def game_log(chunk, sheet: Sheet, max_rolls: int) -> dict:
         "sheet": sheet.name,
         "players": players,
         "strategies": list(chunk.specs),
+        "labels": list(chunk.labels or chunk.specs),   # as results name them: a user's by its @strategy name
         "max_rolls": max_rolls,
         "capped": bool(gres[engine.GR_CAPPED]),
         "ended_by": _seats(gres[engine.GR_ENDED_BY], players),
@@ -114,3 +115,11 @@ def game_result(ps, players) -> list[dict]:
         }
         for s in range(players)
     ]
+
+
+def describe(choice: dict) -> str:
+    """A choice as `encore-sim replay` prints a move: 'yellow 3 -> H7 I6 I7 (1 ! spent)' or 'pass'."""
+    if choice["pass"]:
+        return "pass"
+    extra = f" ({choice['jokers']} ! spent)" if choice["jokers"] else ""
+    return f"{choice['colour']} {choice['number']} -> {' '.join(choice['cells'])}{extra}"

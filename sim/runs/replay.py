@@ -103,7 +103,9 @@ def render(log: dict, sheet=None, every_roll: bool = False) -> str:
     """The game of `log` (sim.play_game's format) as text: rolls, moves, awards, sheets, scores."""
     sheet = load_sheet(sheet if sheet is not None else log["sheet"])
     players = log["players"]
-    names = log["strategies"] if len(log["strategies"]) == players else log["strategies"] * players
+    # By their labels, as every other command names them (a user's @strategy name, not its path).
+    names = log.get("labels") or log["strategies"]
+    names = names if len(names) == players else names * players
     crossed = [set() for _ in range(players)]
     jokers = [8] * players
     # Bitmasks as the engine keeps them; in solo nothing is ever taken (every completion scores first).

@@ -30,6 +30,7 @@ import html
 import io
 import json
 import math
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +50,7 @@ from .dataset import (
     read_manifest,
     read_part,
 )
+from .gamelog import describe
 from .progress import Progress
 from .summary import (
     BATCH_ROWS,
@@ -577,18 +579,38 @@ def fig_score_luck(analysis: dict, colours) -> _Figure:
 
 
 def analysis_table(analysis: dict) -> dict[str, list]:
-    cols = {"strategy": [], "seat": [], "games": [], "loss per game (95% CI)": [], "by the value": [],
+    # Without rollouts the loss is by the value: a column "by the value" would repeat it.
+    by_value = "by the value" if analysis["rollouts"] else None
+    cols = {"strategy": [], "seat": [], "games": [], "loss per game (95% CI)": [], by_value: [],
             "loss per decision": [], "differs from learned": [], "luck per game (sd)": []}
+    cols.pop(None, None)
     for r in analysis["rows"]:
         cols["strategy"].append(r["strategy"])
         cols["seat"].append("all" if r["seat"] is None else r["seat"])
         cols["games"].append(f"{r['games']:,}")
         cols["loss per game (95% CI)"].append(f"{r['loss_per_game']:.2f} ± {r['loss_ci'] or 0:.2f}")
-        cols["by the value"].append(f"{r['value_loss_per_game']:.2f}")
+        if by_value:
+            cols[by_value].append(f"{r['value_loss_per_game']:.2f}")
         cols["loss per decision"].append(f"{r['loss_per_decision']:.3f}")
         cols["differs from learned"].append(f"{r['differ_share']:.1%}")
         cols["luck per game (sd)"].append("" if r["luck_per_game"] is None else
                                           f"{r['luck_per_game']:+.2f} ({r['luck_sd']:.1f})")
+    return cols
+
+
+def mistakes_table(analysis: dict) -> dict[str, list]:
+    """The largest mistakes, each with the command that shows every choice of that decision."""
+    cols = {"game": [], "roll": [], "seat": [], "strategy": [], "loss": [], "played": [], "learned": [],
+            "every choice ranked": []}
+    for m in analysis["mistakes"]:
+        for k in ("game", "roll", "seat", "strategy"):
+            cols[k].append(m[k])
+        cols["loss"].append(f"{m['loss']:.2f}")
+        cols["played"].append(describe(m["chosen"]))
+        cols["learned"].append(describe(m["best"]))
+        seat = f" --seat {m['seat']}" if analysis["players"] > 1 else ""
+        cols["every choice ranked"].append(
+            f"encore-sim analyse {analysis['dataset']} --game {m['game']} --roll {m['roll']}{seat}")
     return cols
 
 
@@ -685,7 +707,7 @@ def _page(title: str, subtitle: str, tables: list[tuple[str, str]], figs: list[_
         body.append('<h2>Figures</h2><div class="figures">')
         for f, uri in zip(figs, images):
             body.append(f'<figure id="fig-{f.slug}"><img src="{uri}" alt="{_e(f.title)}">'
-                        f"<figcaption><b>{_e(f.title)}.</b> {_e(f.caption)}</figcaption></figure>")
+                        f"<figcaption><b>{_e(f.title)}.</b> {_code(_e(f.caption))}</figcaption></figure>")
         body.append("</div>")
     body.append(f"<h2>Settings</h2>{settings}")
     # "</" would end the script element early
@@ -696,6 +718,11 @@ def _page(title: str, subtitle: str, tables: list[tuple[str, str]], figs: list[_
             + f'\n<script type="application/json" id="report-data">{blob}</script>\n</body></html>\n').encode()
 
 
+def _code(html: str) -> str:
+    """Markdown's `code` spans of a caption (commands, options) as <code>: not as backticks."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html)
+
+
 def _settings(data: dict) -> list[tuple[str, str]]:
     m = data["manifest"]
     st = m.get("settings") or {}
@@ -704,7 +731,8 @@ def _settings(data: dict) -> list[tuple[str, str]]:
              ("players", "solo" if st.get("players") == 1 else st.get("players")),
              ("strategies", ", ".join(st.get("strategies") or [])),
              ("seats rotated", "yes" if st.get("rotate") else "no"), ("seed", st.get("seed")),
-             ("sheet", st.get("sheet")), ("roll cap", st.get("max_rolls")),
+             ("sheet", st.get("sheet")),
+             *([("roll cap", st.get("max_rolls"))] if st.get("players") != 1 else []),   # solo: always 30 rolls
              ("turns logged", "yes" if st.get("log_turns") else "no"), ("chunk size", f"{st.get('chunk_size', 0):,}")]
     for info in m.get("strategies") or []:
         if isinstance(info, dict):
@@ -789,6 +817,8 @@ def report(dataset, out=None, fmt: str = "html", figures_dir=None, progress: boo
         how = f"{analysis['rollouts']:,} rollouts" if analysis["rollouts"] else f"{analysis['judge']}'s value"
         sections.append((f"Analysis: loss against {analysis['judge']}'s choice (by {how}) and luck",
                          html_table(analysis_table(analysis))))
+        if analysis["mistakes"]:
+            sections.append(("Largest mistakes", html_table(mistakes_table(analysis))))
     if data["band_table"] is not None:
         sections.append(("Solo rating bands (docs/rules.md, section 8)",
                          html_table(data["band_table"], left=("rating",))))

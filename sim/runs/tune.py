@@ -41,7 +41,7 @@ import pandas as pd
 from . import api, interrupts
 from .api import DEFAULT_MAX_ROLLS, MAX_SEED, check_int
 from .settings import MAX_GAMES, ROLL_CAP, check_threads
-from .compare import candidate_results
+from .compare import candidate_results, opponent_seats, opponents_text
 from .compare import compare as run_compare
 from .dataset import atomic_write_bytes, json_safe, write_json
 from .progress import Progress
@@ -193,6 +193,7 @@ class TuneResult:
             "iterations": len(self.history),
             "history": self.history,
             "validation": self.validation,
+            "warnings": edge_warnings(self),
         })
 
     def write(self, out) -> None:
@@ -285,8 +286,8 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
     start_values = dict(zip(known, map(float, resolved.params)))
     start_params = {r.name: start_values[r.name] for r in ranges}
     sheet_obj = load_sheet(sheet)
-    opponents = None if players == 1 else (opponents or resolved.spec)
-    rest = [] if players == 1 else [opponents] * (players - 1)
+    rest = [] if players == 1 else opponent_seats(opponents, players, resolved.spec)
+    opponents = None if players == 1 else rest[0] if len(set(rest)) == 1 else rest
     base = api.lineup([resolved.spec] + rest, sheet=sheet_obj)   # every spec resolves, before any game
     column = {name: i for i, name in enumerate(known)}
 
@@ -422,7 +423,7 @@ def _objective_text(objective: str, value: float) -> str:
 def format_header(result: TuneResult) -> str:
     st = result.settings
     where = "solo" if st["players"] == 1 else \
-        f"{st['players']} players, rotated through the seats against {st['players'] - 1} x {st['opponents']}"
+        f"{st['players']} players, rotated through the seats against {opponents_text(st['opponents'], st['players'])}"
     what = "score" if st["objective"] == "score" else "win rate"
     ranges = ", ".join(f"{r.name} {r.lo:g}..{r.hi:g}" for r in result.ranges)
     return (f"Tuning {result.start_spec} ({where}) for the mean {what}: {ranges}\n"
@@ -444,8 +445,31 @@ def format_iteration(result: TuneResult, rec: dict) -> str:
 
 def format_best(result: TuneResult) -> str:
     how = {"interrupted": "Interrupted. Best so far", "complete": "Best", "searched": "Best"}[result.status]
-    return (f"{how} (the search distribution's mean after {len(result.history)} iterations, "
+    text = (f"{how} (the search distribution's mean after {len(result.history)} iterations, "
             f"{result.games:,} games): {result.best_spec}")
+    if result.history and result.history[-1]["mean_params"] != result.best_params:
+        # The table's rows show the mean each iteration played; the last ranking has moved it since.
+        text += ("\n(Not the last row's parameters: those are the mean the last iteration played; ranking that "
+                 "iteration's candidates moved it here.)")
+    return "\n".join([text, *(f"Warning: {w}" for w in edge_warnings(result))])
+
+
+#: A parameter within this share of its range from an edge ended on the edge (edge_warnings).
+EDGE = 0.05
+
+
+def edge_warnings(result: TuneResult) -> list[str]:
+    """A line for each best parameter within EDGE of its range's ends: the best value may lie beyond."""
+    out = []
+    for r in result.ranges:
+        v = result.best_params.get(r.name)
+        if v is None:
+            continue
+        side = "low" if v - r.lo <= EDGE * (r.hi - r.lo) else "high" if r.hi - v <= EDGE * (r.hi - r.lo) else None
+        if side:
+            out.append(f"{r.name}={v:g} ended at the {side} edge of its range {r.lo:g}..{r.hi:g}: the best value may "
+                       f"lie beyond it; search a range that holds it inside (--param {r.name}=LO..HI)")
+    return out
 
 
 def format_validation(result: TuneResult) -> str:

@@ -47,6 +47,7 @@ from sim.engine import (
 )
 from sim.runs.api import check_int, lineup, play_chunk
 from sim.runs.dataset import DatasetError, as_numpy, done_chunks, json_safe, open_store, read_manifest, read_part
+from sim.runs.gamelog import describe
 from sim.runs.manifest import check_files, manifest_files, manifest_sheet
 from sim.runs import interrupts
 from sim.runs.progress import Progress
@@ -169,14 +170,6 @@ def _choice_text(tab, dice, avail, sub, cost, cdie=-1, ndie=-1) -> dict:
             "jokers": int(cost), "colour_die": int(cdie), "number_die": int(ndie)}
 
 
-def describe(choice: dict) -> str:
-    """A choice as `encore-sim replay` prints a move: 'yellow 3 -> H7 I6 I7 (1 ! spent)' or 'pass'."""
-    if choice["pass"]:
-        return "pass"
-    extra = f" ({choice['jokers']} ! spent)" if choice["jokers"] else ""
-    return f"{choice['colour']} {choice['number']} -> {' '.join(choice['cells'])}{extra}"
-
-
 def _stage(roll: np.ndarray) -> np.ndarray:
     return np.minimum((roll - 1) // STAGE_ROLLS, len(STAGES) - 1)
 
@@ -215,6 +208,42 @@ def _blocks(dataset, s: Settings, games_limit: int | None, block: int):
             yield first + b, n, score[b:b + n], label[b:b + n]
 
 
+@dataclass
+class Judged:
+    """A dataset as the judge replays it: its settings, sheet and line-up, learned's weights for it."""
+    settings: Settings
+    sheet: object
+    W: np.ndarray
+    judge: str          # the judge's spec: learned, or learned:weights=FILE
+    tab: object         # the kernels' tables of the sheet
+    py_tab: object      # the same, as Python data
+    line: object        # the line-up that played (sim.runs.api.Lineup)
+
+
+def judged(dataset, weights=None, checked: bool = True, rollouts: int = 0) -> Judged:
+    """What judging the dataset's games needs; AnalyseError / DatasetError / WeightsError (one
+    line) for a dataset, weights file or rollouts it cannot be judged with."""
+    manifest = read_manifest(dataset)
+    sheet = manifest_sheet(manifest)
+    s = Settings.from_manifest(manifest, sheet, checked)
+    if rollouts and s.players > 1:
+        raise AnalyseError("--rollouts judges solo games only: a table's decisions are judged by learned's value")
+    if rollouts % 2:
+        raise AnalyseError(f"rollouts must be even (two halves for the improvement of learned's own play), "
+                           f"got {rollouts}")
+    if weights is not None and not Path(weights).is_file():
+        raise AnalyseError(f"weights file {weights} does not exist")
+    try:
+        W = weights_array(sheet, weights, s.players)
+    except WeightsError as e:      # the judge's weights are missing (how to train them) or unusable
+        raise AnalyseError(f"{e}; analyse with --weights W.npz") from None
+    judge = "learned" if weights is None else f"learned:weights={weights}"
+    check_files(manifest)
+    line = lineup(list(s.strategies), [manifest_files(manifest).get(x) for x in s.strategies], sheet, s.players,
+                  checked)
+    return Judged(s, sheet, W, judge, kernel_tables(sheet), build_tables(sheet), line)
+
+
 def analyse(dataset, strategy: str | None = None, rollouts: int = 0, games: int | None = None,
             weights=None, threads: int | None = None, mistakes: int = DEFAULT_MISTAKES, progress: bool = False,
             decisions_out=None, checked: bool = True, top: int = 0) -> Analysis:
@@ -226,9 +255,6 @@ def analyse(dataset, strategy: str | None = None, rollouts: int = 0, games: int 
     improvement over learned on learned's own games (strategies.research.improvement). Raises
     AnalyseError / DatasetError / WeightsError (ValueError, one line) for what cannot be analysed."""
     t0 = time.monotonic()
-    manifest = read_manifest(dataset)
-    sheet = manifest_sheet(manifest)
-    s = Settings.from_manifest(manifest, sheet, checked)
     if games is not None:
         games = check_int("games", games, 1, MAX_GAMES)
     rollouts = check_int("rollouts", rollouts, 0, MAX_ROLLOUTS)
@@ -236,30 +262,15 @@ def analyse(dataset, strategy: str | None = None, rollouts: int = 0, games: int 
     if top:
         from .improvement import MAX_TOP
         top = check_int("top", top, 2, MAX_TOP)
-    if rollouts and s.players > 1:
-        raise AnalyseError("--rollouts judges solo games only: a table's decisions are judged by learned's value")
-    if rollouts % 2:
-        raise AnalyseError(f"rollouts must be even (two halves for the improvement of learned's own play), "
-                           f"got {rollouts}")
     threads = check_threads(threads)
-    if weights is not None and not Path(weights).is_file():
-        raise AnalyseError(f"weights file {weights} does not exist")
-    try:
-        W = weights_array(sheet, weights, s.players)
-    except WeightsError as e:      # the judge's weights are missing (how to train them) or unusable
-        raise AnalyseError(f"{e}; analyse with --weights W.npz") from None
-    judge = "learned" if weights is None else f"learned:weights={weights}"
+    j = judged(dataset, weights, checked, rollouts)
+    s, sheet, W, judge, tab, py_tab, line = j.settings, j.sheet, j.W, j.judge, j.tab, j.py_tab, j.line
     labels = list(dict.fromkeys(s.strategies))
     if strategy is not None and strategy not in labels:
         raise AnalyseError(f"strategy {strategy!r} did not play in {dataset} (it holds {', '.join(labels)})")
     done = sorted(done_chunks(dataset))
     if not done:
         raise AnalyseError(f"{dataset}: no finished chunk to analyse")
-    check_files(manifest)
-    tab = kernel_tables(sheet)
-    py_tab = build_tables(sheet)
-    line = lineup(list(s.strategies), [manifest_files(manifest).get(x) for x in s.strategies], sheet, s.players,
-                  checked)
     total = min(games, s.games) if games is not None else None
     in_store = sum(min(s.chunk_size, s.games - c * s.chunk_size) for c in done)
     total = in_store if total is None else min(total, in_store)
@@ -537,6 +548,8 @@ def format_text(a: Analysis) -> str:
                        f"{m['dice']}: loss {m['loss']:.2f}")
             out.append(f"    played  {describe(m['chosen'])}")
             out.append(f"    learned {describe(m['best'])}")
+            out.append(f"    every choice: encore-sim analyse {a.dataset} --game {m['game']} --roll {m['roll']}"
+                       + (f" --seat {m['seat']}" if a.players > 1 else ""))
         out.append("")
     out.append(f"{a.seconds:.1f} s on {a.threads} thread(s)")
     return "\n".join(out)
