@@ -3,7 +3,7 @@
 Game g of a batch is game number ``first + g`` of the root seed: the kernel
 derives everything from (root, game number), so the rows are identical for
 any thread count or split into batches. Results are written per game into
-preallocated arrays and never reduced inside the parallel loop.
+preallocated arrays and never reduced across threads.
 
 Threads claim blocks of BLOCK games one at a time from a shared counter
 (an atomic add) rather than each taking a fixed share: a thread slowed down
@@ -13,7 +13,7 @@ the others waiting at the end. Which thread plays a block changes nothing
 in its rows.
 """
 import numpy as np
-from numba import njit, prange, types
+from numba import njit, types
 from numba.extending import intrinsic
 
 from .engine import GR_ERR_VALUE, GR_ERROR, play
@@ -21,6 +21,7 @@ from .guard import ERR_WRITE_SEEN_LATE, any_copy_written, guest_arrays
 from .nbinternals import JIT_DISABLED, python_fallback
 from .state import BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SIZE, RNG_WORDS, ST_SIZE, StrategySet, seat_slot
 from .tables import TablesType, copy_tables
+from .threads import on_each_thread
 
 #: Games one thread plays between allocations of its scratch arrays.
 BLOCK = 64
@@ -86,82 +87,64 @@ def _play_block(game_fn, b, strats, kinds, params, slots, rotate, tab, root, fir
         seats[g, :, :] = ps[:players]
 
 
-# nogil: the runner plays the next chunk on a worker thread while it writes this one.
-@njit(types.void(PlayFn, *BATCH_SIG.args), cache=True, parallel=True, nogil=True)
-def _play_batch(game_fn, strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
-                dice_start, dice_log, log_start, log):
-    """play_batch's kernel: each game played by `game_fn`, sim.engine.play compiled apart.
-
-    Play games first .. first+len(games)-1; games[g] gets gres, seats[g] the players' ps rows.
-
-    Seat s is played by strategy slot slots[seat_slot(s, game, players, rotate)] (sim.state):
-    with `rotate` every strategy sits in every seat equally often.
-    Slot i is strats[i] run as kinds[i] (sim.players.PLAYER_*: the reference
-    players inline, others through the function value). A lineup with a user's
-    strategy (PLAYER_GUARDED) is played by play_batch_watched, same arguments.
-
-    Game g logs its dice to dice_log[dice_start[g]:dice_start[g+1]] and its
-    decisions to log[log_start[g]:log_start[g+1]]; all-zero offsets mean no
-    log. The caller sizes the log from a first, unlogged pass: games are
-    deterministic, so the second pass plays the same rolls.
-    """
+# No parallel=True: a parallel kernel compiles its loop body apart, with a copy of all it calls,
+# optimised again in the body and its wrapper (docs/performance.md, "Compile time"). Each of
+# Numba's threads runs the kernel once instead (sim.threads.on_each_thread), claiming blocks of
+# BLOCK games from a shared counter (an atomic add) until none is left. nogil: the threads run at
+# once, and the runner plays the next chunk on a worker thread while it writes this one.
+@njit(types.void(types.int64[::1], PlayFn, *BATCH_SIG.args), cache=True, nogil=True)
+def _play_blocks(claimed, game_fn, strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games,
+                 seats, dice_start, dice_log, log_start, log):
+    """One thread's share of play_batch: blocks claimed from `claimed` until none is left, each
+    game played by `game_fn` (sim.engine.play, compiled apart)."""
     n_blocks = (games.shape[0] + BLOCK - 1) // BLOCK
-    claimed = np.zeros(1, np.int64)   # blocks handed out so far
-    # prange only puts the threads to work: the first iteration a thread runs claims
-    # blocks until none is left, and its later iterations find nothing to claim.
-    # (numba.get_num_threads() inside the kernel would stop it from caching.)
-    for _ in prange(n_blocks):
+    b = _fetch_add(claimed, 1)
+    if b >= n_blocks:
+        return
+    scratch = _scratch()
+    # Private copies: reference counts of shared arrays would bounce between cores.
+    tab_b, params_b, kinds_b = copy_tables(tab), params.copy(), kinds.copy()
+    while b < n_blocks:
+        _play_block(game_fn, b, strats, kinds_b, params_b, slots, rotate, tab_b, root, first, players, max_rolls,
+                    games, seats, dice_start, dice_log, log_start, log, scratch, None)
         b = _fetch_add(claimed, 1)
-        if b >= n_blocks:
-            continue
-        scratch = _scratch()
-        # Private copies: reference counts of shared arrays would bounce between cores.
-        tab_b, params_b, kinds_b = copy_tables(tab), params.copy(), kinds.copy()
-        while b < n_blocks:
-            _play_block(game_fn, b, strats, kinds_b, params_b, slots, rotate, tab_b, root, first, players, max_rolls,
-                        games, seats, dice_start, dice_log, log_start, log, scratch, None)
-            b = _fetch_add(claimed, 1)
 
 
-# Compiled when a user's strategy first plays (watched_batch), so that a cold start that does
-# not need it does not pay for it.
-@njit(cache=True, parallel=True, nogil=True)
-def play_batch_watched(strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
-                       dice_start, dice_log, log_start, log):
-    """play_batch for a lineup with a user's strategy, which is watched (sim.guard).
+@njit(cache=True, nogil=True)
+def _play_blocks_watched(claimed, strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games,
+                         seats, dice_start, dice_log, log_start, log):
+    """_play_blocks for a lineup with a user's strategy, which is watched (sim.guard).
 
     kinds[MAX_SEATS + i], if given, is the length of slot i's parameters (the
     rest of its row in params is padding).
     """
     n = games.shape[0]
     n_blocks = (n + BLOCK - 1) // BLOCK
-    claimed = np.zeros(1, np.int64)
-    for _ in prange(n_blocks):
+    b = _fetch_add(claimed, 1)
+    if b >= n_blocks:
+        return
+    scratch = _scratch()
+    tab_b, params_b, kinds_b = copy_tables(tab), params.copy(), kinds.copy()
+    guest = guest_arrays(kinds_b, params_b, tab_b)
+    while b < n_blocks:
+        _play_block(play, b, strats, kinds_b, params_b, slots, rotate, tab_b, root, first, players, max_rolls,
+                    games, seats, dice_start, dice_log, log_start, log, scratch, guest)
+        # The tables and parameters a user's strategy reads are its private copies, and
+        # comparing them after every game would cost more than the game: once a block.
+        # Every game of the block is marked; sim.runs.api.play_chunk finds the one that wrote.
+        wrote = any_copy_written(guest, kinds_b, tab_b, params_b)
+        if wrote >= 0:
+            for g in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+                if games[g, GR_ERROR] == 0:
+                    games[g, GR_ERROR] = ERR_WRITE_SEEN_LATE
+                    games[g, GR_ERR_VALUE] = wrote
         b = _fetch_add(claimed, 1)
-        if b >= n_blocks:
-            continue
-        scratch = _scratch()
-        tab_b, params_b, kinds_b = copy_tables(tab), params.copy(), kinds.copy()
-        guest = guest_arrays(kinds_b, params_b, tab_b)
-        while b < n_blocks:
-            _play_block(play, b, strats, kinds_b, params_b, slots, rotate, tab_b, root, first, players, max_rolls,
-                        games, seats, dice_start, dice_log, log_start, log, scratch, guest)
-            # The tables and parameters a user's strategy reads are its private copies, and
-            # comparing them after every game would cost more than the game: once a block.
-            # Every game of the block is marked; sim.runs.api.play_chunk finds the one that wrote.
-            wrote = any_copy_written(guest, kinds_b, tab_b, params_b)
-            if wrote >= 0:
-                for g in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-                    if games[g, GR_ERROR] == 0:
-                        games[g, GR_ERROR] = ERR_WRITE_SEEN_LATE
-                        games[g, GR_ERR_VALUE] = wrote
-            b = _fetch_add(claimed, 1)
 
 
 @njit(cache=True)
 def play_alone_watched(strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
                        dice_start, dice_log, log_start, log):
-    """Game `first` alone (games and seats have one row), played as play_batch_watched plays it;
+    """Game `first` alone (games and seats have one row), played as watched_batch() plays it;
     returns sim.guard's saved arguments of its last watched decision (its saved ints and
     bitboards: sim.guard.saved_decision), which is the failing one of a game that ended in an error."""
     scratch = _scratch()
@@ -174,17 +157,32 @@ def play_alone_watched(strats, kinds, params, slots, rotate, tab, root, first, p
 
 def play_batch(strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
                dice_start, dice_log, log_start, log):
-    """_play_batch with sim.engine.play, compiled for PLAY_SIG (or loaded from the cache) on first use.
+    """Play games first .. first+len(games)-1 on Numba's threads; games[g] gets gres, seats[g]
+    the players' ps rows.
 
-    The game is called through its address, not linked into the batch kernel: a kernel's compiled
-    code carries a copy of everything it calls, which LLVM optimises again in each (the parallel
-    kernel's loop body and its wrapper made two more copies of the whole game). One indirect call
-    per game costs nothing measurable."""
-    game = play
+    Seat s is played by strategy slot slots[seat_slot(s, game, players, rotate)] (sim.state):
+    with `rotate` every strategy sits in every seat equally often.
+    Slot i is strats[i] run as kinds[i] (sim.players.PLAYER_*: the reference
+    players inline, others through the function value). A lineup with a user's
+    strategy (PLAYER_GUARDED) is played by the function watched_batch() returns, same arguments.
+
+    Game g logs its dice to dice_log[dice_start[g]:dice_start[g+1]] and its
+    decisions to log[log_start[g]:log_start[g+1]]; all-zero offsets mean no
+    log. The caller sizes the log from a first, unlogged pass: games are
+    deterministic, so the second pass plays the same rolls.
+
+    The game (sim.engine.play, compiled for PLAY_SIG on first use) is called through its
+    address, not compiled into the kernel: a kernel's compiled code carries a copy of everything
+    it calls, which LLVM optimises again. One indirect call per game costs nothing measurable.
+    """
     if not JIT_DISABLED and PLAY_SIG.args not in play.overloads:
         play.compile(PLAY_SIG)
-    _play_batch(game, strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
-                dice_start, dice_log, log_start, log)
+    on_each_thread(_play_blocks, np.zeros(1, np.int64), play, strats, kinds, params, slots, rotate, tab, root, first,
+                   players, max_rolls, games, seats, dice_start, dice_log, log_start, log)
+
+
+def _play_batch_watched(*args):
+    on_each_thread(_play_blocks_watched, np.zeros(1, np.int64), *args)
 
 
 def alone_watched():
@@ -198,11 +196,10 @@ def alone_watched():
 
 
 def watched_batch():
-    """play_batch_watched, compiled for play_batch's signature (or loaded from the cache) on first use."""
-    if JIT_DISABLED:
-        return play_batch_watched
-    if not play_batch_watched.signatures:
-        play_batch_watched.compile(BATCH_SIG.args)
+    """play_batch for a lineup with a user's strategy (same arguments); its kernel compiled for
+    play_batch's signature (or loaded from the cache) on first use."""
+    if not JIT_DISABLED and not _play_blocks_watched.signatures:
+        _play_blocks_watched.compile((types.int64[::1], *BATCH_SIG.args))
         # Only that signature, as play_batch's: strategies typed as function values, not each its own type.
-        play_batch_watched.disable_compile()
-    return play_batch_watched
+        _play_blocks_watched.disable_compile()
+    return _play_batch_watched

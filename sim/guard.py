@@ -22,7 +22,7 @@ engine hands them its arrays and checks nothing. A user's strategy
   game, the roll and the seat.
 
 Lineups with a user's strategy are played by their own kernel
-(sim.batch.play_batch_watched, compiled the first time one plays), so the
+(sim.batch.watched_batch, compiled the first time one plays), so the
 built-ins' kernel and its cold start are what they were. Watching costs a
 user's strategy about 0.4 µs per decision (docs/performance.md).
 

@@ -10,6 +10,7 @@ here hand out arrays with no meminfo, so the compiler has nothing to count:
     uncounted(a)                               a view of a without its reference count
     borrow(tab, "field")                       tab.field without its reference count
     at(a, i)                                   a[i] without the wraparound of a negative index
+    as_any(a)                                  uncounted(a), typed as a strategy's views are
 
 Numba's public extension API (`intrinsic`, the data model's `make_array`) cannot build
 them alone; they also use three internals, imported below and nowhere else:
@@ -133,6 +134,26 @@ def uncounted(typingctx, ary):
         view.meminfo = get_null_value(view.meminfo.type)
         return view._getvalue()
     return ary(ary), codegen
+
+
+@python_fallback(lambda ary: ary)
+@intrinsic
+def as_any(typingctx, ary):
+    """uncounted(ary) typed as layout 'A' and writable: the type of the views a strategy gets. A
+    kernel compiled once and shared (learned's rank_placements, ...) is called with such views by
+    the strategies; other callers hand it their arrays through this, or Numba compiles it again
+    for C-contiguous or read-only arrays. Only for arrays the callee does not write when they are
+    read-only (a strategy's weights). Every layout has the same data model: only the type changes."""
+    _require("as_any", "numba.core.cgutils.get_null_value")
+    if not isinstance(ary, types.Array):
+        raise errors.TypingError("as_any takes an array")
+    out = ary.copy(layout="A", readonly=False)
+
+    def codegen(context, builder, sig, args):
+        view = context.make_array(ary)(context, builder, value=args[0])
+        view.meminfo = get_null_value(view.meminfo.type)
+        return view._getvalue()
+    return out(ary), codegen
 
 
 def _python_at(ary, i):

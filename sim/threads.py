@@ -12,13 +12,33 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numba
 
+from .nbinternals import JIT_DISABLED
+
 #: Slices per thread: items differ in cost, and a thread that finishes early takes another.
 SLICES_PER_THREAD = 4
 
 
+def threads_now() -> int:
+    """Numba's thread count for this thread; 1 in plain Python, whose stand-ins of the atomic
+    counters (sim.batch) are not atomic."""
+    return 1 if JIT_DISABLED else numba.get_num_threads()
+
+
+def on_each_thread(kernel, *args) -> None:
+    """kernel(*args) once on each of Numba's thread count of threads, at once: for a kernel that
+    claims its own share of the work (sim.batch: blocks of games from an atomic counter)."""
+    threads = threads_now()
+    if threads == 1:
+        kernel(*args)
+        return
+    with ThreadPoolExecutor(threads) as pool:
+        for done in [pool.submit(kernel, *args) for _ in range(threads)]:
+            done.result()
+
+
 def over_threads(kernel, count: int, *args) -> None:
     """kernel(lo, hi, *args) for slices lo..hi-1 covering 0..count-1, on Numba's thread count."""
-    threads = max(1, min(numba.get_num_threads(), count))
+    threads = max(1, min(threads_now(), count))
     if threads == 1:
         kernel(0, count, *args)
         return

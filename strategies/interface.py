@@ -41,8 +41,9 @@ class Strategy:
     A built-in that ranks the distinct placements itself may also give `solo_placer`: the same
     solo decision, returning sim.players.placement_code(subset row, '!' used) instead of a row
     of the candidate table, which the engine then need not fill (sim.players.PLAYER_PLACE).
-    Solo games are played with it; everything else (tables, a user's view of the strategy)
-    uses `fn`.
+    Solo games are played with it. And `table_decider`: the decision (DECIDE_SIG) at tables of
+    2-6 alone, which table games are played with: compiled without the solo decision, where `fn`
+    holds both. Everything else (a user's view of the strategy, training, analysis) uses `fn`.
     """
     name: str
     dispatcher: object
@@ -51,15 +52,20 @@ class Strategy:
     data: Callable | None = None
     file_param: str | None = None
     solo_placer: object = None
+    table_decider: object = None
 
     @property
     def fn(self):
         return _compiled_for_engine(self.dispatcher)
 
-    @property
-    def solo_placer_fn(self):
-        """solo_placer compiled for the decision signature, or None."""
-        return None if self.solo_placer is None else _compiled_for_engine(self.solo_placer)
+    def played_fn(self, players: int):
+        """(function, True if it names its placement: sim.players.PLAYER_PLACE) that games of
+        `players` are played with, compiled (or loaded) now: each compiled only if played."""
+        if players == 1 and self.solo_placer is not None:
+            return _compiled_for_engine(self.solo_placer), True
+        if players > 1 and self.table_decider is not None:
+            return _compiled_for_engine(self.table_decider), False
+        return self.fn, False
 
     def param_vector(self, overrides: dict[str, float]) -> np.ndarray:
         unknown = sorted(set(overrides) - set(self.params))

@@ -498,7 +498,11 @@ def best_row(qs, m):
     return best
 
 
-@njit(cache=True, inline="always")
+# rank_placements and rank_table are compiled once each and called (one call a decision), not
+# inlined: every decision, training, rollout and analysis kernel inlined its own copy of the
+# whole ranking, compiled anew in each (docs/performance.md, "Compile time"). Callers hand them
+# uncounted views, so a call counts no reference but the tables'.
+@njit(cache=True)
 def rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs):
     """Every distinct placement the dice allow, at its fewest jokers, with its reward and its
     one-ply value q = reward - jokers used + V(after); row 0 is passing (sub -1).
@@ -509,7 +513,7 @@ def rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs
     return _rank(W, o, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs, False, sc, se, 0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def rank_table(W, base, st, ps, bb, seat, tab, lay, sc, se, subs, costs, rewards, qs, tc, te):
     """rank_placements at a table, with W[base:] the table weights (rows of N_ROW_TABLE per stage):
     the value adds what the player sees of the table (strategies.table_features)."""
@@ -867,8 +871,11 @@ def _place_solo(st, ps, bb, cands, n, tab, params, rng):
 
 
 @njit(cache=True)
-def _decide_at_table(st, ps, bb, cands, n, tab, params):
-    """learned's decision at a table of 2-6: a row of cands[:n] (decide_table)."""
+def _decide_at_table(st, ps, bb, cands, n, tab, params, rng):
+    """learned's decision at a table of 2-6: a row of cands[:n] (decide_table); Strategy.table_decider."""
+    if n == 0:
+        return PASS
+    st, ps, bb, cands, params = uncounted(st), uncounted(ps), uncounted(bb), uncounted(cands), uncounted(params)
     W, lay = _weights(params)
     sc, se = stack_i64(SC_SIZE), stack_f64(SE_SIZE)
     subs, costs, rewards, qs = stack_i64(ROWS), stack_i64(ROWS), stack_f64(ROWS), stack_f64(ROWS)
@@ -880,17 +887,18 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
     if n == 0:
         return PASS
     # Uncounted views (sim.nbinternals): the callee would count a reference on each array.
-    st, ps, bb, cands, params = uncounted(st), uncounted(ps), uncounted(bb), uncounted(cands), uncounted(params)
+    st, ps, bb, cands = uncounted(st), uncounted(ps), uncounted(bb), uncounted(cands)
+    params, rng = uncounted(params), uncounted(rng)
     if st[ST_PLAYERS] != 1:
-        return _decide_at_table(st, ps, bb, cands, n, tab, params)
-    code = _place_solo(st, ps, bb, cands, n, tab, params, uncounted(rng))
+        return _decide_at_table(st, ps, bb, cands, n, tab, params, rng)
+    code = _place_solo(st, ps, bb, cands, n, tab, params, rng)
     return PASS if code == PASS else candidate_of(cands, n, code >> 2, code & 3)
 
 
 learned = strategy(_choose, name="learned", params=PARAMS, data=weights_data, file_param="weights",
                    description="one-ply search on an afterstate value learned by TD(lambda) self-play "
                                "(encore-sim train): solo per sheet, and at 2-6 player tables with the race")
-learned = dataclasses.replace(learned, solo_placer=_place_solo)
+learned = dataclasses.replace(learned, solo_placer=_place_solo, table_decider=_decide_at_table)
 
 
 @njit(cache=True)

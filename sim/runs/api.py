@@ -110,12 +110,15 @@ def lineup(strategies, files=None, sheet="standard", players=None, checked=True)
     # Each function compiled (or loaded) only if played: learned's solo placer and its decision at
     # a table are compiled apart (strategies.learned).
     kinds = [player_kind(r.strategy.dispatcher) for r in resolved]
-    if players == 1:   # a built-in that names its solo placement plays without the candidate table
-        for i, r in enumerate(resolved):
-            if kinds[i] == reference_players.PLAYER_CALL and r.strategy.solo_placer is not None:
-                kinds[i] = reference_players.PLAYER_PLACE
-    fns = [r.strategy.solo_placer_fn if k == reference_players.PLAYER_PLACE else r.fn
-           for r, k in zip(resolved, kinds, strict=True)]
+    fns = []
+    for i, r in enumerate(resolved):
+        if kinds[i] != reference_players.PLAYER_CALL:
+            fns.append(r.fn)
+            continue
+        fn, names_placement = r.strategy.played_fn(players)
+        fns.append(fn)
+        if names_placement:   # a built-in that names its solo placement plays without the candidate table
+            kinds[i] = reference_players.PLAYER_PLACE
     fns = [guard.watched(f) if k == reference_players.PLAYER_GUARDED else f for f, k in zip(fns, kinds)]
     pad = MAX_SEATS - len(resolved)
     lengths = [len(row) for row in rows] + [len(rows[0])] * pad

@@ -18,6 +18,7 @@ from numba import njit
 from sim.engine import (
     LOG_AVAIL, LOG_CDIE, LOG_COST, LOG_NDIE, LOG_SUB, SOLO_ROLLS, cross, finish, reset, set_dice, settle_awards,
 )
+from sim.nbinternals import as_any
 from sim.rng import game_key, mix64
 from sim.state import (
     PS_JOKERS, PS_PASSES, PS_SCORE, ST_ACTIVE, ST_ACTIVE_CDIE, ST_ACTIVE_NDIE, ST_ACTIVE_SUB, ST_AVAIL,
@@ -34,6 +35,10 @@ from ..learned import (
 from ..table_features import TC_COLOURS_TAKEN, TC_COLS_TAKEN, TC_SIZE, TE_SIZE, stage, table_after
 from ..training.solo import start_solo
 
+#: Typed as the strategies' own calls type them (sim.nbinternals.as_any: learned's ranking is
+#: compiled once, for the strategies' argument types): the seat and "passing" (no placement).
+SEAT0 = np.int64(0)
+PASSING = np.int64(-1)
 #: Apart from the game's dice: a rollout's dice are drawn from keys of their own.
 _ROLLOUT_SALT = np.uint64(0x6A09E667F3BCC909)
 #: out[..] of a choice that does not exist (fewer than `top` choices at that decision).
@@ -51,17 +56,19 @@ def _play_out(W, st, ps, bb, tab, sub, cost, roll, key, taxed, lay, sc, se, subs
     """Make the move (sub, cost) of roll `roll` on these copies, play the rest of the game by
     learned's choice on the dice of `key`, and return the final score, less the dice's tax if
     `taxed` (reply, val: next_roll_value's scratch)."""
+    # The caller keeps the arrays alive: views typed as learned's ranking is compiled for.
+    W, st, bb, lay = as_any(W), as_any(st), as_any(bb), as_any(lay)
     if sub >= 0:
         cross(ps, bb, tab, 0, sub, cost, roll)
     settle_awards(st, ps, bb, tab)
     tax = 0.0
     for r in range(roll + 1, SOLO_ROLLS + 1):
         if taxed:       # before the dice: the mean of the best one-ply value over all faces
-            tax -= next_roll_value(W, row_offset(0, SOLO_ROLLS - r), lay, tab, bb, 0, -1, ps[0, PS_JOKERS], sc, se,
-                                   reply, val)
+            tax -= next_roll_value(W, row_offset(0, SOLO_ROLLS - r), lay, tab, bb, SEAT0, PASSING, ps[0, PS_JOKERS], sc,
+                                   se, reply, val)
         st[ST_ROLL] = r
         set_dice(st, key, r)
-        m = rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
+        m = rank_placements(W, 0, st, bb, SEAT0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
         b = best_row(qs, m)      # learned's own choice (its decision with top=0)
         if taxed:
             tax += qs[b]
@@ -97,7 +104,8 @@ def _rollout_means(lo, hi, W, tab, seed, first, top, rollouts, taxed, out, gaps,
         for roll in range(1, SOLO_ROLLS + 1):
             st[ST_ROLL] = roll
             set_dice(st, key, roll)
-            m = rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
+            m = rank_placements(as_any(W), 0, as_any(st), as_any(bb), SEAT0, ps[0, PS_JOKERS], tab, as_any(lay), sc,
+                                se, subs, costs, rewards, qs)
             order = np.argsort(-qs[:m], kind="mergesort")    # stable: ties as best_row breaks them
             if roll < SOLO_ROLLS and m > 1:
                 for k in range(min(top, m)):
@@ -171,12 +179,14 @@ def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores):
             row = SOLO_ROLLS * i + roll - 1
             jokers = ps[0, PS_JOKERS]
             # Before the dice: the mean over all faces of the best one-ply value (as the tax).
-            mean = next_roll_value(W, row_offset(0, SOLO_ROLLS - roll), lay, tab, bb, 0, -1, jokers, sc, se,
+            mean = next_roll_value(as_any(W), row_offset(0, SOLO_ROLLS - roll), as_any(lay), tab, as_any(bb), SEAT0,
+                                   PASSING, jokers, sc, se,
                                    reply, val)
             st[ST_ROLL] = roll
             set_dice(st, key, roll)
             o = row_offset(0, SOLO_ROLLS - roll)
-            m = rank_placements(W, 0, st, bb, 0, jokers, tab, lay, sc, se, subs, costs, rewards, qs)
+            m = rank_placements(as_any(W), 0, as_any(st), as_any(bb), SEAT0, jokers, tab, as_any(lay), sc, se, subs,
+                                costs, rewards, qs)
             b = best_row(qs, m)
             sub, cost = log[row, LOG_SUB], log[row, LOG_COST]
             out[row, J_MADE] = _value_of(W, o, lay, tab, sc, se, subs, costs, qs, m, sub, cost, jokers)
@@ -219,7 +229,8 @@ def _judge_table_decision(W, tab, st, ps, bb, seat, avail, is_active, sub, cost,
     st[ST_AVAIL] = avail
     st[ST_IS_ACTIVE] = is_active
     jokers = ps[seat, PS_JOKERS]
-    m = rank_table(W, 0, st, ps, bb, seat, tab, lay, sc, se, subs, costs, rewards, qs, tc, te)
+    m = rank_table(as_any(W), 0, as_any(st), as_any(ps), as_any(bb), seat, tab, as_any(lay), sc, se, subs, costs,
+                   rewards, qs, tc, te)
     b = best_row(qs, m)
     made = NEG
     for i in range(m):
