@@ -123,8 +123,8 @@ def _announce_compiling(enabled: bool):
             self.said = True
             if cold:
                 click.echo(COLD_NOTICE, err=True)
-            else:   # a built-in strategy first played with this version, e.g. learned
-                click.echo(WARM_NOTICE.format(name=module.rpartition(".")[2]), err=True)
+            else:   # a built-in strategy first played with this version (learned), analyse's kernels, ...
+                click.echo(WARM_NOTICE.format(name=_compiled_name(module)), err=True)
 
         def on_end(self, ev):
             pass
@@ -136,11 +136,22 @@ def _announce_compiling(enabled: bool):
     return listener
 
 
-# Measured with an empty cache (3 December 2026, 2 vCPUs under a load of 10): `run -s greedy` took 24 s of
-# CPU (4 min wall), `make run`'s four strategies 57 s of CPU (4.5 min wall).
-COLD_NOTICE = ("Compiling the simulator (first run of this version only: up to a minute of one core's time, "
-               "several minutes on a busy machine)...")
-WARM_NOTICE = "Compiling {name} (its first use with this version only)..."
+def _compiled_name(module: str) -> str:
+    """What a compile notice calls the code of `module` a user meets compiling."""
+    layer, _, name = module.rpartition(".")
+    if layer == "strategies.research":
+        return "the analysis kernels"
+    if layer == "strategies.training":
+        return "the training kernels"
+    return f"the {name} strategy" if layer == "strategies" else name
+
+
+# Measured with an empty cache (docs/performance.md, "Compile time"; 2 vCPUs): `run -s greedy` 15 s of
+# CPU, `-s learned` 24 s, `make run`'s four strategies 41 s, analyse after them 23 s more (the
+# sim.runs.coldstart rows of make bench); a busy machine multiplies the wall time.
+COLD_NOTICE = ("Compiling the simulator (first run of this version only: 15-40 s of one core's time, "
+               "longer on a busy machine)...")
+WARM_NOTICE = "Compiling {name} (its first use with this version only: 5-25 s of one core's time)..."
 USER_NOTICE = "Compiling {name} (once per version of its file: a few seconds)..."
 
 
@@ -495,6 +506,7 @@ def report_command(dataset, output, figures_dir, fmt, analyse_too, quiet):
     One file, nothing loaded from the network: it opens offline and can be mailed.
     Aggregated chunk by chunk like `summary`, so datasets larger than memory work.
     """
+    _announce_compiling(_progress_enabled(quiet))
     from sim.runs.report import report
     if fmt == "png" and figures_dir is None:
         raise ValueError("--format png needs --figures DIR, the folder for the PNG files")
@@ -733,6 +745,7 @@ def bound(games, seed, sheet, beam, weights, threads, quiet):
     (strategies.research.clairvoyant); `learned` plays the same dice. Prints both means, the
     percentage and their score breakdowns.
     """
+    _announce_compiling(_progress_enabled(quiet))
     from strategies.research.clairvoyant import DEFAULT_BEAM
     from strategies.research.headroom import measure
     h = measure(games, seed, sheet, DEFAULT_BEAM if beam is None else beam, weights, threads,

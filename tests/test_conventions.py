@@ -81,7 +81,7 @@ def test_the_notice_names_a_strategy_compiled_beside_a_warm_cache(tmp_path, monk
         kernel("strategies.other")(1)
     finally:
         event.unregister("numba:compile", listener)
-    assert capsys.readouterr().err == cli.WARM_NOTICE.format(name="fancy") + "\n"
+    assert capsys.readouterr().err == cli.WARM_NOTICE.format(name="the fancy strategy") + "\n"
 
 
 @pytest.fixture(scope="module")

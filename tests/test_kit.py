@@ -344,7 +344,7 @@ def test_solo_rolls_left_in_a_table_game_stops_the_run_saying_what_to_use(tmp_pa
 def test_the_new_helpers_answer_as_the_sheet_says():
     """roll, next_to_crossed and colours_by_crossed against the crossed cells (the reference's reading)."""
     sheet = ref.load_sheet("standard")
-    for st, ps, bb, cands, n in POSITIONS:
+    for st, ps, bb, cands, n, _ in POSITIONS:
         assert kit.roll(st) == st[ST_ROLL]
         for seat in range(st[ST_PLAYERS]):
             crossed = _cells(bb[seat, 0], bb[seat, 1])

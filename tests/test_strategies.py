@@ -107,7 +107,7 @@ def test_documented_example_runs(tmp_path):
     """The guide's first example file in docs/strategies.md has no bit operation, loads as a user
     strategy and plays legal games."""
     text = DOC.read_text()
-    code = re.search(r"## Writing a strategy.*?```python\n(.*?)```", text, re.S).group(1)
+    code = re.search(r"<!-- docs-check: file rule_of_thumb.py -->\n```python\n(.*?)```", text, re.S).group(1)
     assert not re.search(r"<<|>>|[&|^~]|popcount|0x|\bBB_|\bCAND_|\bST_|\bPS_", code), code
     path = tmp_path / "rule_of_thumb.py"
     path.write_text(code)

@@ -4,7 +4,9 @@ Speed is measured here and never asserted in tests: the machines are shared
 and noisy. Each workload runs after a warm-up, several times; the median is
 reported with the machine and versions, beside the targets of issues 5 and 36.
 The rows are the workloads of those targets (greedy, heuristic, learned); --all adds
-every other built-in strategy, which costs each one's compilation on a cold cache.
+every other built-in strategy, which costs each one's compilation on a cold cache. Without
+--quick, the cold-start rows of issue 44 close the table (sim.runs.coldstart: CPU seconds of a
+user's first commands, beside the code before the compile work, measured in the same run).
 """
 from __future__ import annotations
 
@@ -185,6 +187,13 @@ def run(quick: bool, everything: bool = False) -> list[dict]:
         if numba.config.NUMBA_NUM_THREADS >= 2:
             rows.append(_timed(_scaling_row, quick))
         rows.append(_timed(_startup_row, tmp))
+        if not quick:
+            from . import coldstart
+            t = time.perf_counter()
+            cold = coldstart.rows()
+            for r in cold:
+                r["seconds"] = round((time.perf_counter() - t) / len(cold), 1)
+            rows.extend(cold)
         # Alone: a run started while this process compiles into the same cache can miss
         # the cache and compile too, and LLVM's memory would count as the run's.
         rows.append(_timed(_memory_row, tmp, 1_000_000 if quick else 10_000_000))
@@ -343,13 +352,15 @@ def main(argv=None) -> None:
         return
     print(f"machine: {info['cpu']}, {info['cores']} cores; Python {info['python']}, "
           f"numba {info['numba']}, numpy {info['numpy']}")
-    print(f"{'workload':48} {'value':>12} {'target':>10} {'ratio':>7} {'took':>7}")
+    print(f"{'workload':48} {'value':>12} {'target':>10} {'ratio':>7} {'took':>7}  before")
     for r in rows:
         value = "error" if r["value"] is None else f"{r['value']:,} {r['unit']}"
         target = "" if r["target"] is None else f"{r['target']:,}"
         ratio = "" if r["ratio"] is None else f"{r['ratio']:.2f}"
         took = f"{r['seconds']:.0f} s" if "seconds" in r else ""
-        print(f"{r['workload']:48} {value:>12} {target:>10} {ratio:>7} {took:>7}")
+        # Cold-start rows: the same command of the code before the compile work, in this run.
+        before = f"  {r['before']:,} {r['unit']} ({r['before_revision']})" if "before" in r else ""
+        print(f"{r['workload']:48} {value:>12} {target:>10} {ratio:>7} {took:>7}{before}")
         if "error" in r:
             print(f"    {r['error']}")
     print(f"measured in {elapsed:.0f} s")

@@ -28,6 +28,7 @@ from sim.engine import (
 )
 from sim.rng import game_key
 from sim.runs.api import check_int, play_chunk
+from sim.runs.settings import MAX_ROLLOUTS
 from sim.runs.dataset import done_chunks, read_part
 from sim.runs.dataset import json_safe
 from sim.runs.gamelog import describe
