@@ -18,7 +18,7 @@ from numba.extending import intrinsic
 
 from .engine import GR_ERR_VALUE, GR_ERROR, play
 from .guard import ERR_WRITE_SEEN_LATE, any_copy_written, guest_arrays
-from .nbinternals import JIT_DISABLED, python_fallback
+from .nbinternals import JIT_DISABLED, python_fallback, uncounted
 from .state import BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SIZE, RNG_WORDS, ST_SIZE, StrategySet, seat_slot
 from .tables import TablesType, copy_tables
 from .threads import on_each_thread
@@ -97,6 +97,12 @@ def _play_blocks(claimed, game_fn, strats, kinds, params, slots, rotate, tab, ro
                  seats, dice_start, dice_log, log_start, log):
     """One thread's share of play_batch: blocks claimed from `claimed` until none is left, each
     game played by `game_fn` (sim.engine.play, compiled apart)."""
+    # Uncounted views (sim.nbinternals) of the caller's arrays: each game's rows are views of them,
+    # which would count references (an atomic add and subtract each, per game) where a
+    # parallel=True kernel's loop body gets its arrays without counts.
+    games, seats, slots = uncounted(games), uncounted(seats), uncounted(slots)
+    dice_start, dice_log = uncounted(dice_start), uncounted(dice_log)
+    log_start, log = uncounted(log_start), uncounted(log)
     n_blocks = (games.shape[0] + BLOCK - 1) // BLOCK
     b = _fetch_add(claimed, 1)
     if b >= n_blocks:
@@ -118,6 +124,9 @@ def _play_blocks_watched(claimed, strats, kinds, params, slots, rotate, tab, roo
     kinds[MAX_SEATS + i], if given, is the length of slot i's parameters (the
     rest of its row in params is padding).
     """
+    games, seats, slots = uncounted(games), uncounted(seats), uncounted(slots)
+    dice_start, dice_log = uncounted(dice_start), uncounted(dice_log)
+    log_start, log = uncounted(log_start), uncounted(log)
     n = games.shape[0]
     n_blocks = (n + BLOCK - 1) // BLOCK
     b = _fetch_add(claimed, 1)

@@ -498,11 +498,7 @@ def best_row(qs, m):
     return best
 
 
-# rank_placements and rank_table are compiled once each and called (one call a decision), not
-# inlined: every decision, training, rollout and analysis kernel inlined its own copy of the
-# whole ranking, compiled anew in each (docs/performance.md, "Compile time"). Callers hand them
-# uncounted views, so a call counts no reference but the tables'.
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs):
     """Every distinct placement the dice allow, at its fewest jokers, with its reward and its
     one-ply value q = reward - jokers used + V(after); row 0 is passing (sub -1).
@@ -513,7 +509,7 @@ def rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs
     return _rank(W, o, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs, False, sc, se, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rank_table(W, base, st, ps, bb, seat, tab, lay, sc, se, subs, costs, rewards, qs, tc, te):
     """rank_placements at a table, with W[base:] the table weights (rows of N_ROW_TABLE per stage):
     the value adds what the player sees of the table (strategies.table_features)."""
@@ -524,6 +520,23 @@ def rank_table(W, base, st, ps, bb, seat, tab, lay, sc, se, subs, costs, rewards
     tc, te = uncounted(tc), uncounted(te)
     return _rank(W, o, st, bb, seat, ps[seat, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs, True, tc, te,
                  o + N_FEAT)
+
+
+# The decisions inline the ranking (a call of it cost learned 6-7 % of its solo speed: the tables'
+# reference count, and the optimiser no longer sees both sides); the research kernels, which rank
+# once a roll beside costlier work, share one compiled copy of each instead of inlining their own
+# (docs/performance.md, "Compile time"). They hand it their arrays through
+# sim.nbinternals.as_any, typed as a strategy's views are, so one compile serves every caller.
+@njit(cache=True)
+def ranked(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs):
+    """rank_placements, compiled once for the kernels that call it."""
+    return rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs)
+
+
+@njit(cache=True)
+def ranked_table(W, base, st, ps, bb, seat, tab, lay, sc, se, subs, costs, rewards, qs, tc, te):
+    """rank_table, compiled once for the kernels that call it."""
+    return rank_table(W, base, st, ps, bb, seat, tab, lay, sc, se, subs, costs, rewards, qs, tc, te)
 
 
 @njit(cache=True)

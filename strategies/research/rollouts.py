@@ -30,7 +30,7 @@ from sim.threads import over_threads
 from ..features import EXPECT_SIZE, NEG
 from ..learned import (
     F_JOKER, N_FEAT, N_ROW_TABLE, SC_NEW, best_row, new_scratch, next_roll_value, place_block, place_columns,
-    rank_placements, rank_table, row_offset, successor_value,
+    ranked, ranked_table, row_offset, successor_value,
 )
 from ..table_features import TC_COLOURS_TAKEN, TC_COLS_TAKEN, TC_SIZE, TE_SIZE, stage, table_after
 from ..training.solo import start_solo
@@ -68,7 +68,7 @@ def _play_out(W, st, ps, bb, tab, sub, cost, roll, key, taxed, lay, sc, se, subs
                                    se, reply, val)
         st[ST_ROLL] = r
         set_dice(st, key, r)
-        m = rank_placements(W, 0, st, bb, SEAT0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
+        m = ranked(W, 0, st, bb, SEAT0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
         b = best_row(qs, m)      # learned's own choice (its decision with top=0)
         if taxed:
             tax += qs[b]
@@ -104,8 +104,8 @@ def _rollout_means(lo, hi, W, tab, seed, first, top, rollouts, taxed, out, gaps,
         for roll in range(1, SOLO_ROLLS + 1):
             st[ST_ROLL] = roll
             set_dice(st, key, roll)
-            m = rank_placements(as_any(W), 0, as_any(st), as_any(bb), SEAT0, ps[0, PS_JOKERS], tab, as_any(lay), sc,
-                                se, subs, costs, rewards, qs)
+            m = ranked(as_any(W), 0, as_any(st), as_any(bb), SEAT0, ps[0, PS_JOKERS], tab, as_any(lay), sc, se,
+                       subs, costs, rewards, qs)
             order = np.argsort(-qs[:m], kind="mergesort")    # stable: ties as best_row breaks them
             if roll < SOLO_ROLLS and m > 1:
                 for k in range(min(top, m)):
@@ -185,8 +185,8 @@ def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores):
             st[ST_ROLL] = roll
             set_dice(st, key, roll)
             o = row_offset(0, SOLO_ROLLS - roll)
-            m = rank_placements(as_any(W), 0, as_any(st), as_any(bb), SEAT0, jokers, tab, as_any(lay), sc, se, subs,
-                                costs, rewards, qs)
+            m = ranked(as_any(W), 0, as_any(st), as_any(bb), SEAT0, jokers, tab, as_any(lay), sc, se, subs, costs,
+                       rewards, qs)
             b = best_row(qs, m)
             sub, cost = log[row, LOG_SUB], log[row, LOG_COST]
             out[row, J_MADE] = _value_of(W, o, lay, tab, sc, se, subs, costs, qs, m, sub, cost, jokers)
@@ -229,8 +229,8 @@ def _judge_table_decision(W, tab, st, ps, bb, seat, avail, is_active, sub, cost,
     st[ST_AVAIL] = avail
     st[ST_IS_ACTIVE] = is_active
     jokers = ps[seat, PS_JOKERS]
-    m = rank_table(as_any(W), 0, as_any(st), as_any(ps), as_any(bb), seat, tab, as_any(lay), sc, se, subs, costs,
-                   rewards, qs, tc, te)
+    m = ranked_table(as_any(W), 0, as_any(st), as_any(ps), as_any(bb), seat, tab, as_any(lay), sc, se, subs,
+                     costs, rewards, qs, tc, te)
     b = best_row(qs, m)
     made = NEG
     for i in range(m):
