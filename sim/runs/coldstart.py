@@ -9,6 +9,9 @@ time, not wall time: these machines are shared, and compilation is one core's wo
     run -s greedy, run -s learned, make run's four-player line-up (200 games, one thread);
     analyse of 300 heuristic games after that line-up ran in the same cache (the analyse alone);
     a warm start-up of the package installed from its wheel, run from another folder.
+
+`python -m sim.runs.coldstart ARGS` profiles one command instead: where its compile time goes,
+per function (compile_profile). Run it with an empty NUMBA_CACHE_DIR.
 """
 from __future__ import annotations
 
@@ -140,3 +143,51 @@ def _row(workload: str, value: float, target: float, before: float | None, refer
         row["before"] = round(before, 1)
         row["before_revision"] = reference
     return row
+
+
+def compile_profile(args: list[str]) -> list[tuple[str, int, int, float]]:
+    """Run `encore-sim ARGS` in this process (which must not have compiled anything yet) and
+    return, per compiled function, (name, compiles, signatures, CPU seconds of its own): Numba's
+    "numba:compile" events, the time of a compile less that of the compiles it started. The
+    rows of docs/performance.md, "Compile time" (python -m sim.runs.coldstart ARGS)."""
+    import time
+    from collections import defaultdict
+
+    from numba.core import event
+
+    rows = defaultdict(lambda: [0, set(), 0.0])
+    stack = []
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            stack.append([time.process_time(), 0.0])
+
+        def on_end(self, ev):
+            start, inner = stack.pop()
+            took = time.process_time() - start
+            fn = ev.data["dispatcher"].py_func
+            row = rows[f"{fn.__module__}.{fn.__qualname__}"]
+            row[0] += 1
+            row[1].add(str(ev.data["args"]))
+            row[2] += took - inner
+            if stack:
+                stack[-1][1] += took
+
+    listener = Listener()
+    event.register("numba:compile", listener)
+    try:
+        import cli
+        cli.main(args, standalone_mode=False)
+    finally:
+        event.unregister("numba:compile", listener)
+    return sorted(((k, v[0], len(v[1]), v[2]) for k, v in rows.items()), key=lambda r: -r[3])
+
+
+if __name__ == "__main__":
+    import time
+    profile = compile_profile(sys.argv[1:])
+    total = sum(r[3] for r in profile)
+    print(f"{time.process_time():.1f} s of CPU, {total:.1f} s compiling: {len(profile)} functions, "
+          f"{sum(r[1] for r in profile)} compiles")
+    for name, compiles, signatures, took in profile[:25]:
+        print(f"{took:7.2f} s  {compiles:3d} compiles  {signatures:2d} signatures  {name}")
