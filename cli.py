@@ -241,8 +241,15 @@ SEED_HELP = "Root seed: game g of a seed is the same game in every command [defa
 
 @click.group(cls=_Group)
 @click.version_option(package_name="encore-sim")
-def main() -> None:
+@click.option("--profile-compile", is_flag=True, hidden=True,
+              help="After the command, where its compile time went, per function (docs/performance.md).")
+@click.pass_context
+def main(ctx, profile_compile) -> None:
     """Monte Carlo simulator of the dice game Encore! (Noch mal!)."""
+    if profile_compile:
+        from sim.runs.coldstart import CompileProfile
+        profile = CompileProfile()
+        ctx.call_on_close(lambda: (profile.close(), click.echo(profile.report(), err=True)))
     if "ARROW_DEFAULT_MEMORY_POOL" not in os.environ:
         # pyarrow's default mimalloc pool keeps ~45 MB of freed chunk buffers in a long
         # run; the system allocator returns them, at no measurable cost in speed.

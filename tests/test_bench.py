@@ -32,3 +32,32 @@ def test_a_file_strategy_is_loaded_once_and_only_play_is_timed(tmp_path, monkeyp
     assert games_per_second(f"{path}:choose", 1, 2, seconds=0.02) > 0
     assert len(loads) == 1 and len(calls) >= 4   # a warm-up, the sizing trials, two timed runs
     assert calls[-1] >= calls[-3]                # the timed runs are as long as the last trial or longer
+
+
+def test_the_compile_profile_counts_each_function_s_own_time_and_signatures():
+    """encore-sim --profile-compile's rows: a function compiled for two signatures is one row of two
+    compiles, and the time of the compile it started is its callee's, not its own."""
+    import numba
+    from sim.runs.coldstart import CompileProfile
+
+    @numba.njit
+    def callee(x):
+        return x + 1
+
+    @numba.njit
+    def caller(x):
+        return callee(x) * 2
+
+    profile = CompileProfile()
+    try:
+        caller(1)
+        caller(1.5)
+    finally:
+        profile.close()
+    rows = {name.rpartition(".")[2]: row for name, row in profile.rows.items()}
+    assert rows["caller"][0] == 2 and len(rows["caller"][1]) == 2
+    assert rows["callee"][0] == 2 and len(rows["callee"][1]) == 2
+    assert all(row[2] > 0 for row in (rows["caller"], rows["callee"]))
+    caller(2)          # compiled already: nothing more is counted once closed, nor now
+    assert rows["caller"][0] == 2
+    assert "compiling: " in profile.report()

@@ -10,8 +10,8 @@ time, not wall time: these machines are shared, and compilation is one core's wo
     analyse of 300 heuristic games after that line-up ran in the same cache (the analyse alone);
     a warm start-up of the package installed from its wheel, run from another folder.
 
-`python -m sim.runs.coldstart ARGS` profiles one command instead: where its compile time goes,
-per function (compile_profile). Run it with an empty NUMBA_CACHE_DIR.
+`encore-sim --profile-compile COMMAND ...` profiles one command instead: where its compile time
+goes, per function (CompileProfile). Run it with an empty NUMBA_CACHE_DIR.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from .. import numba_cache
@@ -145,49 +146,48 @@ def _row(workload: str, value: float, target: float, before: float | None, refer
     return row
 
 
-def compile_profile(args: list[str]) -> list[tuple[str, int, int, float]]:
-    """Run `encore-sim ARGS` in this process (which must not have compiled anything yet) and
-    return, per compiled function, (name, compiles, signatures, CPU seconds of its own): Numba's
-    "numba:compile" events, the time of a compile less that of the compiles it started. The
-    rows of docs/performance.md, "Compile time" (python -m sim.runs.coldstart ARGS)."""
-    import time
-    from collections import defaultdict
+class CompileProfile:
+    """Numba's "numba:compile" events while active: per compiled function, its compiles,
+    signatures and CPU seconds of its own (a compile's time less that of the compiles it started).
+    `encore-sim --profile-compile COMMAND ...` prints it after the command: the profiles of
+    docs/performance.md, "Compile time" (run them with an empty NUMBA_CACHE_DIR)."""
 
-    from numba.core import event
+    def __init__(self):
+        from collections import defaultdict
 
-    rows = defaultdict(lambda: [0, set(), 0.0])
-    stack = []
+        from numba.core import event
 
-    class Listener(event.Listener):
-        def on_start(self, ev):
-            stack.append([time.process_time(), 0.0])
+        self.rows = defaultdict(lambda: [0, set(), 0.0])
+        self._stack = []
+        profile = self
 
-        def on_end(self, ev):
-            start, inner = stack.pop()
-            took = time.process_time() - start
-            fn = ev.data["dispatcher"].py_func
-            row = rows[f"{fn.__module__}.{fn.__qualname__}"]
-            row[0] += 1
-            row[1].add(str(ev.data["args"]))
-            row[2] += took - inner
-            if stack:
-                stack[-1][1] += took
+        class Listener(event.Listener):
+            def on_start(self, ev):
+                profile._stack.append([time.process_time(), 0.0])
 
-    listener = Listener()
-    event.register("numba:compile", listener)
-    try:
-        import cli
-        cli.main(args, standalone_mode=False)
-    finally:
-        event.unregister("numba:compile", listener)
-    return sorted(((k, v[0], len(v[1]), v[2]) for k, v in rows.items()), key=lambda r: -r[3])
+            def on_end(self, ev):
+                start, inner = profile._stack.pop()
+                took = time.process_time() - start
+                fn = ev.data["dispatcher"].py_func
+                row = profile.rows[f"{fn.__module__}.{fn.__qualname__}"]
+                row[0] += 1
+                row[1].add(str(ev.data["args"]))
+                row[2] += took - inner
+                if profile._stack:
+                    profile._stack[-1][1] += took
 
+        self._listener = Listener()
+        event.register("numba:compile", self._listener)
 
-if __name__ == "__main__":
-    import time
-    profile = compile_profile(sys.argv[1:])
-    total = sum(r[3] for r in profile)
-    print(f"{time.process_time():.1f} s of CPU, {total:.1f} s compiling: {len(profile)} functions, "
-          f"{sum(r[1] for r in profile)} compiles")
-    for name, compiles, signatures, took in profile[:25]:
-        print(f"{took:7.2f} s  {compiles:3d} compiles  {signatures:2d} signatures  {name}")
+    def close(self) -> None:
+        from numba.core import event
+        event.unregister("numba:compile", self._listener)
+
+    def report(self, top: int = 25) -> str:
+        rows = sorted(((k, v[0], len(v[1]), v[2]) for k, v in self.rows.items()), key=lambda r: -r[3])
+        total = sum(r[3] for r in rows)
+        out = [f"{time.process_time():.1f} s of CPU, {total:.1f} s compiling: {len(rows)} functions, "
+               f"{sum(r[1] for r in rows)} compiles"]
+        out += [f"{took:7.2f} s  {compiles:3d} compiles  {signatures:2d} signatures  {name}"
+                for name, compiles, signatures, took in rows[:top]]
+        return "\n".join(out)
