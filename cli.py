@@ -236,6 +236,28 @@ _PYTHON_EXCLUDES = {
     "unchecked": "Python checks every index",
     "threads": "it plays on one thread",
 }
+# Options most commands share, declared once (each command may say more in its help).
+#: sim.runs.settings.DEFAULT_MAX_ROLLS: the CLI loads no kernel before a command runs, and
+#: tests/test_cli.py checks the two agree.
+MAX_ROLLS = 200
+
+
+def _sheet_option(help="Built-in sheet name or sheet file."):
+    return click.option("--sheet", default="standard", show_default=True, help=help)
+
+
+def _max_rolls_option(help="Roll cap for tables: a game still running then ends, flagged as capped."):
+    return click.option("--max-rolls", type=int, default=MAX_ROLLS, show_default=True, help=help)
+
+
+def _threads_option(help="Numba threads [default: all cores]."):
+    return click.option("--threads", "-j", type=int, default=None, help=help)
+
+
+def _quiet_option(help="No progress line or compiling notice."):
+    return click.option("--quiet", "-q", is_flag=True, help=help)
+
+
 SEED_HELP = "Root seed: game g of a seed is the same game in every command [default: 0; 'random': a fresh one]."
 
 
@@ -267,21 +289,20 @@ def main(ctx, profile_compile) -> None:
                    "NAME[:k=v,..] or path/file.py:function[:k=v,..].")
 @click.option("--rotate/--no-rotate", default=True, show_default=True,
               help="Rotate the strategies over the seats from game to game.")
-@click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
+@_sheet_option()
 @click.option("--seed", type=SEED, default=0, help=SEED_HELP)
-@click.option("--threads", "-j", type=int, default=None,
-              help="Numba threads [default: all cores; with --scheduler: per task, default 1].")
+@_threads_option("Numba threads [default: all cores; with --scheduler: per task, default 1].")
 @click.option("--chunk-size", type=COUNT, default=None,
               help="Games per Parquet file [default: 50,000 solo, 10,000 at tables; less with --log-turns].")
 @click.option("--out", "-o", type=str, default=None,
               help="Dataset folder, or a filesystem URL (file://, s3://, ...) "
                    "[default: results/run-YYYYmmdd-HHMMSS].")
-@click.option("--max-rolls", type=int, default=200, show_default=True, help="Roll cap for tables.")
+@_max_rolls_option("Roll cap for tables.")
 @click.option("--log-turns", is_flag=True, help="Also write the per-decision turns table.")
 @click.option("--resume", is_flag=True,
               help="Finish an interrupted run in --out; options not given are taken from its manifest.")
 @click.option("--force", is_flag=True, help="Replace an existing dataset in --out.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress line, compiling notice or summary.")
+@_quiet_option("No progress line, compiling notice or summary.")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run the chunks as tasks on a Dask cluster (tcp://host:8786), or 'local' / 'local:N' "
                    "for N worker processes on this machine. Needs encore-sim[dask].")
@@ -440,16 +461,15 @@ def summary(path, by, fmt, output, output_old):
               help="With --until-ci: stop after this many games even if the target is not reached "
                    "[default: 1,000,000].")
 @click.option("--seed", type=SEED, default=0, help=SEED_HELP + " Every strategy plays the same games of it.")
-@click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
-@click.option("--max-rolls", type=int, default=200, show_default=True,
-              help="Roll cap for tables: a game still running then ends, flagged as capped.")
-@click.option("--threads", "-j", type=int, default=None, help="Numba threads [default: all cores].")
+@_sheet_option()
+@_max_rolls_option()
+@_threads_option()
 @click.option("--chunk-size", type=COUNT, default=None,
               help="Most games per batch [default: 20,000 solo, 5,000 at tables]; --until-ci checks "
                    "after every batch.")
 @click.option("--format", "-f", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
               show_default=True, help="table: for reading; csv, json: every column, for programs.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress line or compiling notice.")
+@_quiet_option()
 @click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               metavar="FILE.html",
               help="Also write an HTML report: the paired differences as a forest plot and the score distributions.")
@@ -505,7 +525,7 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
 @click.option("--analyse", "analyse_too", is_flag=True,
               help="Also `encore-sim analyse` the dataset (by learned's value): loss per game by stage, score "
                    "against luck.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress line.")
+@_quiet_option("No progress line.")
 @_errors
 def report_command(dataset, output, figures_dir, fmt, analyse_too, quiet):
     """Write a self-contained HTML report of a dataset: settings, summary, figures.
@@ -553,14 +573,13 @@ def report_command(dataset, output, figures_dir, fmt, analyse_too, quiet):
 @click.option("--trial-games", type=COUNT, default=None,
               help="Games per candidate and iteration [default: from the budget, about 15 iterations per "
                    "parameter, at least 30].")
-@click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
-@click.option("--max-rolls", type=int, default=200, show_default=True,
-              help="Roll cap for tables: a game still running then ends, flagged as capped.")
-@click.option("--threads", "-j", type=int, default=None, help="Numba threads [default: all cores].")
+@_sheet_option()
+@_max_rolls_option()
+@_threads_option()
 @click.option("--out", "-o", default=None, help="New or empty folder for trials.parquet and tune.json.")
 @click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="table: a line per iteration as it goes; json: one object at the end.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress line or compiling notice.")
+@_quiet_option()
 @_errors
 def tune(spec, params, players, opponents, objective, budget, seed, validate_games, validation_seed, trial_games,
          sheet, max_rolls, threads, out, fmt, quiet):
@@ -612,8 +631,8 @@ def tune(spec, params, players, opponents, objective, budget, seed, validate_gam
               help="Without PATH: seats [default: one per --strategy, as in `run`].")
 @click.option("--rotate/--no-rotate", default=True, show_default=True,
               help="Without PATH: the seats of game N as `run --rotate` (its default) gives them.")
-@click.option("--sheet", default="standard", show_default=True, help="Without PATH: built-in sheet name or file.")
-@click.option("--max-rolls", type=int, default=200, show_default=True, help="Without PATH: roll cap for tables.")
+@_sheet_option("Without PATH: built-in sheet name or file.")
+@_max_rolls_option("Without PATH: roll cap for tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the engine's game log as JSON.")
 @click.option("--every-roll", is_flag=True, help="Draw the sheets after every roll, not only at the end.")
 @UNCHECKED
@@ -665,7 +684,7 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
 # --- moves ------------------------------------------------------------------------
 
 @main.command()
-@click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
+@_sheet_option()
 @click.option("--crossed", default="", help="Boxes already crossed, comma separated, e.g. H1,H2,G2.")
 @click.option("--colour", required=True, help="green, yellow, blue, red or orange.")
 @click.option("--number", type=int, required=True, help="1..5.")
@@ -689,21 +708,20 @@ def moves(sheet, crossed, colour, number):
 # --- train ------------------------------------------------------------------------
 
 @main.command()
-@click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
+@_sheet_option()
 @click.option("--players", "-p", type=int, default=1, show_default=True, help="1 = the solo game.")
 @click.option("--games", "-n", type=COUNT, default=None,
               help="Training games [default: solo 5,000,000; tables 300,000 (2 players), 200,000 (3), 600,000 (4), "
                    "120,000 (5), 100,000 (6): each about 2-8 minutes on one core].")
 @click.option("--seed", type=int, default=7, show_default=True,
               help="Root seed of the training dice (7: no other command's default plays its games).")
-@click.option("--threads", "-j", type=int, default=None,
-              help="Numba threads [default: all cores]; the weights do not depend on it.")
+@_threads_option("Numba threads [default: all cores]; the weights do not depend on it.")
 @click.option("--init", default=None, metavar="W.npz",
               help="Continue training these weights (same sheet and players) [default: start afresh].")
 @click.option("--step", type=float, nargs=2, default=None, metavar="START END",
               help="Step size at the start and at the end of the run, falling linearly [default: 0.5 0.03].")
 @click.option("--out", "-o", required=True, help="Weights file to write (.npz), replaced if it exists.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress line or compiling notice.")
+@_quiet_option()
 @_errors
 def train(sheet, players, games, seed, threads, init, step, out, quiet):
     """Train the weights of `learned` for a sheet by self-play.
@@ -737,13 +755,12 @@ def train(sheet, players, games, seed, threads, init, step, out, quiet):
 @main.command()
 @click.option("--games", "-n", type=COUNT, default=1000, show_default=True, help="Solo games (0..games-1).")
 @click.option("--seed", type=int, default=1, show_default=True, help="Root seed of the dice.")
-@click.option("--sheet", default="standard", show_default=True, help="Built-in sheet name or sheet file.")
+@_sheet_option()
 @click.option("--beam", "-b", type=COUNT, default=None,
               help="States kept after each roll [default: 512, ~2.5 minutes per 1,000 games on 2 cores].")
 @click.option("--weights", default=None, help="learned's weights file [default: the shipped ones of the sheet].")
-@click.option("--threads", "-j", type=int, default=None,
-              help="Numba threads [default: all cores]; the results do not depend on it.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress line.")
+@_threads_option("Numba threads [default: all cores]; the results do not depend on it.")
+@_quiet_option("No progress line.")
 @_errors
 def bound(games, seed, sheet, beam, weights, threads, quiet):
     """The clairvoyant bound of the solo game, and `learned` as a percentage of it.
@@ -781,9 +798,8 @@ def bound(games, seed, sheet, beam, weights, threads, quiet):
                                       "decision (needs -o).")
 @click.option("--out", "-o", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to FILE instead of stdout.")
-@click.option("--threads", "-j", type=int, default=None,
-              help="Numba threads [default: all cores]; the results do not depend on it.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress line or compiling notice.")
+@_threads_option("Numba threads [default: all cores]; the results do not depend on it.")
+@_quiet_option()
 @click.option("--game", "-g", "game", type=COUNT, default=None,
               help="Show this game's decisions instead, every legal choice ranked by learned's action value "
                    "(the best 10 and the one played) with the loss of the choice made.")

@@ -10,6 +10,11 @@ Functions, in the order a game uses them:
     finish           star penalty, score, rank, winners
     play             a whole game, solo (RULES section 8) or 2-6 players (section 3)
 
+A roll is played by the turn kernel (start_roll, play_move, active_move, passive_moves,
+end_of_roll, solo_move, move_alone, end_of_game), which play, training, the research kernels
+and the kit all call: the rules of a roll are written once, here. tests/test_layers.py checks
+that no module of strategies/ crosses boxes or settles awards itself.
+
 Rules references ("RULES section N") are to section N of docs/rules.md.
 """
 import numpy as np
@@ -260,6 +265,95 @@ def finish(ps, bb, tab, players):
     return winners
 
 
+# --- one roll: the turn kernel ----------------------------------------------------------
+# Every kernel that plays a roll plays it with these (the game loop below, training, rollouts,
+# the clairvoyant search, the kit's sheet_after), so the rules of a roll are written once:
+#   start_roll   the roll's number, active seat and dice; no active choice yet
+#   play_move    a seat's move: a placement crossed, or a pass counted
+#   active_move  the active seat's move, shown to the others; the dice they may then use
+#   passive_moves the passive seats' moves, chosen independently, applied together
+#   end_of_roll  the roll's awards, and whether the game ends (settle_awards)
+#   solo_move    the solo roll's move and awards
+#   move_alone   one seat's move and what it alone completes (the kit's look at a choice)
+#   end_of_game  the star penalty, scores, ranks, winners (finish)
+
+@njit(cache=True, inline="always")
+def start_roll(st, key, roll, players):
+    """Begin roll `roll` (RULES section 3): returns the active seat."""
+    st[ST_ROLL] = roll
+    active = (roll - 1) % players
+    st[ST_ACTIVE] = active
+    set_dice(st, key, roll)
+    st[ST_ACTIVE_CDIE] = -1
+    st[ST_ACTIVE_NDIE] = -1
+    st[ST_ACTIVE_SUB] = -1
+    return active
+
+
+@njit(cache=True, inline="always")
+def play_move(ps, bb, tab, seat, sub, cost, roll):
+    """Seat's move of roll `roll`: placement row `sub` crossed for `cost` '!', or a pass (sub < 0)."""
+    if sub < 0:
+        ps[seat, PS_PASSES] += 1
+    else:
+        cross(ps, bb, tab, seat, sub, cost, roll)
+
+
+@njit(cache=True, inline="always")
+def active_move(st, ps, bb, tab, seat, cd, nd, sub, cost, roll, all_dice):
+    """The active seat's move (dice cd, nd; sub < 0: a pass), shown to the passive seats; returns
+    the dice they may choose from: all of them in the first rolls or after a pass, else those the
+    active seat left (RULES section 4)."""
+    play_move(ps, bb, tab, seat, sub, cost, roll)
+    if sub < 0:
+        return all_dice
+    st[ST_ACTIVE_CDIE] = cd
+    st[ST_ACTIVE_NDIE] = nd
+    st[ST_ACTIVE_SUB] = sub
+    if roll > FIRST_OPEN_ROLLS:
+        return all_dice & ~(1 << cd) & ~(1 << (3 + nd))
+    return all_dice
+
+
+@njit(cache=True, inline="always")
+def passive_moves(ps, bb, tab, pending, players, active, roll):
+    """The passive seats' moves of the roll (pending[s] = (sub, cost), sub -1 a pass), applied
+    together once all have chosen: none saw another's."""
+    for s in range(players):
+        if s != active:
+            play_move(ps, bb, tab, s, pending[s, 0], pending[s, 1], roll)
+
+
+@njit(cache=True, inline="always")
+def end_of_roll(st, ps, bb, tab):
+    """The roll's awards; True if the game ends with it (RULES sections 6 and 7)."""
+    return settle_awards(st, ps, bb, tab)
+
+
+@njit(cache=True, inline="always")
+def solo_move(st, ps, bb, tab, sub, cost, roll):
+    """The solo game's move of roll `roll` and its awards (RULES section 8)."""
+    play_move(ps, bb, tab, 0, sub, cost, roll)
+    settle_awards(st, ps, bb, tab)
+
+
+@njit(cache=True, inline="always")
+def move_alone(st, ps, bb, tab, seat, sub, cost):
+    """Seat's move of roll st[ST_ROLL] and what it completes, awarded to it as the roll would
+    (first values unless taken in an earlier roll; every one first in solo), the other seats'
+    moves of the roll unknown: the kit's look at one choice."""
+    play_move(ps, bb, tab, seat, sub, cost, st[ST_ROLL])
+    if sub >= 0:
+        solo = st[ST_PLAYERS] == 1
+        award_seat(ps, bb, tab, seat, 0 if solo else st[ST_COLS_TAKEN], 0 if solo else st[ST_COLOURS_TAKEN])
+
+
+@njit(cache=True, inline="always")
+def end_of_game(ps, bb, tab, players):
+    """Final scores (RULES section 7); returns the bitmask of winning seats."""
+    return finish(ps, bb, tab, players)
+
+
 @njit(cache=True)
 def seat_in_turn(active, i):
     """The seat deciding i-th in a roll: the active seat, then the others in seat order."""
@@ -418,19 +512,13 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
     roll = 0
     while roll < last_roll and not ended:
         roll += 1
-        st[ST_ROLL] = roll
-        active = (roll - 1) % players
-        st[ST_ACTIVE] = active
-        set_dice(st, key, roll)
+        active = start_roll(st, key, roll, players)
         if dice_log.shape[0] > 0:
             dice_log[roll - 1, :] = st[ST_DICE:ST_DICE + 6]
 
         # The active player chooses first; passive players then see that choice and decide
         # independently: nobody's move is applied until all of them have chosen. One decision
         # site for every seat: each copy of decide is compiled anew.
-        st[ST_ACTIVE_CDIE] = -1
-        st[ST_ACTIVE_NDIE] = -1
-        st[ST_ACTIVE_SUB] = -1
         avail = all_dice
         is_active = ONE_
         for i in range(players):
@@ -449,24 +537,10 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
             if i > 0:
                 pending[seat, 0] = sub          # -1 = pass
                 pending[seat, 1] = cost
-            elif k == PASS:
-                ps[seat, PS_PASSES] += 1
             else:
-                st[ST_ACTIVE_CDIE] = cd
-                st[ST_ACTIVE_NDIE] = nd
-                st[ST_ACTIVE_SUB] = sub
-                cross(ps, bb, tab, seat, sub, cost, roll)
-                if roll > FIRST_OPEN_ROLLS:
-                    avail = all_dice & ~(1 << cd) & ~(1 << (3 + nd))
-        for s in range(players):
-            if s == active:
-                continue
-            if pending[s, 0] < 0:
-                ps[s, PS_PASSES] += 1
-            else:
-                cross(ps, bb, tab, s, pending[s, 0], pending[s, 1], roll)
-
-        ended = settle_awards(st, ps, bb, tab)
+                avail = active_move(st, ps, bb, tab, seat, cd, nd, sub, cost, roll, all_dice)
+        passive_moves(ps, bb, tab, pending, players, active, roll)
+        ended = end_of_roll(st, ps, bb, tab)
 
     gres[GR_ROLLS] = roll
     gres[GR_CAPPED] = 0 if (solo or ended) else 1
@@ -474,7 +548,7 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
         for s in range(players):
             if popcount(np.uint64(ps[s, PS_COLOURS])) >= 2:
                 gres[GR_ENDED_BY] |= 1 << s
-    gres[GR_WINNERS] = finish(ps, bb, tab, players)
+    gres[GR_WINNERS] = end_of_game(ps, bb, tab, players)
     if guest is not None:
         # A user's strategy may have written the rows of empty seats (its private tables and
         # parameters are checked after each block of games: sim.batch).

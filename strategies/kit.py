@@ -27,13 +27,13 @@ import numpy as np
 from numba import njit
 
 from sim.bits import ctz, popcount
-from sim.engine import SOLO_ROLLS, award_seat, awards, cross
+from sim.engine import SOLO_ROLLS, awards, move_alone
 from sim.engine import legal_choices as _legal_choices
 from sim.moves import mobility
 from sim.nbinternals import borrow
 from sim.state import (
     BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, COLOUR_JOKER, MAX_CANDS, MAX_SEATS, NUMBER_JOKER,
-    PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS, PS_PASSES, ST_AVAIL, ST_COLOURS_TAKEN,
+    PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS, ST_AVAIL, ST_COLOURS_TAKEN,
     ST_COLS_TAKEN, ST_DICE, ST_PLAYERS, ST_ROLL, ST_SEAT, BB_SIZE, CAND_SIZE, PS_SIZE, ST_SIZE,
 )
 from sim.tables import COLOUR_FIRST, COLOUR_LATER, N_COLOURS
@@ -399,13 +399,10 @@ def sheet_after(st, ps, bb, tab, cands, i, st2, ps2, bb2):
     st2[:] = st
     ps2[:, :] = ps
     bb2[:, :] = bb
-    seat = st[ST_SEAT]
     if i < 0:
-        ps2[seat, PS_PASSES] += 1
-        return
-    cross(ps2, bb2, tab, seat, cands[i, CAND_SUB], cands[i, CAND_COST], st[ST_ROLL])
-    solo = st[ST_PLAYERS] == 1
-    award_seat(ps2, bb2, tab, seat, 0 if solo else st[ST_COLS_TAKEN], 0 if solo else st[ST_COLOURS_TAKEN])
+        move_alone(st, ps2, bb2, tab, st[ST_SEAT], -1, 0)
+    else:
+        move_alone(st, ps2, bb2, tab, st[ST_SEAT], cands[i, CAND_SUB], cands[i, CAND_COST])
 
 
 @njit(cache=True)

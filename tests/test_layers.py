@@ -158,7 +158,6 @@ def _engine_calls(path: Path) -> list[str]:
     return sorted(set(found))
 
 
-@pytest.mark.xfail(strict=True, reason="turn kernel: issue 45")
 def test_only_the_rules_layer_plays_a_turn():
     """Outside the rules layer no function crosses boxes or settles awards itself: the players
     and the kit, training and research play a roll through the engine's turn, so that a rules

@@ -35,11 +35,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from sim.engine import SOLO_DICE, SOLO_ROLLS, cross, finish, reset, set_dice, settle_awards
+from sim.engine import SOLO_DICE, SOLO_ROLLS, end_of_game, reset, solo_move, start_roll
 from sim.rng import game_key, mix64
 from sim.state import (
-    BB_CROSSED, BB_SIZE, MAX_SEATS, PS_JOKERS, PS_SCORE, PS_SIZE, ST_AVAIL, ST_IS_ACTIVE, ST_ROLL, ST_SEAT,
-    ST_SIZE,
+    BB_CROSSED, BB_SIZE, MAX_SEATS, PS_JOKERS, PS_SCORE, PS_SIZE, ST_AVAIL, ST_IS_ACTIVE, ST_SEAT, ST_SIZE,
 )
 from sim.tables import START_JOKERS
 
@@ -199,8 +198,7 @@ def search(W, tab, key, beam, line):
     heap = np.empty(beam, np.int64)
     mask = tab.mask
     for roll in range(1, SOLO_ROLLS + 1):
-        st[ST_ROLL] = roll
-        set_dice(st, key, roll)
+        start_roll(st, key, roll, 1)
         m = 0
         for p in range(n):
             if m + most > cf.shape[0]:
@@ -229,9 +227,7 @@ def search(W, tab, key, beam, line):
             p = ci[c, C_PARENT]
             ps1[0] = cur_ps[p]
             bb1[0] = cur_bb[p]
-            if ci[c, C_SUB] >= 0:
-                cross(ps1, bb1, tab, 0, ci[c, C_SUB], ci[c, C_COST], roll)
-            settle_awards(st, ps1, bb1, tab)
+            solo_move(st, ps1, bb1, tab, ci[c, C_SUB], ci[c, C_COST], roll)
             nxt_ps[i] = ps1[0]
             nxt_bb[i] = bb1[0]
             nxt_g[i] = cf[c, C_GAINED]
@@ -247,7 +243,7 @@ def search(W, tab, key, beam, line):
     for i in range(n):
         ps1[0] = cur_ps[i]
         bb1[0] = cur_bb[i]
-        finish(ps1, bb1, tab, 1)
+        end_of_game(ps1, bb1, tab, 1)
         if best < 0 or ps1[0, PS_SCORE] > best_ps[PS_SCORE] or (
                 ps1[0, PS_SCORE] == best_ps[PS_SCORE] and ps1[0, PS_JOKERS] > best_ps[PS_JOKERS]):
             best = i

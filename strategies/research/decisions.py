@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.engine import (
-    LOG_ACTIVE, LOG_AVAIL, LOG_CDIE, LOG_CHOICES, LOG_COST, LOG_NDIE, LOG_ROLL, LOG_SEAT, LOG_SUB, SOLO_ROLLS, cross,
-    reset, set_dice, settle_awards,
+    LOG_ACTIVE, LOG_AVAIL, LOG_CDIE, LOG_CHOICES, LOG_COST, LOG_NDIE, LOG_ROLL, LOG_SEAT, LOG_SUB, SOLO_ROLLS,
+    active_move, end_of_roll, passive_moves, reset, start_roll,
 )
 from sim.rng import game_key
 from sim.runs.api import check_int, play_chunk
@@ -33,8 +33,7 @@ from sim.runs.dataset import done_chunks, read_part
 from sim.runs.dataset import json_safe
 from sim.runs.gamelog import describe
 from sim.state import (
-    PS_JOKERS, PS_PASSES, PS_SCORE, ST_ACTIVE, ST_ACTIVE_CDIE, ST_ACTIVE_NDIE, ST_ACTIVE_SUB, ST_AVAIL, ST_IS_ACTIVE, ST_ROLL,
-    ST_SEAT, new_state,
+    PS_JOKERS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_SEAT, new_state,
 )
 from sim.tables import N_GROUPS
 
@@ -91,29 +90,19 @@ def _before_each(tab, seed, game, players, max_rolls, log):
     row = 0
     while row < len(log):
         roll = int(log[row, LOG_ROLL])
-        st[ST_ROLL] = roll
-        st[ST_ACTIVE] = (roll - 1) % players
-        set_dice(st, key, roll)
-        st[ST_ACTIVE_CDIE] = st[ST_ACTIVE_NDIE] = st[ST_ACTIVE_SUB] = -1
-        pending = []
+        active = start_roll(st, key, roll, players)
+        pending = np.full((players, 2), -1, np.int64)
         while row < len(log) and log[row, LOG_ROLL] == roll:
             seat, sub, cost = int(log[row, LOG_SEAT]), int(log[row, LOG_SUB]), int(log[row, LOG_COST])
             st[ST_SEAT], st[ST_AVAIL], st[ST_IS_ACTIVE] = seat, log[row, LOG_AVAIL], log[row, LOG_ACTIVE]
             yield row, st, ps, bb
-            if not log[row, LOG_ACTIVE]:
-                pending.append((seat, sub, cost))
-            elif sub < 0:
-                ps[seat, PS_PASSES] += 1
+            if log[row, LOG_ACTIVE]:
+                active_move(st, ps, bb, tab, seat, log[row, LOG_CDIE], log[row, LOG_NDIE], sub, cost, roll, 0)
             else:
-                st[ST_ACTIVE_CDIE], st[ST_ACTIVE_NDIE], st[ST_ACTIVE_SUB] = log[row, LOG_CDIE], log[row, LOG_NDIE], sub
-                cross(ps, bb, tab, seat, sub, cost, roll)
+                pending[seat] = sub, cost
             row += 1
-        for seat, sub, cost in pending:
-            if sub < 0:
-                ps[seat, PS_PASSES] += 1
-            else:
-                cross(ps, bb, tab, seat, sub, cost, roll)
-        settle_awards(st, ps, bb, tab)
+        passive_moves(ps, bb, tab, pending, players, active, roll)
+        end_of_roll(st, ps, bb, tab)
 
 
 def _rolled(W, tab, st, ps, bb, key, roll, sub, cost, rollouts):

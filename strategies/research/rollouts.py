@@ -16,13 +16,13 @@ import numpy as np
 from numba import njit
 
 from sim.engine import (
-    LOG_AVAIL, LOG_CDIE, LOG_COST, LOG_NDIE, LOG_SUB, SOLO_ROLLS, cross, finish, reset, set_dice, settle_awards,
+    LOG_AVAIL, LOG_CDIE, LOG_COST, LOG_NDIE, LOG_SUB, SOLO_ROLLS, active_move, end_of_game, end_of_roll, passive_moves,
+    reset, solo_move, start_roll,
 )
 from sim.nbinternals import as_any
 from sim.rng import game_key, mix64
 from sim.state import (
-    PS_JOKERS, PS_PASSES, PS_SCORE, ST_ACTIVE, ST_ACTIVE_CDIE, ST_ACTIVE_NDIE, ST_ACTIVE_SUB, ST_AVAIL,
-    ST_IS_ACTIVE, ST_ROLL, ST_SEAT, new_state,
+    PS_JOKERS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_SEAT, new_state,
 )
 from sim.tables import N_GROUPS
 from sim.threads import over_threads
@@ -58,24 +58,19 @@ def _play_out(W, st, ps, bb, tab, sub, cost, roll, key, taxed, lay, sc, se, subs
     `taxed` (reply, val: next_roll_value's scratch)."""
     # The caller keeps the arrays alive: views typed as learned's ranking is compiled for.
     W, st, bb, lay = as_any(W), as_any(st), as_any(bb), as_any(lay)
-    if sub >= 0:
-        cross(ps, bb, tab, 0, sub, cost, roll)
-    settle_awards(st, ps, bb, tab)
+    solo_move(st, ps, bb, tab, sub, cost, roll)
     tax = 0.0
     for r in range(roll + 1, SOLO_ROLLS + 1):
         if taxed:       # before the dice: the mean of the best one-ply value over all faces
             tax -= next_roll_value(W, row_offset(0, SOLO_ROLLS - r), lay, tab, bb, SEAT0, PASSING, ps[0, PS_JOKERS], sc,
                                    se, reply, val)
-        st[ST_ROLL] = r
-        set_dice(st, key, r)
+        start_roll(st, key, r, 1)
         m = ranked(W, 0, st, bb, SEAT0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
         b = best_row(qs, m)      # learned's own choice (its decision with top=0)
         if taxed:
             tax += qs[b]
-        if subs[b] >= 0:
-            cross(ps, bb, tab, 0, subs[b], costs[b], r)
-        settle_awards(st, ps, bb, tab)
-    finish(ps, bb, tab, 1)
+        solo_move(st, ps, bb, tab, subs[b], costs[b], r)
+    end_of_game(ps, bb, tab, 1)
     return ps[0, PS_SCORE] - tax
 
 
@@ -102,8 +97,7 @@ def _rollout_means(lo, hi, W, tab, seed, first, top, rollouts, taxed, out, gaps,
         key = start_solo(st, ps, bb, tab, seed, first + i)
         out[i] = ABSENT
         for roll in range(1, SOLO_ROLLS + 1):
-            st[ST_ROLL] = roll
-            set_dice(st, key, roll)
+            start_roll(st, key, roll, 1)
             m = ranked(as_any(W), 0, as_any(st), as_any(bb), SEAT0, ps[0, PS_JOKERS], tab, as_any(lay), sc, se,
                        subs, costs, rewards, qs)
             order = np.argsort(-qs[:m], kind="mergesort")    # stable: ties as best_row breaks them
@@ -126,10 +120,8 @@ def _rollout_means(lo, hi, W, tab, seed, first, top, rollouts, taxed, out, gaps,
                     out[i, roll, k, 0] = total0 / half
                     out[i, roll, k, 1] = total1 / half
             j = order[0]
-            if subs[j] >= 0:
-                cross(ps, bb, tab, 0, subs[j], costs[j], roll)
-            settle_awards(st, ps, bb, tab)
-        finish(ps, bb, tab, 1)
+            solo_move(st, ps, bb, tab, subs[j], costs[j], roll)
+        end_of_game(ps, bb, tab, 1)
         scores[i] = ps[0, PS_SCORE]
 
 
@@ -182,8 +174,7 @@ def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores):
             mean = next_roll_value(as_any(W), row_offset(0, SOLO_ROLLS - roll), as_any(lay), tab, as_any(bb), SEAT0,
                                    PASSING, jokers, sc, se,
                                    reply, val)
-            st[ST_ROLL] = roll
-            set_dice(st, key, roll)
+            start_roll(st, key, roll, 1)
             o = row_offset(0, SOLO_ROLLS - roll)
             m = ranked(as_any(W), 0, as_any(st), as_any(bb), SEAT0, jokers, tab, as_any(lay), sc, se, subs, costs,
                        rewards, qs)
@@ -215,10 +206,8 @@ def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores):
                         total -= _play_out(W, st2, ps2, bb2, tab, sub, cost, roll, k, taxed, lay2, sc2, se2, subs2,
                                            costs2, rewards2, qs2, reply, val)
                     out[row, J_ROLLED] = total / n_out
-            if sub >= 0:
-                cross(ps, bb, tab, 0, sub, cost, roll)
-            settle_awards(st, ps, bb, tab)
-        finish(ps, bb, tab, 1)
+            solo_move(st, ps, bb, tab, sub, cost, roll)
+        end_of_game(ps, bb, tab, 1)
         scores[i] = ps[0, PS_SCORE]
 
 
@@ -272,24 +261,12 @@ def _judge_table(lo, hi, W, tab, seed, games, players, max_rolls, log, log_start
         roll = 0
         while row < log_start[i + 1]:
             roll += 1
-            st[ST_ROLL] = roll
-            active = (roll - 1) % players
-            st[ST_ACTIVE] = active
-            set_dice(st, key, roll)
-            st[ST_ACTIVE_CDIE] = -1
-            st[ST_ACTIVE_NDIE] = -1
-            st[ST_ACTIVE_SUB] = -1
+            active = start_roll(st, key, roll, players)
             sub, cost = log[row, LOG_SUB], log[row, LOG_COST]
             _judge_table_decision(W, tab, st, ps, bb, active, log[row, LOG_AVAIL], 1, sub, cost, lay, sc, se, subs,
                                   costs, rewards, qs, tc, te, out, row)
+            active_move(st, ps, bb, tab, active, log[row, LOG_CDIE], log[row, LOG_NDIE], sub, cost, roll, 0)
             row += 1
-            if sub < 0:
-                ps[active, PS_PASSES] += 1
-            else:
-                st[ST_ACTIVE_CDIE] = log[row - 1, LOG_CDIE]
-                st[ST_ACTIVE_NDIE] = log[row - 1, LOG_NDIE]
-                st[ST_ACTIVE_SUB] = sub
-                cross(ps, bb, tab, active, sub, cost, roll)
             for s in range(players):
                 if s == active:
                     continue
@@ -299,14 +276,8 @@ def _judge_table(lo, hi, W, tab, seed, games, players, max_rolls, log, log_start
                 row += 1
                 pending[s, 0] = sub
                 pending[s, 1] = cost
-            for s in range(players):
-                if s == active:
-                    continue
-                if pending[s, 0] < 0:
-                    ps[s, PS_PASSES] += 1
-                else:
-                    cross(ps, bb, tab, s, pending[s, 0], pending[s, 1], roll)
-            settle_awards(st, ps, bb, tab)
-        finish(ps, bb, tab, players)
+            passive_moves(ps, bb, tab, pending, players, active, roll)
+            end_of_roll(st, ps, bb, tab)
+        end_of_game(ps, bb, tab, players)
         for s in range(players):
             scores[i, s] = ps[s, PS_SCORE]

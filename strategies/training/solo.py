@@ -34,11 +34,11 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from sim.engine import SOLO_DICE, SOLO_ROLLS, cross, finish, reset, set_dice, settle_awards
+from sim.engine import SOLO_DICE, SOLO_ROLLS, end_of_game, reset, solo_move, start_roll
 from sim.nbinternals import uncounted
 from sim.rng import game_key
 from sim.sheets import load_sheet
-from sim.state import PS_JOKERS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_ROLL, ST_SEAT, new_state
+from sim.state import PS_JOKERS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_SEAT, new_state
 from sim.tables import kernel_tables
 
 from ..learned import (
@@ -74,19 +74,16 @@ def play_one(W, tab, key, st, ps, bb, lay, sc, se, subs, costs, rewards, qs, idx
     W, st, bb, lay, sc, se = uncounted(W), uncounted(st), uncounted(bb), uncounted(lay), uncounted(sc), uncounted(se)
     subs, costs, rewards, qs, idx = uncounted(subs), uncounted(costs), uncounted(rewards), uncounted(qs), uncounted(idx)
     for roll in range(1, SOLO_ROLLS + 1):
-        st[ST_ROLL] = roll
-        set_dice(st, key, roll)
+        start_roll(st, key, roll, 1)
         m = rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
         best = best_row(qs, m)
         gains[roll] = rewards[best] - costs[best]
         values[roll] = qs[best] - gains[roll]
-        if subs[best] >= 0:
-            cross(ps, bb, tab, 0, subs[best], costs[best], roll)
-        settle_awards(st, ps, bb, tab)
+        solo_move(st, ps, bb, tab, subs[best], costs[best], roll)
         sheet_features(lay, bb[0, 0], bb[0, 1], sc, idx)
         idx[N_SHEET] = F_JOKER + ps[0, PS_JOKERS]
         feats[roll, :] = idx
-    finish(ps, bb, tab, 1)
+    end_of_game(ps, bb, tab, 1)
     return ps[0, PS_SCORE]
 
 
@@ -193,13 +190,10 @@ def play_solo(W, tab, seed, first, count, top, close, scores):
         lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
         key = start_solo(st, ps, bb, tab, seed, first + i)
         for roll in range(1, SOLO_ROLLS + 1):
-            st[ST_ROLL] = roll
-            set_dice(st, key, roll)
+            start_roll(st, key, roll, 1)
             sub, cost = solo_choice(W, 0, st, ps, bb, tab, top, close, lay, sc, se, subs, costs, rewards, qs)
-            if sub >= 0:
-                cross(ps, bb, tab, 0, sub, cost, roll)
-            settle_awards(st, ps, bb, tab)
-        finish(ps, bb, tab, 1)
+            solo_move(st, ps, bb, tab, sub, cost, roll)
+        end_of_game(ps, bb, tab, 1)
         scores[i] = ps[0, PS_SCORE]
 
 

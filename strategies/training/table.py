@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit, prange
 
 from sim.batch import play_batch
-from sim.engine import GR_ROLLS, GR_SIZE, LOG_COST, LOG_SEAT, LOG_SIZE, LOG_SUB, cross, reset, settle_awards
+from sim.engine import GR_ROLLS, GR_SIZE, LOG_COST, LOG_SEAT, LOG_SIZE, LOG_SUB, end_of_roll, play_move, reset
 from sim.sheets import load_sheet
 from sim.state import MAX_SEATS, PS_JOKERS, PS_SIZE, PS_WINNER, ST_ROLL, new_state
 from sim.tables import kernel_tables
@@ -66,10 +66,9 @@ def replay_features(tab, players, count, rolls, log, learner, feats, gains, fina
         for r in range(1, rolls[i] + 1):
             st[ST_ROLL] = r
             for _ in range(players):          # the active player's move, then the passive ones
-                if log[row, LOG_SUB] >= 0:
-                    cross(ps, bb, tab, log[row, LOG_SEAT], log[row, LOG_SUB], log[row, LOG_COST], r)
+                play_move(ps, bb, tab, log[row, LOG_SEAT], log[row, LOG_SUB], log[row, LOG_COST], r)
                 row += 1
-            settle_awards(st, ps, bb, tab)
+            end_of_roll(st, ps, bb, tab)
             o = N_ROW_TABLE * stage(st)
             for s in range(players):
                 now = points_now(ps, bb, tab, s)
