@@ -59,11 +59,10 @@ def replay(game, line, dice):
         if sub >= 0:
             legal = {(int(s), int(c)) for s, c in cands[:n, [CAND_SUB, CAND_COST]]}
             assert (sub, cost) in legal, f"game {game}, roll {roll}: ({sub}, {cost}) is not a legal choice"
-            engine.cross(ps, bb, TAB, 0, sub, cost, roll)
         else:
             assert cost == 0
-        engine.settle_awards(st, ps, bb, TAB)
-    engine.finish(ps, bb, TAB, 1)
+        engine.solo_move(st, ps, bb, TAB, sub, cost, roll)     # a pass counted, as the game counts it
+    engine.end_of_game(ps, bb, TAB, 1)
     return ps[0]
 
 
