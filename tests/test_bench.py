@@ -61,3 +61,15 @@ def test_the_compile_profile_counts_each_function_s_own_time_and_signatures():
     caller(2)          # compiled already: nothing more is counted once closed, nor now
     assert rows["caller"][0] == 2
     assert "compiling: " in profile.report()
+
+
+def test_a_chunk_digest_follows_every_array_it_holds():
+    """sim.runs.digests: the same games give the same digest, another game or another dice row
+    another one."""
+    from sim.runs.api import play_chunk
+    from sim.runs.digests import chunk_digest
+    a = play_chunk(4242, 0, 20, ["greedy"], players=1, log_turns=True)
+    assert chunk_digest(a) == chunk_digest(play_chunk(4242, 0, 20, ["greedy"], players=1, log_turns=True))
+    assert chunk_digest(a) != chunk_digest(play_chunk(4242, 1, 20, ["greedy"], players=1, log_turns=True))
+    a.dice[3, 0] += 1
+    assert chunk_digest(a) != chunk_digest(play_chunk(4242, 0, 20, ["greedy"], players=1, log_turns=True))
