@@ -377,8 +377,16 @@ def test_dataset_missing_a_column_cli(dataset, tmp_path):
     assert read_manifest(bad)["status"] == "running"
 
 
-def test_kill_and_resume_subprocess(tmp_path, games_lasting):
-    """SIGKILL a real run after its first chunk, resume it, compare with an uninterrupted run."""
+#: How a run ends on each signal: SIGKILL as it is (no handler runs), Ctrl-C and SIGTERM by the
+#: interrupt handler (sim.runs.interrupts), which marks the manifest.
+ENDINGS = {signal.SIGKILL: (-signal.SIGKILL, "running"), signal.SIGINT: (130, "interrupted"),
+           signal.SIGTERM: (143, "interrupted")}
+
+
+@pytest.mark.parametrize("signum", list(ENDINGS), ids=lambda s: signal.Signals(s).name)
+def test_kill_and_resume_subprocess(tmp_path, games_lasting, signum):
+    """Signal a real run with a move log after its first chunk (SIGKILL: nothing runs; SIGINT and
+    SIGTERM: the interrupt handler), resume it, compare with an uninterrupted run."""
     lineup = ["greedy", "random", "greedy"]
     games = games_lasting(1, lineup, 3, chunk=250, log_turns=True)   # still playing when killed, on any machine
     settings = ["-n", str(games), "-p", "3", "-s", "greedy", "-s", "random", "-s", "greedy", "--seed", "77",
@@ -390,12 +398,13 @@ def test_kill_and_resume_subprocess(tmp_path, games_lasting):
     first = out / "games" / "part-000000.parquet"
     while not first.exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
-    proc.send_signal(signal.SIGKILL)
+    proc.send_signal(signum)
     proc.wait()
-    assert proc.returncode == -signal.SIGKILL, "the run ended before it could be interrupted"
+    code, status = ENDINGS[signum]
+    assert proc.returncode == code, ("the run ended before it could be interrupted", proc.returncode)
     finished = len(list((out / "games").glob("part-*.parquet")))
     assert 1 <= finished < games // 250
-    assert read_manifest(out)["status"] == "running"
+    assert read_manifest(out)["status"] == status
 
     r = subprocess.run([sys.executable, "-m", "cli", "run", "--out", str(out), "--resume", "--quiet"],
                        cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
