@@ -123,6 +123,12 @@ def placement_code(sub, cost):
     return PASS if sub < 0 else 4 * sub + cost
 
 
+@njit(cache=True)
+def placement_of(code):
+    """(subset row, '!' used) that a placement_code (not PASS) names."""
+    return code >> 2, code & 3
+
+
 @njit(cache=True, inline="always")
 def placed(st, ps, bb, tab, code):
     """The move a placement_code names, for seat st[ST_SEAT] with dice st[ST_AVAIL]:
@@ -133,8 +139,7 @@ def placed(st, ps, bb, tab, code):
     """
     if code == PASS:
         return PASS, -1, -1, -1, 0
-    sub = code >> 2
-    cost = code & 3
+    sub, cost = placement_of(code)
     seat = st[ST_SEAT]
     if code < 0 or sub >= tab.size.shape[0]:
         return -2, -1, -1, -1, 0

@@ -62,7 +62,7 @@ from numba import njit
 
 from sim.bits import ONE, ZERO, ctz, popcount
 from sim.engine import FIRST_OPEN_ROLLS, SOLO_ROLLS
-from sim.players import placement_code
+from sim.players import placement_code, placement_of
 from sim.sheets import BUILTIN_SHEETS, N_COLS, load_sheet
 from sim.state import (
     BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, PASS,
@@ -905,7 +905,10 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
     if st[ST_PLAYERS] != 1:
         return _decide_at_table(st, ps, bb, cands, n, tab, params, rng)
     code = _place_solo(st, ps, bb, cands, n, tab, params, rng)
-    return PASS if code == PASS else candidate_of(cands, n, code >> 2, code & 3)
+    if code == PASS:
+        return PASS
+    sub, cost = placement_of(code)
+    return candidate_of(cands, n, sub, cost)
 
 
 learned = strategy(_choose, name="learned", params=PARAMS, data=weights_data, file_param="weights",

@@ -2,13 +2,12 @@
 environment outside the checkout and run from another folder."""
 import os
 import subprocess
-import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 
 from sim.numba_cache import cache_base
+from sim.runs.coldstart import install_wheel
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,25 +23,13 @@ def _cache_files() -> dict[Path, int]:
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
-    """(python, encore-sim, a folder outside the checkout) of a fresh virtual environment holding
-    the wheel built from this checkout. Its dependencies are this environment's, reached by a
-    path file (no download): a path added that way has none of its own .pth files read, so this
-    environment's editable install of the project is not seen there."""
+    """(python, encore-sim, a folder outside the checkout, site-packages) of a fresh virtual
+    environment holding the wheel built from this checkout (sim.runs.coldstart.install_wheel)."""
     tmp = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
-                    str(tmp / "dist"), str(ROOT)], check=True, capture_output=True)
-    venv = tmp / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
-    python = venv / "bin" / "python"
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
-    Path(site, "deps-of-the-tests.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    wheel = next((tmp / "dist").glob("encore_sim-*.whl"))
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
-                   check=True, capture_output=True)
+    python, program, site = install_wheel(tmp)
     elsewhere = tmp / "elsewhere"
     elsewhere.mkdir()
-    return python, venv / "bin" / "encore-sim", elsewhere, Path(site)
+    return python, program, elsewhere, site
 
 
 def _env():

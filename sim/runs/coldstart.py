@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -84,33 +85,40 @@ def _drop_tree(where: Path) -> None:
                    capture_output=True)
 
 
-def installed_warm_start(tmp: Path) -> float | None:
-    """CPU seconds of a warm `run -n 200 -s greedy` of the package installed from its wheel into
-    a fresh virtual environment (its dependencies this one's, by a path file), run from another
-    folder: the second of two runs, the first having filled the cache. None if the wheel cannot
-    be built (pip cannot reach setuptools)."""
-    dist, venv, elsewhere = tmp / "dist", tmp / "venv", tmp / "elsewhere"
-    try:
-        subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist),
-                        str(numba_cache.ROOT)], check=True, capture_output=True)
-    except subprocess.CalledProcessError:
-        return None
+def install_wheel(tmp: Path) -> tuple[Path, Path, Path]:
+    """Build this checkout's wheel and install it into a fresh virtual environment in `tmp`, its
+    dependencies this one's (by a path file, which reads none of that folder's own .pth files, so
+    an editable install of the project there is not seen): (its python, its encore-sim, its
+    site-packages). CalledProcessError if the wheel cannot be built (pip cannot reach setuptools)."""
+    dist, venv = tmp / "dist", tmp / "venv"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(numba_cache.ROOT)],
+                   check=True, capture_output=True)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
     python = venv / "bin" / "python"
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
-    import sysconfig
-    Path(site, "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               check=True, capture_output=True, text=True).stdout.strip())
+    (site / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     wheel = next(dist.glob("encore_sim-*.whl"))
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True,
                    capture_output=True)
+    return python, venv / "bin" / "encore-sim", site
+
+
+def installed_warm_start(tmp: Path) -> float | None:
+    """CPU seconds of a warm `run -n 200 -s greedy` of the package installed from its wheel
+    (install_wheel), run from another folder: the second of two runs, the first having filled the
+    cache. None if the wheel cannot be built."""
+    try:
+        _, program, _ = install_wheel(tmp)
+    except subprocess.CalledProcessError:
+        return None
+    elsewhere = tmp / "elsewhere"
     elsewhere.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["NUMBA_CACHE_DIR"] = str(tmp / "wheel-cache")
-    program = [str(venv / "bin" / "encore-sim")]
     args = ["run", "-n", "200", "-s", "greedy", "-q", "-j", "1", "--out"]
-    cpu_seconds([*args, "first"], elsewhere, env, elsewhere, program)
-    return cpu_seconds([*args, "again"], elsewhere, env, elsewhere, program)
+    cpu_seconds([*args, "first"], elsewhere, env, elsewhere, [str(program)])
+    return cpu_seconds([*args, "again"], elsewhere, env, elsewhere, [str(program)])
 
 
 def rows(reference: str | None = REFERENCE) -> list[dict]:
