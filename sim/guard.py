@@ -48,7 +48,7 @@ import warnings
 import numpy as np
 from numba import njit
 
-from .numba_cache import cache_folder
+from .numba_cache import GAME_PACKAGES, ROOT, cache_folder
 from .nbinternals import JIT_DISABLED, USER_MODULE_PREFIX
 from .players import PLAYER_GUARDED, PLAYER_STRICT
 from .state import BB_SIZE, CAND_SIZE, DECIDE_SIG, MAX_CANDS, MAX_SEATS, PS_SIZE, RNG_WORDS, ST_SIZE
@@ -402,10 +402,19 @@ def _library(frame) -> bool:
     """Whether a frame is in the project's own modules (sim, strategies), not a user's strategy
     (loaded from its file as encore_user_*, strategies.registry) or its helpers."""
     name = frame.f_globals.get("__name__")
-    if name is None:   # the line of a compiled function, which Numba adds to the traceback of its exception
-        name = next((m for m, module in list(sys.modules.items())
-                     if getattr(module, "__file__", None) == frame.f_code.co_filename), "")
-    return name.split(".")[0] in ("sim", "strategies")
+    if name is not None:
+        return name.split(".")[0] in GAME_PACKAGES
+    # The line of a compiled function, which Numba adds to the traceback of its exception, names
+    # the file the function was compiled from. The cache is keyed by content (sim.numba_cache),
+    # so that may be another copy of the project (a moved clone, the installed wheel): matched by
+    # the module's path inside the project, not the whole path.
+    return frame.f_code.co_filename.endswith(_library_files())
+
+
+def _library_files() -> tuple[str, ...]:
+    """The project's modules loaded now, as path endings inside the project: "/strategies/kit.py"."""
+    return tuple(os.sep + os.path.relpath(module.__file__, ROOT) for m, module in list(sys.modules.items())
+                 if m.split(".")[0] in GAME_PACKAGES and getattr(module, "__file__", None))
 
 
 def _line(tb, frame) -> int:

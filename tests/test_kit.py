@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import sys
+import traceback
 from collections import namedtuple
 from pathlib import Path
 
@@ -402,6 +403,27 @@ def test_a_wrong_argument_to_the_kit_names_the_strategy_s_line(tmp_path, line, s
     assert match, r.stderr
     assert len(set(match.groups())) <= 1      # kit.box: the j given is the size it names
     assert not (tmp_path / "out" / "players").exists()
+
+
+def _numba_frame(path):
+    """A frame as Numba adds one to the traceback of a compiled function's exception: the file it
+    was compiled from, and empty globals (no module name)."""
+    try:
+        exec(compile("raise ValueError", str(path), "exec"), {})
+    except ValueError as e:
+        return list(traceback.walk_tb(e.__traceback__))[-1][0]
+
+
+def test_a_kit_line_compiled_in_another_copy_of_the_project_is_still_the_kit_s(tmp_path):
+    """The compiled-code cache is keyed by content, so a kit function loaded from it names the file
+    of whichever copy of the project compiled it (a moved clone, the installed wheel): still the
+    kit's line, not the user's (CI once ran with a cache a clone in another folder had filled)."""
+    from sim import guard
+    assert kit.__name__ in sys.modules
+    assert guard._library(_numba_frame(tmp_path / "elsewhere" / "strategies" / "kit.py"))
+    assert not guard._library(_numba_frame(tmp_path / "s.py"))
+    assert not guard._library(_numba_frame(tmp_path / "strategies" / "mine.py"))
+    assert not guard._library(_numba_frame(tmp_path / "mykit.py"))
 
 
 @pytest.mark.parametrize("python", [False, True])
