@@ -2,7 +2,7 @@
 
 Functions, in the order a game uses them:
 
-    reset            empty sheets, 8 '!' each, all anchored subsets in column H
+    reset            empty sheets, 8 '!' each (the rules' jokers), all anchored subsets in column H
     set_dice         the roll's dice faces, from the counter-based stream
     legal_choices    every legal (dice pair, placement) for the deciding seat
     cross            apply a chosen placement to a seat's sheet
@@ -15,7 +15,11 @@ end_of_roll, solo_move, move_alone, end_of_game), which play, training, the rese
 and the kit all call: the rules of a roll are written once, here. tests/test_layers.py checks
 that no module of strategies/ crosses boxes or settles awards itself.
 
-Rules references ("RULES section N") are to section N of docs/rules.md.
+Rules references ("RULES section N") are to section N of docs/rules.md. The numbers of the rules
+(the '!' a sheet starts with, the penalties, the end, the solo game's length, the free rolls, the
+colour and column values, what a number joker stands for) are those of the game's tables:
+tab.rules[R_*] (sim.rules) and tab.col_first, tab.col_later; the rulebook's unless a variant changes
+them.
 """
 import numpy as np
 from numba import njit
@@ -36,17 +40,22 @@ from .state import (
     ST_AVAIL, ST_COLOURS_TAKEN, ST_COLS_TAKEN, ST_DICE, ST_IS_ACTIVE, ST_MAX_ROLLS, ST_PLAYERS,
     ST_ROLL, ST_SEAT,
 )
-from .tables import COLOUR_FIRST, COLOUR_LATER, N_COLOURS, NW, START_JOKERS
+from .rules import (
+    R_COLOUR_FIRST, R_COLOUR_LATER, R_END_COLOURS, R_FREE_ROLLS, R_JOKERS, R_NUMBERS, R_PASS_PENALTY, R_SOLO_ROLLS,
+    R_STAR_PENALTY, RULEBOOK,
+)
+from .tables import N_COLOURS, NW
 
-SOLO_ROLLS = 30
+#: The rulebook's solo game length and free rolls; a game reads its own from tab.rules.
+SOLO_ROLLS = RULEBOOK.solo_rolls
 ALL_DICE = 0b111111
 SOLO_DICE = 0b011011       # colour dice 0, 1 and number dice 0, 1
-FIRST_OPEN_ROLLS = 3       # passive players choose from all six dice in rolls 1..3
+FIRST_OPEN_ROLLS = RULEBOOK.free_rolls   # passive players choose from all six dice in rolls 1..3
 
 # --- results of one game: gres int64[GR_SIZE] ------------------------------
 GR_ROLLS = 0        # rolls played
 GR_CAPPED = 1       # 1 if stopped by the roll cap without a natural end
-GR_ENDED_BY = 2     # bitmask of seats with two colours when the game ended naturally
+GR_ENDED_BY = 2     # bitmask of seats with the end colours (two by the rulebook) when the game ended naturally
 GR_WINNERS = 3      # bitmask of winning seats
 GR_ERROR = 4        # 0 = fine; else sim.guard.ERR_*: an illegal choice, a write to the game, an exception
 GR_ERR_ROLL = 5
@@ -91,10 +100,12 @@ def full_columns(lo, hi):
 
 
 @njit(cache=True, inline="always")
-def awards(lo, hi, cols_done, colours_done, cols_taken, colours_taken, col_first, col_later, colour_mask):
+def awards(lo, hi, cols_done, colours_done, cols_taken, colours_taken, col_first, col_later, colour_mask,
+           colour_first, colour_later):
     """What a sheet with boxes (lo, hi) crossed completes beyond cols_done and colours_done
     (bitmasks), and what that scores (RULES section 6): a column or colour that nobody completed
-    in an earlier roll (cols_taken, colours_taken) scores its first value, else its later one.
+    in an earlier roll (cols_taken, colours_taken) scores its first value, else its later one
+    (col_first, col_later per column; colour_first, colour_later: the tables' and rules' values).
 
     Returns the bitmasks (new columns, new colours, the new columns scored first, the new
     colours scored first) and the points (of the columns, of the colours). The engine settles
@@ -117,7 +128,7 @@ def awards(lo, hi, cols_done, colours_done, cols_taken, colours_taken, col_first
     colour_points = 0
     for k in range(N_COLOURS):
         if (new_colours >> k) & 1:
-            colour_points += COLOUR_FIRST if (first_colours >> k) & 1 else COLOUR_LATER
+            colour_points += colour_first if (first_colours >> k) & 1 else colour_later
     return new_cols, new_colours, first_cols, first_colours, col_points, colour_points
 
 
@@ -125,14 +136,15 @@ def awards(lo, hi, cols_done, colours_done, cols_taken, colours_taken, col_first
 def reset(st, ps, bb, tab, players, max_rolls):
     st[:] = 0
     st[ST_PLAYERS] = players
-    st[ST_MAX_ROLLS] = SOLO_ROLLS if players == 1 else max_rolls
+    st[ST_MAX_ROLLS] = tab.rules[R_SOLO_ROLLS] if players == 1 else max_rolls
     st[ST_ACTIVE_CDIE] = -1
     st[ST_ACTIVE_NDIE] = -1
     st[ST_ACTIVE_SUB] = -1
     ps[:, :] = 0
     bb[:, :] = ZERO
+    jokers = tab.rules[R_JOKERS]
     for s in range(players):
-        ps[s, PS_JOKERS] = START_JOKERS
+        ps[s, PS_JOKERS] = jokers
         for w in range(NW):
             bb[s, BB_ALIVE + w] = tab.all_subsets[w]
             bb[s, BB_TOUCH + w] = tab.start_touch[w]
@@ -165,7 +177,7 @@ def legal_choices(st, ps, bb, tab, cands):
     jokers = ps[seat, PS_JOKERS]
     gword, gmask = tab.gword, tab.gmask      # a StructRef field read counts a reference: once
     n = 0
-    faces = dice_word(st)
+    faces = dice_word(st, tab.rules[R_NUMBERS])
     for p in range(9):
         cd, nd, cost, groups = die_pair(faces, offered, jokers, p)
         while groups:
@@ -204,7 +216,7 @@ def award_seat(ps, bb, tab, s, cols_taken, colours_taken):
     settles each seat with it; strategies.kit.sheet_after plays one choice with it."""
     new_cols, new_colours, first_cols, first_colours, col_points, colour_points = awards(
         bb[s, BB_CROSSED], bb[s, BB_CROSSED + 1], ps[s, PS_COLS], ps[s, PS_COLOURS], cols_taken, colours_taken,
-        tab.col_first, tab.col_later, tab.colour_mask)
+        tab.col_first, tab.col_later, tab.colour_mask, tab.rules[R_COLOUR_FIRST], tab.rules[R_COLOUR_LATER])
     ps[s, PS_COL_POINTS] += col_points
     ps[s, PS_COLS_FIRST] += popcount(np.uint64(first_cols))
     ps[s, PS_COLS] |= new_cols
@@ -220,9 +232,11 @@ def settle_awards(st, ps, bb, tab):
 
     First values go to everyone completing a column or colour that nobody
     completed in an earlier roll, so 'taken' is updated only after all seats.
-    In solo every completion scores its first value.
+    In solo every completion scores its first value. A table's game ends in the roll someone
+    completes the rules' end colours (2 by the rulebook).
     """
     players = st[ST_PLAYERS]
+    end_colours = tab.rules[R_END_COLOURS]
     solo = players == 1
     # In solo nothing is ever taken: every completion scores its first value.
     cols_taken = 0 if solo else st[ST_COLS_TAKEN]
@@ -234,7 +248,7 @@ def settle_awards(st, ps, bb, tab):
         new_cols, new_colours = award_seat(ps, bb, tab, s, cols_taken, colours_taken)
         new_cols_all |= new_cols
         new_colours_all |= new_colours
-        if popcount(np.uint64(ps[s, PS_COLOURS])) >= 2:
+        if popcount(np.uint64(ps[s, PS_COLOURS])) >= end_colours:
             ended = True
     if not solo:
         st[ST_COLS_TAKEN] |= new_cols_all
@@ -244,13 +258,16 @@ def settle_awards(st, ps, bb, tab):
 
 @njit(cache=True, inline="always")
 def finish(ps, bb, tab, players):
-    """Final scores (RULES section 7); returns the bitmask of winning seats."""
+    """Final scores (RULES section 7); returns the bitmask of winning seats. The pass penalty
+    (0 by the rulebook) is the rules' points per pass times PS_PASSES; it has no column of its own."""
+    star_points = tab.rules[R_STAR_PENALTY]
+    pass_points = tab.rules[R_PASS_PENALTY]
     for s in range(players):
         missed_stars = popcount(tab.star_mask[0] & ~bb[s, BB_CROSSED]) + popcount(
             tab.star_mask[1] & ~bb[s, BB_CROSSED + 1])
-        ps[s, PS_STAR_PENALTY] = 2 * missed_stars
+        ps[s, PS_STAR_PENALTY] = star_points * missed_stars
         ps[s, PS_SCORE] = (ps[s, PS_COL_POINTS] + ps[s, PS_COLOUR_POINTS] + ps[s, PS_JOKERS]
-                           - ps[s, PS_STAR_PENALTY])
+                           - ps[s, PS_STAR_PENALTY] - pass_points * ps[s, PS_PASSES])
     winners = 0
     for s in range(players):
         better = 0
@@ -302,15 +319,15 @@ def play_move(ps, bb, tab, seat, sub, cost, roll):
 @njit(cache=True, inline="always")
 def active_move(st, ps, bb, tab, seat, cd, nd, sub, cost, roll, all_dice):
     """The active seat's move (dice cd, nd; sub < 0: a pass), shown to the passive seats; returns
-    the dice they may choose from: all of them in the first rolls or after a pass, else those the
-    active seat left (RULES section 4)."""
+    the dice they may choose from: all of them in the first rolls (the rules' free rolls) or after
+    a pass, else those the active seat left (RULES section 4)."""
     play_move(ps, bb, tab, seat, sub, cost, roll)
     if sub < 0:
         return all_dice
     st[ST_ACTIVE_CDIE] = cd
     st[ST_ACTIVE_NDIE] = nd
     st[ST_ACTIVE_SUB] = sub
-    if roll > FIRST_OPEN_ROLLS:
+    if roll > tab.rules[R_FREE_ROLLS]:
         return all_dice & ~(1 << cd) & ~(1 << (3 + nd))
     return all_dice
 
@@ -550,7 +567,7 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
     gres[GR_CAPPED] = 0 if (solo or ended) else 1
     if ended:
         for s in range(players):
-            if popcount(np.uint64(ps[s, PS_COLOURS])) >= 2:
+            if popcount(np.uint64(ps[s, PS_COLOURS])) >= tab.rules[R_END_COLOURS]:
                 gres[GR_ENDED_BY] |= 1 << s
     gres[GR_WINNERS] = end_of_game(ps, bb, tab, players)
     if guest is not None:

@@ -1,11 +1,11 @@
 """The placements the dice allow: the walk the engine, the reference players and the strategies share.
 
 A pair of dice stands for one or more (colour, number) groups and costs a '!' per joker face
-(RULES sections 4 and 5). The placements of group g = 5 * colour + number - 1 are the rows of
+(RULES sections 4 and 5). The placements of group g = 6 * colour + number - 1 are the rows of
 the sheet's tables in two adjacent bitset words (sim.tables: gword, gmask), and those open to a
 seat are the rows that are both alive and touching (sim.state). Every walk over them reads:
 
-    faces = dice_word(st)
+    faces = dice_word(st, tab.rules[R_NUMBERS])
     for p in range(9):                                    (or: dice_faces, then group_cost per
         cd, nd, cost, groups = die_pair(faces, dice, jokers, p)    group g: a group at its
         while groups:                                      fewest '!')
@@ -30,29 +30,33 @@ from numba import njit
 
 from .bits import ONE, ctz, popcount
 from .state import BB_ALIVE, BB_TOUCH, COLOUR_JOKER, NUMBER_JOKER, ST_DICE
-from .tables import NW
+from .tables import MAX_NUMBER, NW
 
 
-#: Group bits 5c (number 1 of each colour c): times a number mask, that mask in every colour.
-_EVERY_COLOUR = 0b00001_00001_00001_00001_00001
+#: Group bits 6c (number 1 of each colour c): times a number mask, that mask in every colour.
+_EVERY_COLOUR = 0b000001_000001_000001_000001_000001
+#: Where dice_word keeps the numbers a number joker stands for.
+_NUMBERS_AT = 48
 
 
 @njit(cache=True)
-def pair_groups(cface, nface):
+def pair_groups(cface, nface, joker_numbers):
     """A colour die's face and a number die's face: ('!' they cost, groups), groups the bitmask of
-    the (colour, number) groups g = 5 * colour + number - 1 they stand for (a joker face stands
-    for every colour or every number)."""
+    the (colour, number) groups g = 6 * colour + number - 1 they stand for (a colour joker stands
+    for every colour, a number joker for the numbers of bitmask joker_numbers, bit n - 1 for n:
+    1..5 by the rulebook, 1..6 under joker-six)."""
     cost = np.int64(cface == COLOUR_JOKER) + np.int64(nface == NUMBER_JOKER)
-    numbers = 0b11111 if nface == NUMBER_JOKER else 1 << (nface - 1)
-    return cost, numbers * _EVERY_COLOUR if cface == COLOUR_JOKER else numbers << (5 * cface)
+    numbers = joker_numbers if nface == NUMBER_JOKER else 1 << (nface - 1)
+    return cost, numbers * _EVERY_COLOUR if cface == COLOUR_JOKER else numbers << (MAX_NUMBER * cface)
 
 
 @njit(cache=True, inline="always")
-def dice_word(st):
-    """The six dice faces of st (sim.state: ST_DICE..), packed 8 bits each into one number, so
-    that die_pair works on numbers alone (an inlined function given an array counts a reference
-    to it, which in these loops costs more than the work)."""
-    word = 0
+def dice_word(st, numbers):
+    """The six dice faces of st (sim.state: ST_DICE..), packed 8 bits each into one number, and
+    the numbers a number joker stands for (tab.rules[R_NUMBERS]) above them, so that die_pair works
+    on numbers alone (an inlined function given an array counts a reference to it, which in these
+    loops costs more than the work)."""
+    word = numbers << _NUMBERS_AT
     for d in range(6):
         word |= (st[ST_DICE + d] & 0xFF) << (8 * d)
     return word
@@ -68,7 +72,7 @@ def die_pair(faces, dice, jokers, p):
     nd = p - 3 * cd
     if not ((dice >> cd) & 1 and (dice >> (3 + nd)) & 1):
         return cd, nd, np.int64(0), 0
-    cost, groups = pair_groups((faces >> (8 * cd)) & 0xFF, (faces >> (8 * (3 + nd))) & 0xFF)
+    cost, groups = pair_groups((faces >> (8 * cd)) & 0xFF, (faces >> (8 * (3 + nd))) & 0xFF, faces >> _NUMBERS_AT)
     return cd, nd, cost, groups if cost <= jokers else 0
 
 
@@ -91,10 +95,11 @@ def face_cost(faces, joker, i):
 
 @njit(cache=True)
 def group_cost(cols, nums, cj, nj, g):
-    """The fewest jokers a placement of group g = 5 * colour + number - 1 costs with the dice
-    dice_faces found (cols, nums, cj, nj); NO_FACE or more if they cannot make it."""
-    c = g // 5
-    return face_cost(cols, cj, c) + face_cost(nums, nj, g - 5 * c + 1)
+    """The fewest jokers a placement of group g = 6 * colour + number - 1 costs with the dice
+    dice_faces found (cols, nums, cj, nj); NO_FACE or more if they cannot make it. (A group of
+    number 6 has placements only under joker-six, where the number joker makes it.)"""
+    c = g // MAX_NUMBER
+    return face_cost(cols, cj, c) + face_cost(nums, nj, g - MAX_NUMBER * c + 1)
 
 
 @njit(cache=True, inline="always")

@@ -21,7 +21,9 @@ from numba import njit
 from .bits import ctz, popcount
 from .moves import dice_word, die_pair, next_group
 from .rng import below
+from .rules import R_NUMBERS
 from .state import BB_ALIVE, BB_TOUCH, CAND_COST, CAND_SUB, PASS, PS_JOKERS, ST_AVAIL, ST_DICE, ST_SEAT
+from .tables import MAX_NUMBER
 
 #: How the game loop runs a seat's strategy (sim.engine.decide).
 PLAYER_CALL = 0      # any decision function, called through its first-class function value
@@ -93,7 +95,7 @@ def greedy_pick(st, ps, bb, tab):
     best_cd = best_nd = best_g = best_cost = -1
     # The group tables are read from tab where used, not taken once into locals and passed to
     # moves.legal_word as legal_choices does: here that cost greedy 7% (measured side by side).
-    faces = dice_word(st)
+    faces = dice_word(st, tab.rules[R_NUMBERS])
     for p in range(9):
         cd, nd, cost, groups = die_pair(faces, offered, jokers, p)
         while groups:
@@ -101,7 +103,7 @@ def greedy_pick(st, ps, bb, tab):
             w = tab.gword[g]
             count = (popcount(bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w] & tab.gmask[g, 0])
                      + popcount(bb[seat, BB_ALIVE + w + 1] & bb[seat, BB_TOUCH + w + 1] & tab.gmask[g, 1]))
-            key = 4 * (g % 5 + 1) - cost          # 4 * boxes - jokers
+            key = 4 * (g % MAX_NUMBER + 1) - cost   # 4 * boxes - jokers
             if count > 0 and key > best_key:
                 best_k, best_key = n, key
                 best_cd, best_nd, best_g, best_cost = cd, nd, g, cost
@@ -146,10 +148,10 @@ def placed(st, ps, bb, tab, code):
     w = sub >> 6
     if not ((bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w]) >> np.uint64(sub & 63)) & np.uint64(1):
         return -2, -1, -1, -1, 0
-    g = 5 * tab.colour[sub] + tab.size[sub] - 1
+    g = MAX_NUMBER * tab.colour[sub] + tab.size[sub] - 1
     offered = offered_dice(st, st[ST_AVAIL])
     jokers = ps[seat, PS_JOKERS]
-    faces = dice_word(st)
+    faces = dice_word(st, tab.rules[R_NUMBERS])
     for p in range(9):
         cd, nd, pair_cost, groups = die_pair(faces, offered, jokers, p)
         if (groups >> g) & 1 and pair_cost == cost:

@@ -71,7 +71,7 @@ PS_COLOURS_FIRST = 6
 PS_PASSES = 7
 PS_FIRST_JOKER_ROLL = 8  # 0 = never used a joker
 PS_BOXES = 9          # boxes crossed
-PS_STAR_PENALTY = 10  # 2 per star box not crossed (set at the end)
+PS_STAR_PENALTY = 10  # the star penalty: 2 (the rules' star-penalty) per star box not crossed (set at the end)
 PS_SCORE = 11         # set at the end
 PS_RANK = 12          # 1 = best; tied seats share a rank (set at the end)
 PS_WINNER = 13        # 1 if this seat wins or shares the win (set at the end)

@@ -20,10 +20,15 @@ Placements as table rows
 ------------------------
 Blocks (maximal same-colour groups) have at most 6 boxes and never touch a
 block of their colour, so every legal placement is a connected subset of one
-block. ``build_tables`` enumerates them all once per sheet (sizes 1..5; at most
-420 on any valid sheet, about 300 on the real ones), sorted by (colour, size),
-so that the placements of a choice (colour c, number n) are the contiguous rows
-``gstart[5*c + n - 1] : gstart[5*c + n]``.
+block. ``build_tables`` enumerates them all once per sheet and rules (sizes
+1..5, and 6 under the joker-six variant; at most 420 of sizes 1..5 on any valid
+sheet, about 300 on the real ones, and a block of 6 adds one), sorted by
+(colour, size), so that the placements of a choice (colour c, number n) are the
+contiguous rows ``gstart[6*c + n - 1] : gstart[6*c + n]`` (group
+g = 6 * c + n - 1; number 6 has rows only under joker-six).
+
+The rules a game is played under (sim.rules) are part of its tables: the column
+values ``col_first``, ``col_later`` and the numbers ``rules[R_*]``.
 
 Legality is then two bitsets over subset rows, kept per player (see
 ``sim.state``): ``alive`` (no box of the subset crossed yet) and ``touch`` (the
@@ -41,21 +46,24 @@ from numba import njit, typeof, types
 from numba.experimental import structref
 
 from .nbinternals import JIT_DISABLED
+from .rules import COLUMN_FIRST as _FIRST, COLUMN_LATER as _LATER, RULEBOOK, Rules
 from .sheets import N_COLS, N_ROWS, START_COLUMN, Sheet, blocks_of, load_sheet
 
 N_COLOURS = 5
-MAX_NUMBER = 5
+#: The largest number of any rules (6 under joker-six): groups are numbered g = 6 * colour + number - 1.
+MAX_NUMBER = 6
 N_GROUPS = N_COLOURS * MAX_NUMBER
-#: Words in a subset bitset; 7 * 64 = 448 >= 420, the most any valid sheet can have.
+#: Words in a subset bitset; 7 * 64 = 448 >= 420 + 17, the most any valid sheet can have (of sizes
+#: 1..5, and one per block of 6 under joker-six).
 NW = 7
 MAX_SUBSETS = NW * 64
 
-#: Column values for the first player to complete a column, and for later ones.
-COLUMN_FIRST = np.array([5, 3, 3, 3, 2, 2, 2, 1, 2, 2, 2, 3, 3, 3, 5], np.int64)
-COLUMN_LATER = np.array([3, 2, 2, 2, 1, 1, 1, 0, 1, 1, 1, 2, 2, 2, 3], np.int64)
-COLOUR_FIRST = 5
-COLOUR_LATER = 3
-START_JOKERS = 8
+#: The rulebook's column values for the first player to complete a column, and for later ones;
+#: the colour bonus and the '!' a sheet starts with. A game reads its own from its tables.
+COLUMN_FIRST = np.array(_FIRST, np.int64)
+COLUMN_LATER = np.array(_LATER, np.int64)
+COLOUR_FIRST, COLOUR_LATER = RULEBOOK.colour_bonus
+START_JOKERS = RULEBOOK.jokers
 
 Tables = namedtuple(
     "Tables",
@@ -66,7 +74,7 @@ Tables = namedtuple(
         "size",         # int64 (K,)      boxes in subset k (1..5)
         "block",        # int64 (K,)      block index (0..29) subset k lies in
         "stars",        # int64 (K,)      star boxes in subset k
-        "gstart",       # int64 (26,)     rows of (c, n) are gstart[5c+n-1]:gstart[5c+n]
+        "gstart",       # int64 (31,)     rows of (c, n) are gstart[6c+n-1]:gstart[6c+n]
         "kill",         # uint64 (K, NW)  subsets sharing a box with k (k included)
         "act",          # uint64 (K, NW)  subsets meeting nb[k]
         "all_subsets",  # uint64 (NW,)    bits 0..K-1
@@ -78,9 +86,10 @@ Tables = namedtuple(
         "col_first",    # int64 (15,)     column values, first to complete
         "col_later",    # int64 (15,)     column values, later
         "box_row",      # int64 (128,)    row of the one-box subset of each bit index; -1 on guard bits
-        "gword",        # int64 (25,)     a group's rows lie in bitset words gword[g] and gword[g]+1 ...
-        "gmask",        # uint64 (25, 2)  ... at these bits of those two words
+        "gword",        # int64 (30,)     a group's rows lie in bitset words gword[g] and gword[g]+1 ...
+        "gmask",        # uint64 (30, 2)  ... at these bits of those two words
         "act_count",    # int64 (K,)      subsets in act[k]: playing k anchors at most this many new ones
+        "rules",        # int64 (R_SIZE,) the rules' numbers (sim.rules: R_PASS_PENALTY, ...)
     ],
 )
 
@@ -158,14 +167,14 @@ def _group_words(gstart: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @functools.lru_cache(maxsize=None)
-def _build(sheet: Sheet) -> Tables:
+def _build(sheet: Sheet, rules: Rules) -> Tables:
     blocks = _blocks(sheet)
     subsets = []  # (colour, size, block index, cells)
     for bi, block in enumerate(blocks):
         colour = int(sheet.colour[block[0][1], block[0][0]])
         for m in range(1, 1 << len(block)):
             cells = [block[i] for i in range(len(block)) if m >> i & 1]
-            if len(cells) <= MAX_NUMBER and _connected(cells):
+            if len(cells) <= rules.max_number and _connected(cells):
                 subsets.append((colour, len(cells), bi, cells))
     # Sort by (colour, size); ties keep block order, then mask order (stable).
     subsets.sort(key=lambda s: (s[0], s[1]))
@@ -191,7 +200,7 @@ def _build(sheet: Sheet) -> Tables:
 
     gstart = np.zeros(N_GROUPS + 1, np.int64)
     for g in range(N_GROUPS + 1):
-        gstart[g] = sum(1 for c, n, _, _ in subsets if 5 * c + n - 1 < g)
+        gstart[g] = sum(1 for c, n, _, _ in subsets if MAX_NUMBER * c + n - 1 < g)
 
     kill = np.zeros((k_total, NW), np.uint64)
     act = np.zeros((k_total, NW), np.uint64)
@@ -225,17 +234,17 @@ def _build(sheet: Sheet) -> Tables:
     act_count = np.array([sum(bin(int(w)).count("1") for w in row) for row in act], np.int64)
     tables = Tables(
         mask, nb, colour, size, block, stars, gstart, kill, act, all_subsets, start_touch,
-        colour_mask, block_mask, star_mask, board_mask, COLUMN_FIRST.copy(), COLUMN_LATER.copy(), box_row,
-        gword, gmask, act_count,
+        colour_mask, block_mask, star_mask, board_mask, np.array(rules.column_points[0], np.int64),
+        np.array(rules.column_points[1], np.int64), box_row, gword, gmask, act_count, rules.as_array(),
     )
     for a in tables:
         a.setflags(write=False)
     return tables
 
 
-def build_tables(sheet: Sheet | str) -> Tables:
-    """The lookup tables of a sheet (a Sheet, a built-in name or a file path); cached."""
-    return _build(load_sheet(sheet))
+def build_tables(sheet: Sheet | str, rules: Rules = RULEBOOK) -> Tables:
+    """The lookup tables of a sheet (a Sheet, a built-in name or a file path) under `rules`; cached."""
+    return _build(load_sheet(sheet), rules)
 
 
 # --- the same tables as kernels take them ------------------------------------------------
@@ -270,10 +279,11 @@ TablesType = KernelTablesType(list(zip(Tables._fields, _WRITABLE)))
 
 @njit(TablesType(*_WRITABLE), cache=True)
 def _pack(mask, nb, colour, size, block, stars, gstart, kill, act, all_subsets, start_touch,
-          colour_mask, block_mask, star_mask, board_mask, col_first, col_later, box_row, gword, gmask, act_count):
+          colour_mask, block_mask, star_mask, board_mask, col_first, col_later, box_row, gword, gmask, act_count,
+          rules):
     return KernelTables(mask, nb, colour, size, block, stars, gstart, kill, act, all_subsets, start_touch,
                         colour_mask, block_mask, star_mask, board_mask, col_first, col_later, box_row, gword, gmask,
-                        act_count)
+                        act_count, rules)
 
 
 @njit(cache=True)
@@ -283,14 +293,14 @@ def copy_tables(t):
                         t.stars.copy(), t.gstart.copy(), t.kill.copy(), t.act.copy(), t.all_subsets.copy(),
                         t.start_touch.copy(), t.colour_mask.copy(), t.block_mask.copy(), t.star_mask.copy(),
                         t.board_mask.copy(), t.col_first.copy(), t.col_later.copy(), t.box_row.copy(),
-                        t.gword.copy(), t.gmask.copy(), t.act_count.copy())
+                        t.gword.copy(), t.gmask.copy(), t.act_count.copy(), t.rules.copy())
 
 
 @functools.lru_cache(maxsize=None)
-def _kernel_tables(sheet: Sheet) -> KernelTables:
-    return _pack(*[a.copy() for a in _build(sheet)])
+def _kernel_tables(sheet: Sheet, rules: Rules) -> KernelTables:
+    return _pack(*[a.copy() for a in _build(sheet, rules)])
 
 
-def kernel_tables(sheet: Sheet | str) -> KernelTables:
-    """The tables of a sheet as kernels and strategies take them; cached."""
-    return _kernel_tables(load_sheet(sheet))
+def kernel_tables(sheet: Sheet | str, rules: Rules = RULEBOOK) -> KernelTables:
+    """The tables of a sheet under `rules` as kernels and strategies take them; cached."""
+    return _kernel_tables(load_sheet(sheet), rules)

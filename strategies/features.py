@@ -111,8 +111,8 @@ EXPECT_SIZE = 42
 def expected_best_reply(best, stay, keep0, keep1, keep2, val):
     """Mean over the 1296 faces of 2 colour + 2 number dice of the best reply they allow.
 
-    best[5c + n - 1]: the value of the best reply of colour c and number n, spending no '!'
-    (-1e18 if there is none); stay: the value of passing, which is always allowed. keep0, keep1,
+    best[6c + n - 1]: the value of the best reply of colour c and number n, spending no '!'
+    (-1e18 if there is none; number 6, which no die shows, only under joker-six); stay: the value of passing, which is always allowed. keep0, keep1,
     keep2: what a reply spending 0, 1 or 2 '!' adds to that value (-1e18 where the seat has fewer
     '!' left). A colour joker stands for any colour, a number joker for any number, each for a
     '!'. val: EXPECT_SIZE floats of scratch, val[6 * colour face + number face] (colour face 5,
@@ -122,17 +122,18 @@ def expected_best_reply(best, stay, keep0, keep1, keep2, val):
     for c in range(5):
         top_c = NEG
         for n in range(1, 6):
-            b = best[5 * c + n - 1]
+            b = best[6 * c + n - 1]
             val[6 * c + n] = max(b + keep0, stay)
             if b > top_c:
                 top_c = b
+        top_c = max(top_c, best[6 * c + 5])       # a 6: the number joker alone (joker-six)
         val[6 * c] = max(top_c + keep1, stay)
         if top_c > top_all:
             top_all = top_c
     for n in range(1, 6):
         top_n = NEG
         for c in range(5):
-            b = best[5 * c + n - 1]
+            b = best[6 * c + n - 1]
             if b > top_n:
                 top_n = b
         val[30 + n] = max(top_n + keep1, stay)

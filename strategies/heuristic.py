@@ -65,11 +65,12 @@ from sim.moves import dice_faces, dice_word, die_pair, group_cost, legal_word, m
 from sim.nbinternals import borrow, stack_f64, stack_u64, uncounted
 from sim.state import (
     BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, MAX_CANDS, PASS, PS_COL_POINTS,
-    PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS, ST_AVAIL, ST_COLOURS_TAKEN, ST_COLS_TAKEN,
+    PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS, PS_PASSES, ST_AVAIL, ST_COLOURS_TAKEN, ST_COLS_TAKEN,
     ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT,
 )
 from sim.sheets import N_COLS
-from sim.tables import COLOUR_FIRST, COLOUR_LATER, MAX_SUBSETS, N_COLOURS, N_GROUPS, NW
+from sim.rules import R_COLOUR_FIRST, R_COLOUR_LATER, R_NUMBERS, R_PASS_PENALTY, R_STAR_PENALTY
+from sim.tables import COLOUR_FIRST, COLOUR_LATER, MAX_NUMBER, MAX_SUBSETS, N_COLOURS, N_GROUPS, NW
 
 from .features import NEG, byte_counts, candidate_of, crossed_span, neighbours, placement_fields, stacked_pairs
 from .interface import strategy
@@ -535,13 +536,17 @@ def completes(ctx, ck, size):
 
 @njit(cache=True)
 def score_after(st, ps, bb, tab, seat, lo, hi, jokers):
-    """Seat's score if the game ended with boxes (lo, hi) crossed and `jokers` left."""
+    """Seat's score if the game ended with boxes (lo, hi) crossed and `jokers` left (the rules'
+    colour values, star and pass penalties)."""
     star_mask = borrow(tab, "star_mask")
+    rules = borrow(tab, "rules")
     _, _, _, _, col_points, colour_points = awards(
         lo, hi, ps[seat, PS_COLS], ps[seat, PS_COLOURS], st[ST_COLS_TAKEN], st[ST_COLOURS_TAKEN],
-        borrow(tab, "col_first"), borrow(tab, "col_later"), borrow(tab, "colour_mask"))
+        borrow(tab, "col_first"), borrow(tab, "col_later"), borrow(tab, "colour_mask"),
+        rules[R_COLOUR_FIRST], rules[R_COLOUR_LATER])
     pts = ps[seat, PS_COL_POINTS] + ps[seat, PS_COLOUR_POINTS] + jokers + col_points + colour_points
-    pts -= 2 * (popcount(star_mask[0] & ~lo) + popcount(star_mask[1] & ~hi))
+    pts -= rules[R_STAR_PENALTY] * (popcount(star_mask[0] & ~lo) + popcount(star_mask[1] & ~hi))
+    pts -= rules[R_PASS_PENALTY] * ps[seat, PS_PASSES]
     return pts
 
 
@@ -564,15 +569,15 @@ def end_bonus(st, ps, bb, tab, params, lo2, hi2, jokers):
 
 @njit(cache=True)
 def group_values(bb, seat, gword, gmask, stars, cols, nums, ctx):
-    """ctx[C_GBEST + 5c + n - 1] = best (boxes + 2 * stars) seat can cross with colour c and
+    """ctx[C_GBEST + 6c + n - 1] = best (boxes + 2 * stars) seat can cross with colour c and
     number n, 0 if none; only for the colours in `cols` and numbers in `nums`."""
     for c in range(N_COLOURS):
         if not (cols >> c) & 1:
             continue
-        for num in range(1, 6):
+        for num in range(1, MAX_NUMBER + 1):
             if not (nums >> num) & 1:
                 continue
-            g = 5 * c + num - 1
+            g = MAX_NUMBER * c + num - 1
             best = 0
             for half in range(2):
                 w, word = legal_word(bb, seat, gword, gmask, g, half)
@@ -593,14 +598,14 @@ def denial_values(st, ps, bb, tab, ctx):
     avail = st[ST_AVAIL]
     cols, nums, cj, nj = dice_faces(st, avail)
     cols |= 31 if cj else 0         # the colours and numbers the dice can stand for
-    nums |= 62 if nj else 0
+    nums |= tab.rules[R_NUMBERS] << 1 if nj else 0
     for p in range(9):
         ctx[C_DV + p] = 0.0
     total_pass = 0.0
     gword = borrow(tab, "gword")
     gmask = borrow(tab, "gmask")
     stars = borrow(tab, "stars")
-    faces = dice_word(st)
+    faces = dice_word(st, tab.rules[R_NUMBERS])
     for s in range(players):
         if s == seat:
             continue
@@ -713,8 +718,8 @@ def best_placement(st, ps, bb, tab, params, ctx, um):
         cost = group_cost(cols, nums, cj, nj, g)
         if cost > jokers:
             continue
-        c = g // 5
-        num = g - 5 * c + 1
+        c = g // MAX_NUMBER
+        num = g - MAX_NUMBER * c + 1
         rest = base + w_joker * (jokers - cost)
         for half in range(2):
             w, word = legal_word(bb, seat, gword, gmask, g, half)

@@ -36,6 +36,7 @@ from sim.state import (
     PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS, ST_AVAIL, ST_COLOURS_TAKEN,
     ST_COLS_TAKEN, ST_DICE, ST_PLAYERS, ST_ROLL, ST_SEAT, BB_SIZE, CAND_SIZE, PS_SIZE, ST_SIZE,
 )
+from sim.rules import R_COLOUR_FIRST, R_COLOUR_LATER
 from sim.tables import COLOUR_FIRST, COLOUR_LATER, N_COLOURS
 
 from . import learned as _learned
@@ -178,7 +179,7 @@ def _awards_of(st, ps, bb, tab, cands, i):
     return awards(bb[seat, BB_CROSSED] | mask[sub, 0], bb[seat, BB_CROSSED + 1] | mask[sub, 1],
                   ps[seat, PS_COLS], ps[seat, PS_COLOURS], 0 if solo else st[ST_COLS_TAKEN],
                   0 if solo else st[ST_COLOURS_TAKEN], borrow(tab, "col_first"), borrow(tab, "col_later"),
-                  borrow(tab, "colour_mask"))
+                  borrow(tab, "colour_mask"), borrow(tab, "rules")[R_COLOUR_FIRST], borrow(tab, "rules")[R_COLOUR_LATER])
 
 
 @njit(cache=True, inline="always")

@@ -250,7 +250,7 @@ def place_block(lay, sub):
 
 @njit(cache=True, inline="always")
 def place_group(lay, sub):
-    """The group (5 * colour + size - 1, as sim.tables numbers them) of placement `sub`."""
+    """The group (6 * colour + size - 1, as sim.tables numbers them) of placement `sub`."""
     p = lay[LAY_PBLOCK + sub]
     return MAX_NUMBER * ((p >> P_COLOUR) & 7) + ((p >> P_SIZE) & 7) - 1
 
@@ -660,13 +660,13 @@ def dice_left_worth(st, bb, tab, seat, avail):
         if s == seat:
             continue
         best = 0
-        for num in range(5, 0, -1):
+        for num in range(MAX_NUMBER, 0, -1):
             if not (nums >> num) & 1:
                 continue
             for c in range(5):
                 if not (cols >> c) & 1:
                     continue
-                g = 5 * c + num - 1
+                g = MAX_NUMBER * c + num - 1
                 _, w0 = legal_word(bb, s, gword, gmask, g, 0)
                 _, w1 = legal_word(bb, s, gword, gmask, g, 1)
                 if (w0 | w1) != ZERO:

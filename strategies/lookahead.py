@@ -24,7 +24,7 @@ from sim.bits import ZERO
 from sim.moves import mobility, mobility_after, next_row
 from sim.nbinternals import argsort, borrow, stack_f64, stack_u64
 from sim.state import BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, PASS, PS_JOKERS, ST_SEAT
-from sim.tables import N_GROUPS, NW
+from sim.tables import MAX_NUMBER, N_GROUPS, NW
 
 from .features import EXPECT_SIZE, expected_best_reply, placement_fields
 from .heuristic import (
@@ -40,7 +40,7 @@ X_TOP = len(H_PARAMS)
 
 @njit(cache=True, inline="always")
 def group_best(bb, seat, tab, ctx, um, sub, jokers, out):
-    """out[5c + n - 1]: best V after `sub` and then a placement of colour c, size n (NEG if none);
+    """out[6c + n - 1]: best V after `sub` and then a placement of colour c, size n (NEG if none);
     returns V after `sub` alone (the next roll passed). Entries not above that return value may
     be left at NEG: a reply worse than passing is never played.
 
@@ -52,7 +52,7 @@ def group_best(bb, seat, tab, ctx, um, sub, jokers, out):
     t_mask, t_kill, t_act, t_colour, t_size, t_stars, act_count = placement_fields(tab)
     lo = bb[seat, BB_CROSSED] | t_mask[sub, 0]
     hi = bb[seat, BB_CROSSED + 1] | t_mask[sub, 1]
-    for g in range(25):
+    for g in range(N_GROUPS):
         out[g] = NEG
     # Legality after `sub` (as engine.cross would leave it), in um's scratch words.
     for w in range(NW):
@@ -71,7 +71,7 @@ def group_best(bb, seat, tab, ctx, um, sub, jokers, out):
             ck = t_colour[k]
             size = t_size[k]
             v = base + delta(ctx, um, t_mask[k, 0], t_mask[k, 1], ck, size, t_stars[k])
-            g = 5 * ck + size - 1
+            g = MAX_NUMBER * ck + size - 1
             if w_mob != 0.0:
                 # As in heuristic.best_placement: k leaves at most mob0 - 1 + act_count[k] placements.
                 if bound_mob and v + w_mob * (mob0 - 1 + act_count[k]) <= max(out[g], floor):

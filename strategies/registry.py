@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import inspect
 import importlib.util
 import math
 import os
@@ -25,6 +26,7 @@ from numba.core.errors import NumbaError
 
 from sim.guard import bounds_checked, misspelt_hint, shown_path
 from sim.nbinternals import JIT_DISABLED, USER_MODULE_PREFIX
+from sim.rules import RULEBOOK
 from sim.state import DECIDE_SIG
 from sim.tables import Tables
 from sim.suggest import did_you_mean
@@ -42,11 +44,13 @@ class Resolved:
     params: np.ndarray
     file: str | None = None   # the absolute path of the file the spec names: a user's strategy, or its data
 
-    def data(self, sheet, players: int) -> np.ndarray | None:
-        """What the strategy reads after its parameters on `sheet` at a game of `players`
-        (Strategy.data), or None."""
+    def data(self, sheet, players: int, rules=RULEBOOK) -> np.ndarray | None:
+        """What the strategy reads after its parameters on `sheet` at a game of `players` under
+        `rules` (Strategy.data; a data function without a `rules` parameter is for every rules), or None."""
         if self.strategy.data is None:
             return None
+        if "rules" in inspect.signature(self.strategy.data).parameters:
+            return self.strategy.data(sheet, self.file, players, rules=rules)
         return self.strategy.data(sheet, self.file, players)
 
     @property

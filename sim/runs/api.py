@@ -15,7 +15,8 @@ from ..nbinternals import JIT_DISABLED
 from .gamelog import game_log, mask_cells
 from .settings import DEFAULT_MAX_ROLLS, MAX_GAME_INDEX, MAX_GAMES, MAX_SEED, Settings, check_int
 from ..sheets import COLOURS, load_sheet, parse_cell
-from ..state import CAND_SUB, MAX_SEATS, PS_SIZE, ST_AVAIL, ST_DICE, ST_SEAT, new_state, seat_slot
+from ..state import CAND_SUB, MAX_SEATS, NUMBER_JOKER, PS_SIZE, ST_AVAIL, ST_DICE, ST_SEAT, new_state, seat_slot
+from ..rules import RULEBOOK, Rules, parse_rules
 from ..tables import build_tables, kernel_tables
 
 __all__ = ["DEFAULT_MAX_ROLLS", "MAX_SEED", "check_int"]   # the validation is sim.runs.settings'; named here too
@@ -27,7 +28,7 @@ def colour_index(colour) -> int:
     return COLOURS.index(colour)
 
 
-def _crossed_state(crossed, sheet, players: int = 1):
+def _crossed_state(crossed, sheet, players: int = 1, rules=RULEBOOK):
     """State arrays for seat 0 having crossed `crossed`, built with the engine's own kernels.
 
     Crossing the boxes one at a time through engine.cross leaves the same
@@ -36,7 +37,7 @@ def _crossed_state(crossed, sheet, players: int = 1):
     if isinstance(crossed, str):
         raise ValueError("crossed must be an iterable of cell names such as ['H1', 'H2'], not a string")
     boxes = {parse_cell(name) for name in crossed}
-    tab, ktab = build_tables(sheet), kernel_tables(sheet)
+    tab, ktab = build_tables(sheet, rules), kernel_tables(sheet, rules)
     st, ps, bb, cands = new_state()
     engine.reset(st, ps, bb, ktab, players, DEFAULT_MAX_ROLLS)
     for col, row in boxes:
@@ -44,22 +45,27 @@ def _crossed_state(crossed, sheet, players: int = 1):
     return st, ps, bb, cands
 
 
-def legal_placements(crossed, colour, number, sheet="standard") -> list[frozenset[str]]:
-    """Every legal placement of `number` boxes of `colour` (RULES section 4).
+def legal_placements(crossed, colour, number, sheet="standard", rules=None) -> list[frozenset[str]]:
+    """Every legal placement of `number` boxes of `colour` (RULES section 4) under `rules` (a
+    Rules or a --rules text; None: the rulebook, numbers 1..5; joker-six allows 6).
 
     `crossed` is an iterable of cell names ("H1" .. "O7") already crossed by
-    the player. Jokers do not enter here. The result is sorted.
+    the player. Jokers do not enter here, except that a 6 is only the number joker's. The
+    result is sorted.
     """
+    rules = parse_rules(rules)
     c = colour_index(colour)
-    n = check_int("number", number, 1, 5)
-    st, ps, bb, cands = _crossed_state(crossed, sheet)
-    # One colour die and one number die showing exactly (colour, number).
+    n = check_int("number", number, 1, rules.max_number)
+    st, ps, bb, cands = _crossed_state(crossed, sheet, rules=rules)
+    # One colour die and one number die showing exactly (colour, number); a 6 is the number
+    # joker (joker-six), offered at the cost of a '!'.
     st[ST_SEAT] = 0
-    st[ST_DICE:ST_DICE + 6] = (c, -1, -1, n, -1, -1)
+    st[ST_DICE:ST_DICE + 6] = (c, -1, -1, n if n <= 5 else NUMBER_JOKER, -1, -1)
     st[ST_AVAIL] = 0b001001
-    count = engine.legal_choices(st, ps, bb, kernel_tables(sheet), cands)
-    tab = build_tables(sheet)
-    found = [frozenset(mask_cells(tab.mask[cands[i, CAND_SUB]])) for i in range(count)]
+    count = engine.legal_choices(st, ps, bb, kernel_tables(sheet, rules), cands)
+    tab = build_tables(sheet, rules)
+    found = [frozenset(mask_cells(tab.mask[cands[i, CAND_SUB]])) for i in range(count)
+             if tab.size[cands[i, CAND_SUB]] == n]
     return sorted(found, key=sorted)
 
 
@@ -76,6 +82,7 @@ class Lineup:
     players: int | None = None  # the number of players it is for
     checked: bool = True    # users' strategies compiled with bounds checking (sim.guard)
     labels: tuple[str, ...] | None = None   # how results name each (strategies.registry.labels); None: specs
+    rules: Rules = RULEBOOK  # the rules the strategies' data is for
 
 
 def _check_specs(strategies) -> None:
@@ -83,13 +90,13 @@ def _check_specs(strategies) -> None:
         raise ValueError(f"strategies must be a list of 1..{MAX_SEATS} strategy specs, one per seat")
 
 
-def lineup(strategies, files=None, sheet="standard", players=None, checked=True) -> Lineup:
+def lineup(strategies, files=None, sheet="standard", players=None, checked=True, rules=None) -> Lineup:
     """Resolve strategy specs ("greedy", "heuristic:joker_cost=2", "file.py:fn", ...) for games
     of `players` (default: one per spec) on `sheet`.
 
     `files`, one per spec (None for most), says where the file a spec names is when it is
     not where the spec says from here (strategies.resolve). A strategy with data (learned's
-    weights) gets those for `sheet` and `players` after its parameters. A user's strategy is
+    weights) gets those for `sheet`, `players` and `rules` after its parameters. A user's strategy is
     compiled with bounds checking unless `checked` is false, and played watched (sim.guard).
     """
     from strategies import labels, resolve  # the engine does not depend on strategies at import
@@ -98,10 +105,11 @@ def lineup(strategies, files=None, sheet="standard", players=None, checked=True)
     files = [None] * len(strategies) if files is None else list(files)
     resolved = [resolve(s, f, checked=checked) for s, f in zip(strategies, files, strict=True)]
     sheet_obj = load_sheet(sheet)
+    rules = parse_rules(rules)
     players = check_int("players", len(resolved) if players is None else players, 1, MAX_SEATS)
     rows = []
     for r in resolved:
-        data = r.data(sheet_obj, players)
+        data = r.data(sheet_obj, players, rules)
         rows.append(r.params if data is None else np.concatenate((r.params, data)))
     width = max([1] + [len(row) for row in rows])
     params = np.zeros((MAX_SEATS, width))
@@ -124,7 +132,7 @@ def lineup(strategies, files=None, sheet="standard", players=None, checked=True)
     lengths = [len(row) for row in rows] + [len(rows[0])] * pad
     return Lineup(tuple(r.spec for r in resolved), tuple(fns + fns[:1] * pad),
                   params, np.array(kinds + kinds[:1] * pad + lengths, np.int64), sheet_obj, players, checked,
-                  tuple(labels(resolved)))
+                  tuple(labels(resolved)), rules)
 
 
 def player_kind(fn) -> int:
@@ -167,6 +175,7 @@ class Chunk:
     log_start: np.ndarray | None = None
     log: np.ndarray | None = None
     sheet: object = None     # the sim.sheets.Sheet played on
+    rules: Rules = RULEBOOK  # the rules played under
     #: With an exception in a user's strategy (sim.guard.ERR_RAISED): what it did and where.
     raised: str | None = None
     #: How tables name each strategy (strategies.registry.labels); None: by their specs.
@@ -184,7 +193,7 @@ class Chunk:
         elif table == "turns":
             if self.log is None:
                 raise ValueError("this chunk was played without log_turns=True: it has no turns")
-            out = dataset.turns_table(self, build_tables(self.sheet or load_sheet("standard")))
+            out = dataset.turns_table(self, build_tables(self.sheet or load_sheet("standard"), self.rules))
         else:
             raise ValueError(f"unknown table {table!r}: expected games, players or turns")
         if columns is None:
@@ -202,8 +211,9 @@ class Chunk:
 
 
 def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
-               max_rolls=DEFAULT_MAX_ROLLS, rotate=False, log_turns=False) -> Chunk:
-    """Play games first .. first+count-1 of root seed `seed` on all Numba threads.
+               max_rolls=DEFAULT_MAX_ROLLS, rotate=False, log_turns=False, rules=None) -> Chunk:
+    """Play games first .. first+count-1 of root seed `seed` on all Numba threads, under `rules`
+    (a sim.rules.Rules or a --rules text; None: the rulebook).
 
     `strategies` gives one spec per seat, or one spec for every seat when
     `players` says how many; players == 1 is the solo game. With `rotate`,
@@ -218,17 +228,19 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
     else:
         _check_specs(strategies)
         specs = strategies
-    s = Settings.of(strategies=specs, players=players, seed=seed, sheet=sheet, max_rolls=max_rolls)
-    seed, players, sheet, max_rolls = s.seed, s.players, s.sheet, s.max_rolls
-    line = strategies if isinstance(strategies, Lineup) else lineup(strategies, sheet=sheet, players=players)
-    if line.sheet is not None and (line.sheet != sheet or line.players != players):
-        raise ValueError(f"the strategies were set up for {line.players} players on sheet {line.sheet.name!r}, "
-                         f"not for {players} on {sheet.name!r}")
+    s = Settings.of(strategies=specs, players=players, seed=seed, sheet=sheet, max_rolls=max_rolls, rules=rules)
+    seed, players, sheet, max_rolls, rules = s.seed, s.players, s.sheet, s.max_rolls, s.rules
+    line = strategies if isinstance(strategies, Lineup) else lineup(strategies, sheet=sheet, players=players,
+                                                                      rules=rules)
+    if line.sheet is not None and (line.sheet != sheet or line.players != players or line.rules != rules):
+        raise ValueError(f"the strategies were set up for {line.players} players on sheet {line.sheet.name!r} "
+                         f"under the rules {line.rules.label!r}, not for {players} on {sheet.name!r} under "
+                         f"{rules.label!r}")
     if len(line.specs) == 1 and players > 1:
         line = Lineup(line.specs, (line.fns[0],) * MAX_SEATS, np.repeat(line.params[:1], MAX_SEATS, axis=0),
                       np.repeat(line.kinds[::MAX_SEATS], MAX_SEATS), line.sheet, line.players, line.checked,
-                      line.labels)
-    tab = kernel_tables(sheet)
+                      line.labels, line.rules)
+    tab = kernel_tables(sheet, rules)
     slots = np.arange(MAX_SEATS, dtype=np.int64) if len(line.specs) > 1 else np.zeros(MAX_SEATS, np.int64)
 
     # A user's strategy is watched (sim.guard): by a kernel of its own, compiled when first needed.
@@ -251,7 +263,7 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
     else:
         games, seats, _ = unlogged()
     chunk = Chunk(seed, first, line.specs, games, seats, _seat_slots(first, count, players, rotate, line),
-                  sheet=sheet, labels=line.labels)
+                  sheet=sheet, labels=line.labels, rules=rules)
     if games[:, engine.GR_ERROR].any():
         # A write seen only after its game (or block of games: sim.guard): replay the games
         # marked so, alone and checked after every decision, until one shows the roll and seat.

@@ -41,7 +41,7 @@ from ..state import (
     PS_STAR_PENALTY,
     PS_WINNER,
 )
-from ..tables import START_JOKERS, Tables, from_words
+from ..tables import Tables, from_words
 
 if TYPE_CHECKING:   # for annotations only: sim.runs.api imports this module
     from .api import Chunk
@@ -171,7 +171,7 @@ def players_table(chunk: Chunk) -> pa.Table:
         "column_points": ps[:, PS_COL_POINTS],
         "colour_points": ps[:, PS_COLOUR_POINTS],
         "jokers_left": ps[:, PS_JOKERS],
-        "jokers_used": START_JOKERS - ps[:, PS_JOKERS],
+        "jokers_used": chunk.rules.jokers - ps[:, PS_JOKERS],
         "star_penalty": ps[:, PS_STAR_PENALTY],
         "boxes": ps[:, PS_BOXES],
         "columns_first": ps[:, PS_COLS_FIRST],

@@ -15,7 +15,7 @@ from ..tables import START_JOKERS, build_tables, from_words
 def game_log(chunk, sheet: Sheet, max_rolls: int) -> dict:
     """The log of the first game of `chunk` (played with log_turns) on `sheet`."""
     players = chunk.seats.shape[1]
-    tab = build_tables(sheet)
+    tab = build_tables(sheet, chunk.rules)
     gres = chunk.games[0]
     return {
         "seed": chunk.seed,
@@ -29,7 +29,7 @@ def game_log(chunk, sheet: Sheet, max_rolls: int) -> dict:
         "ended_by": _seats(gres[engine.GR_ENDED_BY], players),
         "winners": _seats(gres[engine.GR_WINNERS], players),
         "rolls": game_rolls(chunk.dice, chunk.log, gres, tab, players),
-        "result": game_result(chunk.seats[0], players),
+        "result": game_result(chunk.seats[0], players, chunk.rules.jokers),
     }
 
 
@@ -92,8 +92,9 @@ def game_move(row, tab) -> dict:
     }
 
 
-def game_result(ps, players) -> list[dict]:
-    """Each seat's result: the fields of a dataset's players table (sim.runs.schema.PLAYERS)."""
+def game_result(ps, players, jokers=START_JOKERS) -> list[dict]:
+    """Each seat's result: the fields of a dataset's players table (sim.runs.schema.PLAYERS); `jokers`:
+    the '!' a sheet started with."""
     return [
         {
             "seat": s,
@@ -101,7 +102,7 @@ def game_result(ps, players) -> list[dict]:
             "column_points": int(ps[s, PS_COL_POINTS]),
             "colour_points": int(ps[s, PS_COLOUR_POINTS]),
             "jokers_left": int(ps[s, PS_JOKERS]),
-            "jokers_used": START_JOKERS - int(ps[s, PS_JOKERS]),
+            "jokers_used": jokers - int(ps[s, PS_JOKERS]),
             "star_penalty": int(ps[s, PS_STAR_PENALTY]),
             "boxes": int(ps[s, PS_BOXES]),
             "columns_first": int(ps[s, PS_COLS_FIRST]),

@@ -139,7 +139,7 @@ def render(log: dict, sheet=None, every_roll: bool = False) -> str:
             lo, hi = to_words(bit_of(col, row) for col, row in crossed[s])
             new_cols, new_colours, first_cols, first_colours, _, _ = awards(
                 np.uint64(lo), np.uint64(hi), cols_done[s], colours_done[s], cols_taken, colours_taken,
-                COLUMN_FIRST, COLUMN_LATER, colour_mask)
+                COLUMN_FIRST, COLUMN_LATER, colour_mask, COLOUR_FIRST, COLOUR_LATER)
             for col in range(N_COLS):
                 if (new_cols >> col) & 1:
                     first = (first_cols >> col) & 1

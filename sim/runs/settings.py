@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 import numba
 
+from ..rules import RULEBOOK, Rules, parse_rules
 from ..sheets import Sheet, load_sheet
 from ..state import MAX_SEATS, seat_slot
 
@@ -30,7 +31,7 @@ ROLL_CAP = 100_000
 MAX_ROLLOUTS = 1_000_000
 #: Settings that determine the rows of a dataset (its manifest's "settings"); --resume requires
 #: them all equal.
-STORED = ("games", "players", "strategies", "rotate", "seed", "sheet", "max_rolls", "log_turns", "chunk_size")
+STORED = ("games", "players", "strategies", "rotate", "seed", "sheet", "max_rolls", "log_turns", "chunk_size", "rules")
 
 
 def check_int(name: str, value, lo: int, hi: int | None = None) -> int:
@@ -70,15 +71,18 @@ class Settings:
     chunk_size: int | None = None
     log_turns: bool = False
     checked: bool = True            # users' strategies compiled with bounds checking (sim.guard)
+    rules: Rules = RULEBOOK         # the rule variants played (sim.rules)
 
     @classmethod
     def of(cls, strategies=(), players=None, games=None, seed=0, sheet="standard", rotate=False,
-           max_rolls=DEFAULT_MAX_ROLLS, threads=None, chunk_size=None, log_turns=False, checked=True) -> Settings:
+           max_rolls=DEFAULT_MAX_ROLLS, threads=None, chunk_size=None, log_turns=False, checked=True,
+           rules=None) -> Settings:
         """Validated settings; ValueError (one line, naming the option) for the first bad one.
 
         `strategies`: specs (or a sim.runs.api.Lineup's specs), one per seat or one for all.
         `players` defaults to one seat per strategy. `seed` None draws a fresh one. `threads`
-        None is every core Numba has."""
+        None is every core Numba has. `rules`: a sim.rules.Rules or a --rules text ("pass-penalty=1,
+        joker-six"); None is the rulebook."""
         if isinstance(strategies, str):
             strategies = [strategies]
         strategies = tuple(strategies)
@@ -101,6 +105,7 @@ class Settings:
             chunk_size=None if chunk_size is None else check_int("chunk-size", chunk_size, 1, MAX_CHUNK),
             log_turns=bool(log_turns),
             checked=bool(checked),
+            rules=parse_rules(rules),
         )
 
     @classmethod
@@ -111,7 +116,8 @@ class Settings:
         try:
             return cls.of(strategies=st["strategies"], players=st["players"], games=st["games"], seed=st["seed"],
                           sheet=sheet, rotate=st["rotate"], max_rolls=st.get("max_rolls", DEFAULT_MAX_ROLLS),
-                          chunk_size=st.get("chunk_size"), log_turns=st.get("log_turns", False), checked=checked)
+                          chunk_size=st.get("chunk_size"), log_turns=st.get("log_turns", False), checked=checked,
+                          rules=st.get("rules", ""))
         except (KeyError, TypeError, ValueError) as e:
             raise ValueError(f"the manifest's settings are unusable: {type(e).__name__}: {e}") from None
 
@@ -127,7 +133,7 @@ class Settings:
         out = {"games": self.games, "players": self.players,
                "strategies": list(self.strategies if specs is None else specs), "rotate": self.rotate,
                "seed": self.seed, "sheet": self.sheet.name, "max_rolls": self.max_rolls,
-               "log_turns": self.log_turns, "chunk_size": self.chunk_size}
+               "log_turns": self.log_turns, "chunk_size": self.chunk_size, "rules": self.rules.text}
         assert tuple(out) == STORED
         return out
 

@@ -1,0 +1,222 @@
+"""Rule variants: the rulebook's numbers, and the house rules a run may change (docs/rules.md, "Variants").
+
+A variant is data of the game, not a code path: the kernels read the numbers of a `Rules` from
+the sheet's tables (sim.tables: `tab.rules`, indexed by the R_* constants below, and the column
+values `tab.col_first`, `tab.col_later`), so the rulebook and every variant play the same code.
+
+    r = parse_rules("pass-penalty=1,end-colours=3")   # ValueError (one line, listing the variants)
+    r.text                                              # "pass-penalty=1,end-colours=3"; "" for the rulebook
+    RULEBOOK.pass_penalty                               # 0
+
+`text` is canonical (the variants in the order of VARIANTS, defaults left out), so two spellings
+of the same rules give the same text: it is what a run's manifest records and what names the
+weights `learned` plays under them.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+
+#: Column values for the first player to complete a column, and for later ones (columns A..O).
+COLUMN_FIRST = (5, 3, 3, 3, 2, 2, 2, 1, 2, 2, 2, 3, 3, 3, 5)
+COLUMN_LATER = (3, 2, 2, 2, 1, 1, 1, 0, 1, 1, 1, 2, 2, 2, 3)
+
+# --- the rules as kernels read them: tab.rules[R_*] (int64) ---------------------------------
+R_NUMBERS = 0         # numbers a number joker may stand for, as a bitmask: 1..5, or 1..6 (joker-six)
+R_PASS_PENALTY = 1    # points each pass costs
+R_STAR_PENALTY = 2    # points each open star costs
+R_END_COLOURS = 3     # colours completed that end a table's game
+R_SOLO_ROLLS = 4      # rolls of the solo game
+R_FREE_ROLLS = 5      # first rolls in which the passive seats choose from all six dice
+R_JOKERS = 6          # '!' marks a sheet starts with
+R_COLOUR_FIRST = 7    # points for completing a colour first
+R_COLOUR_LATER = 8    # and later
+R_SIZE = 9
+
+#: Bounds of the numeric variants: wide enough for any house rule, narrow enough that every
+#: count fits the datasets' columns and the strategies' tables.
+MAX_PENALTY = 100
+MAX_SOLO_ROLLS = 200
+MAX_JOKERS = 30
+MAX_POINTS = 100
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The numbers of the rules a game is played under; the defaults are the rulebook's."""
+    joker_six: bool = False
+    pass_penalty: int = 0
+    star_penalty: int = 2
+    end_colours: int = 2
+    solo_rolls: int = 30
+    free_rolls: int = 3
+    jokers: int = 8
+    colour_bonus: tuple[int, int] = (5, 3)
+    column_points: tuple[tuple[int, ...], tuple[int, ...]] = (COLUMN_FIRST, COLUMN_LATER)
+
+    @property
+    def max_number(self) -> int:
+        """The largest number a placement may have: its most boxes."""
+        return 6 if self.joker_six else 5
+
+    @property
+    def is_rulebook(self) -> bool:
+        return self == RULEBOOK
+
+    @property
+    def text(self) -> str:
+        """The canonical --rules text of these rules: "" for the rulebook."""
+        parts = []
+        for v in VARIANTS:
+            value = getattr(self, v.field)
+            if value != getattr(RULEBOOK, v.field):
+                parts.append(v.name if v.flag else f"{v.name}={v.show(value)}")
+        return ",".join(parts)
+
+    @property
+    def label(self) -> str:
+        """How a report or table names these rules: the text, or "rulebook"."""
+        return self.text or "rulebook"
+
+    @property
+    def slug(self) -> str:
+        """The text as part of a file name: letters, digits, '-', '_' and '.' only."""
+        return re.sub(r"[^A-Za-z0-9._-]+", "_", self.text.replace("=", "-").replace(",", "_")) or "rulebook"
+
+    def as_array(self) -> np.ndarray:
+        """tab.rules: the numbers the kernels read, at the R_* indices."""
+        r = np.zeros(R_SIZE, np.int64)
+        r[R_NUMBERS] = (1 << self.max_number) - 1
+        r[R_PASS_PENALTY] = self.pass_penalty
+        r[R_STAR_PENALTY] = self.star_penalty
+        r[R_END_COLOURS] = self.end_colours
+        r[R_SOLO_ROLLS] = self.solo_rolls
+        r[R_FREE_ROLLS] = self.free_rolls
+        r[R_JOKERS] = self.jokers
+        r[R_COLOUR_FIRST], r[R_COLOUR_LATER] = self.colour_bonus
+        return r
+
+
+RULEBOOK = Rules()
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str          # as --rules spells it
+    field: str         # the Rules field it sets
+    help: str
+    flag: bool = False
+
+    def parse(self, text: str):
+        if self.field == "colour_bonus":
+            return _pair(self.name, text, MAX_POINTS)
+        if self.field == "column_points":
+            pairs = text.split(":")
+            if len(pairs) != 15:
+                raise ValueError(f"{self.name} takes the 15 columns' first/later values separated by ':' "
+                                 f"(A..O, e.g. {self.show(RULEBOOK.column_points)}), got {len(pairs)}")
+            values = [_pair(self.name, p, MAX_POINTS) for p in pairs]
+            return tuple(f for f, _ in values), tuple(later for _, later in values)
+        lo, hi = _BOUNDS[self.field]
+        value = _int(self.name, text)
+        if not lo <= value <= hi:
+            raise ValueError(f"{self.name} must be {lo}..{hi}, got {value}")
+        return value
+
+    def show(self, value) -> str:
+        if self.field == "colour_bonus":
+            return f"{value[0]}/{value[1]}"
+        if self.field == "column_points":
+            return ":".join(f"{f}/{later}" for f, later in zip(*value))
+        return str(value)
+
+
+_BOUNDS = {
+    "pass_penalty": (0, MAX_PENALTY),
+    "star_penalty": (0, MAX_PENALTY),
+    "end_colours": (1, 5),
+    "solo_rolls": (1, MAX_SOLO_ROLLS),
+    "free_rolls": (0, MAX_SOLO_ROLLS),
+    "jokers": (0, MAX_JOKERS),
+}
+
+VARIANTS = (
+    Variant("joker-six", "joker_six", "a number joker may stand for 6 (6 boxes at most)", flag=True),
+    Variant("pass-penalty", "pass_penalty", "each pass costs N points (rulebook 0)"),
+    Variant("star-penalty", "star_penalty", "each open star costs N points (rulebook 2)"),
+    Variant("end-colours", "end_colours", "a table's game ends in the roll someone completes N colours (rulebook 2)"),
+    Variant("solo-rolls", "solo_rolls", "the solo game has N rolls (rulebook 30)"),
+    Variant("free-rolls", "free_rolls", "in the first N rolls everyone picks from all six dice (rulebook 3)"),
+    Variant("jokers", "jokers", "a sheet starts with N '!' (rulebook 8)"),
+    Variant("colour-bonus", "colour_bonus", "F/L points for completing a colour first / later (rulebook 5/3)"),
+    Variant("column-points", "column_points",
+            "the 15 columns' first/later values, A..O separated by ':' (rulebook 5/3:3/2:...:3/2:5/3)"),
+)
+_BY_NAME = {v.name: v for v in VARIANTS}
+
+
+def variants_help() -> str:
+    """The list of variants, one per line, as errors and --help show it."""
+    return "\n".join(f"  {v.name if v.flag else v.name + '=' + _ARG.get(v.field, 'N')}  {v.help}" for v in VARIANTS)
+
+
+_ARG = {"colour_bonus": "F/L", "column_points": "F/L:...:F/L"}
+
+
+def _int(name: str, text: str) -> int:
+    if not re.fullmatch(r"[+-]?\d+", text.strip()):
+        raise ValueError(f"{name} takes an integer, got {text!r}")
+    return int(text)
+
+
+def _pair(name: str, text: str, hi: int) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+    if not m:
+        raise ValueError(f"{name} takes first/later points such as 5/3, got {text!r}")
+    first, later = int(m.group(1)), int(m.group(2))
+    if first > hi or later > hi:
+        raise ValueError(f"{name}'s points must be 0..{hi}, got {text!r}")
+    return first, later
+
+
+def parse_rules(text: str | Rules | None) -> Rules:
+    """The rules a --rules text names (comma-separated variants; what it does not name is the
+    rulebook's); a Rules is returned as it is, None and "" are the rulebook. ValueError, one line
+    naming the variant and the valid ones, for anything else."""
+    if text is None:
+        return RULEBOOK
+    if isinstance(text, Rules):
+        return text
+    if not isinstance(text, str):
+        raise ValueError(f"rules must be a text such as 'pass-penalty=1,joker-six', got {text!r}")
+    changes: dict = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, eq, value = (s.strip() for s in part.partition("="))
+        if part == "rulebook":
+            continue
+        v = _BY_NAME.get(name)
+        if v is None:
+            raise ValueError(f"unknown rule variant {name!r}; the variants are: "
+                             + ", ".join(x.name if x.flag else f"{x.name}={_ARG.get(x.field, 'N')}" for x in VARIANTS))
+        if v.field in changes:
+            raise ValueError(f"rule variant {name!r} is given twice")
+        if v.flag:
+            if eq:
+                raise ValueError(f"rule variant {name!r} takes no value, got {part!r}")
+            changes[v.field] = True
+        else:
+            if not eq or not value:
+                raise ValueError(f"rule variant {name!r} needs a value: {name}={_ARG.get(v.field, 'N')}")
+            changes[v.field] = v.parse(value)
+    return replace(RULEBOOK, **changes)
+
+
+def rules_dict(rules: Rules) -> dict:
+    """The rules as JSON data (a manifest's record): every number, and the canonical text."""
+    out = {f.name: getattr(rules, f.name) for f in fields(rules)}
+    out["colour_bonus"] = list(rules.colour_bonus)
+    out["column_points"] = [list(x) for x in rules.column_points]
+    out["text"] = rules.text
+    return out
