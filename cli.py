@@ -259,6 +259,30 @@ def _quiet_option(help="No progress line or compiling notice."):
     return click.option("--quiet", "-q", is_flag=True, help=help)
 
 
+class _RulesText(click.ParamType):
+    """--rules: comma-separated rule variants (sim.rules), parsed into a sim.rules.Rules."""
+    name = "VARIANTS"
+
+    def convert(self, value, param, ctx):
+        from sim.rules import Rules, parse_rules
+        if isinstance(value, Rules):
+            return value
+        try:
+            return parse_rules(value)
+        except ValueError as e:
+            self.fail(str(e).removeprefix("--rules: "), param, ctx)
+
+
+RULES = _RulesText()
+RULES_HELP = ("Rule variants, comma-separated (what it does not name is the rulebook's): joker-six, pass-penalty=N, "
+              "star-penalty=N, end-colours=N, solo-rolls=N, free-rolls=N, jokers=N, colour-bonus=F/L, "
+              "column-points=F/L:...:F/L (15 columns). docs/rules.md, \"Variants\".")
+
+
+def _rules_option(help=RULES_HELP):
+    return click.option("--rules", type=RULES, default="", help=help)
+
+
 SEED_HELP = "Root seed: game g of a seed is the same game in every command [default: 0; 'random': a fresh one]."
 
 

@@ -157,12 +157,9 @@ VARIANTS = (
 _BY_NAME = {v.name: v for v in VARIANTS}
 
 
-def variants_help() -> str:
-    """The list of variants, one per line, as errors and --help show it."""
-    return "\n".join(f"  {v.name if v.flag else v.name + '=' + _ARG.get(v.field, 'N')}  {v.help}" for v in VARIANTS)
-
-
 _ARG = {"colour_bonus": "F/L", "column_points": "F/L:...:F/L"}
+#: The variants as one line: what an error lists.
+VARIANT_LIST = ", ".join(v.name if v.flag else f"{v.name}={_ARG.get(v.field, 'N')}" for v in VARIANTS)
 
 
 def _int(name: str, text: str) -> int:
@@ -183,8 +180,15 @@ def _pair(name: str, text: str, hi: int) -> tuple[int, int]:
 
 def parse_rules(text: str | Rules | None) -> Rules:
     """The rules a --rules text names (comma-separated variants; what it does not name is the
-    rulebook's); a Rules is returned as it is, None and "" are the rulebook. ValueError, one line
-    naming the variant and the valid ones, for anything else."""
+    rulebook's; "rulebook" names none); a Rules is returned as it is, None and "" are the rulebook.
+    ValueError, one line naming what is wrong and listing the variants, for anything else."""
+    try:
+        return _parse(text)
+    except ValueError as e:
+        raise ValueError(f"--rules: {e} (variants: {VARIANT_LIST})") from None
+
+
+def _parse(text) -> Rules:
     if text is None:
         return RULEBOOK
     if isinstance(text, Rules):
@@ -198,8 +202,7 @@ def parse_rules(text: str | Rules | None) -> Rules:
             continue
         v = _BY_NAME.get(name)
         if v is None:
-            raise ValueError(f"unknown rule variant {name!r}; the variants are: "
-                             + ", ".join(x.name if x.flag else f"{x.name}={_ARG.get(x.field, 'N')}" for x in VARIANTS))
+            raise ValueError(f"unknown rule variant {name!r}")
         if v.field in changes:
             raise ValueError(f"rule variant {name!r} is given twice")
         if v.flag:
