@@ -84,7 +84,11 @@ def _play_block(game_fn, b, strats, kinds, params, slots, rotate, tab, root, fir
         game_fn(strats, kinds, params, game_slots, tab, root, number, players, max_rolls,
                 st, ps, bb, cands, pending, rngs, games[g],
                 dice_log[dice_start[g]:dice_start[g + 1]], log[log_start[g]:log_start[g + 1]], guest)
-        seats[g, :, :] = ps[:players]
+        # Element by element: an array assigned to a slice compiles Numba's shape-mismatch error,
+        # with the string formatting it needs (about 2 s of a cold start, docs/performance.md).
+        for s in range(players):
+            for f in range(PS_SIZE):
+                seats[g, s, f] = ps[s, f]
 
 
 # No parallel=True: a parallel kernel compiles its loop body apart, with a copy of all it calls,

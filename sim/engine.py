@@ -535,7 +535,8 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
         roll += 1
         active = start_roll(st, key, roll, players)
         if dice_log.shape[0] > 0:
-            dice_log[roll - 1, :] = st[ST_DICE:ST_DICE + 6]
+            for d in range(6):      # not a slice assignment: see sim.batch._play_block
+                dice_log[roll - 1, d] = st[ST_DICE + d]
 
         # The active player chooses first; passive players then see that choice and decide
         # independently: nobody's move is applied until all of them have chosen. One decision
