@@ -152,7 +152,8 @@ def same_tables(a, b):
             and _same_array(a.star_mask, b.star_mask) and _same_array(a.board_mask, b.board_mask)
             and _same_array(a.col_first, b.col_first) and _same_array(a.col_later, b.col_later)
             and _same_array(a.box_row, b.box_row) and _same_array(a.gword, b.gword)
-            and _same_array(a.gmask, b.gmask) and _same_array(a.act_count, b.act_count))
+            and _same_array(a.gmask, b.gmask) and _same_array(a.act_count, b.act_count)
+            and _same_array(a.rules, b.rules))
 
 
 @njit(cache=True, inline="always")
