@@ -6,7 +6,7 @@ from sim.bits import ctz, popcount, range_mask
 from sim.engine import full_columns
 from sim.rng import die, game_key
 from sim.sheets import BUILTIN_SHEETS, load_sheet
-from sim.tables import NW, build_tables, from_words
+from sim.tables import MAX_NUMBER, N_GROUPS, NW, build_tables, from_words
 
 
 def test_bit_helpers_return_int64_and_uint64():
@@ -46,10 +46,10 @@ def test_tables_describe_the_sheet(name):
         assert {int(sheet.colour[r, c]) for c, r in cells} == {int(tab.colour[i])}
         assert tab.stars[i] == sum(bool(sheet.star[r, c]) for c, r in cells)
     # (colour, size) groups are contiguous and cover every row once.
-    for g in range(25):
+    for g in range(N_GROUPS):
         rows = range(tab.gstart[g], tab.gstart[g + 1])
-        assert all(tab.colour[i] == g // 5 and tab.size[i] == g % 5 + 1 for i in rows)
-    assert tab.gstart[0] == 0 and tab.gstart[25] == k
+        assert all(tab.colour[i] == g // MAX_NUMBER and tab.size[i] == g % MAX_NUMBER + 1 for i in rows)
+    assert tab.gstart[0] == 0 and tab.gstart[N_GROUPS] == k
     # Single boxes: one subset per box, 105 in all.
     assert sum(tab.size == 1) == 105
 
