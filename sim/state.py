@@ -130,3 +130,18 @@ def new_state():
         np.zeros((MAX_SEATS, BB_SIZE), np.uint64),
         np.zeros((MAX_CANDS, CAND_SIZE), np.int64),
     )
+
+
+@njit(cache=True)
+def copy_game(st, ps, bb, st_to, ps_to, bb_to):
+    """Copy a game's state (st, ps, bb) into (st_to, ps_to, bb_to), of the same shapes: a position
+    to play on from again (the research rollouts). Element by element: an array assigned to a
+    slice compiles Numba's shape-mismatch error and its string formatting (seconds of a cold
+    start, docs/performance.md)."""
+    for i in range(ST_SIZE):
+        st_to[i] = st[i]
+    for s in range(MAX_SEATS):
+        for f in range(PS_SIZE):
+            ps_to[s, f] = ps[s, f]
+        for w in range(BB_SIZE):
+            bb_to[s, w] = bb[s, w]

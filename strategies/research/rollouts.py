@@ -22,7 +22,7 @@ from sim.engine import (
 from sim.nbinternals import as_any
 from sim.rng import game_key, mix64
 from sim.state import (
-    PS_JOKERS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_SEAT, new_state,
+    PS_JOKERS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_SEAT, copy_game, new_state,
 )
 from sim.tables import N_GROUPS
 from sim.threads import over_threads
@@ -108,9 +108,7 @@ def _rollout_means(lo, hi, W, tab, seed, first, top, rollouts, taxed, out, gaps,
                     total0 = 0.0
                     total1 = 0.0
                     for n in range(2 * half):
-                        st2[:] = st
-                        ps2[:] = ps
-                        bb2[:] = bb
+                        copy_game(st, ps, bb, st2, ps2, bb2)
                         v = _play_out(W, st2, ps2, bb2, tab, subs[j], costs[j], roll, rollout_key(key, roll, n),
                                       taxed, lay2, sc2, se2, subs2, costs2, rewards2, qs2, reply, val)
                         if n & 1:
@@ -195,14 +193,10 @@ def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores):
                     n_out = rollouts if roll < SOLO_ROLLS else 1
                     for n in range(n_out):
                         k = rollout_key(key, roll, n)
-                        st2[:] = st
-                        ps2[:] = ps
-                        bb2[:] = bb
+                        copy_game(st, ps, bb, st2, ps2, bb2)
                         total += _play_out(W, st2, ps2, bb2, tab, subs[b], costs[b], roll, k, taxed, lay2, sc2,
                                            se2, subs2, costs2, rewards2, qs2, reply, val)
-                        st2[:] = st
-                        ps2[:] = ps
-                        bb2[:] = bb
+                        copy_game(st, ps, bb, st2, ps2, bb2)
                         total -= _play_out(W, st2, ps2, bb2, tab, sub, cost, roll, k, taxed, lay2, sc2, se2, subs2,
                                            costs2, rewards2, qs2, reply, val)
                     out[row, J_ROLLED] = total / n_out

@@ -82,7 +82,8 @@ def play_one(W, tab, key, st, ps, bb, lay, sc, se, subs, costs, rewards, qs, idx
         solo_move(st, ps, bb, tab, subs[best], costs[best], roll)
         sheet_features(lay, bb[0, 0], bb[0, 1], sc, idx)
         idx[N_SHEET] = F_JOKER + ps[0, PS_JOKERS]
-        feats[roll, :] = idx
+        for f in range(idx.shape[0]):     # not a slice assignment: see sim.state.copy_game
+            feats[roll, f] = idx[f]
     end_of_game(ps, bb, tab, 1)
     return ps[0, PS_SCORE]
 
