@@ -878,9 +878,9 @@ def fig_rule_differences(result) -> _Figure:
     t = result.table
     b_labels = result.labels[1:]
     panels = [(m, label) for m, label in RULE_PANELS if not _rows_of(t, "game" if m == "rolls" else "all seats", m).empty]
-    cols = 4
+    cols = 2   # the report's grid cell is a normal figure's width: two panels across
     nrows = -(-len(panels) // cols)
-    fig, axes = _figure((10.8, 0.6 + nrows * (1.0 + 0.45 * len(b_labels))), ncols=cols, nrows=nrows)
+    fig, axes = _figure((7.2, 0.6 + nrows * (0.8 + 0.4 * len(b_labels))), ncols=cols, nrows=nrows)
     from matplotlib.ticker import MaxNLocator
     axes = np.atleast_1d(axes).ravel()
     colours = _colours(result.labels)
@@ -1035,7 +1035,7 @@ def rules_report(result, out, fmt: str = "html", figures_dir=None) -> Report:
     a = result.labels[0]
     sections = []
     for b in result.labels[1:]:
-        block = shown[shown["rules B"] == b].drop(columns="rules B")
+        block = shown[shown["rules B"] == b].drop(columns="rules B").rename(columns={"A": a, "B": b})
         sections.append((f"A = {a}, B = {b}", html_table({c: list(block[c]) for c in block.columns},
                                                           left=("who", "metric"))))
     message = stop_message(result)

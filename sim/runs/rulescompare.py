@@ -34,8 +34,7 @@ import pandas as pd
 
 from . import api
 from .api import check_chunk, play_chunk
-from .compare import FIRST_CHECK, _next_batch, _settings, _stop, stop_message
-from .progress import Progress
+from .compare import _settings, _stop, play_batches, stop_message
 from .settings import DEFAULT_MAX_ROLLS, Settings
 from .summary import t_quantile
 from ..engine import GR_CAPPED, GR_ROLLS
@@ -310,34 +309,21 @@ def _values(chunk, rules: Rules, keys: list[_Key], labels: list[str], groups: li
 
 def _play(lineups, sets, keys, s, rotate, labels, groups, until_ci, progress) -> _Tally:
     """Play every rule set batch by batch on the same games (s.games, or with until_ci until its
-    target), as sim.runs.compare plays its candidates."""
+    target), as sim.runs.compare plays its candidates (its schedule)."""
     tally = _Tally(keys, len(sets))
-    limit, chunk_size = s.games, s.chunk_size
-    first_check = min(FIRST_CHECK, 2 * chunk_size)
-    bar = Progress(limit, 0, enabled=progress)
-    count = chunk_size if until_ci is None else min(chunk_size, first_check)
-    while tally.done < limit:
-        count = min(count, limit - tally.done)
+
+    def batch(first, count):
         values = []
-        for i, (line, r) in enumerate(zip(lineups, sets)):
-            chunk = play_chunk(s.seed, tally.done, count, line, players=s.players, sheet=s.sheet,
+        for line, r, h in zip(lineups, sets, tally.hists):
+            chunk = play_chunk(s.seed, first, count, line, players=s.players, sheet=s.sheet,
                                max_rolls=s.max_rolls, rotate=rotate, rules=r)
             check_chunk(chunk)
             values.append(_values(chunk, r, keys, labels, groups))
-            h = tally.hists[i]
-            h["score"].update(dict(zip(*(a.tolist() for a in np.unique(chunk.seats[:, :, PS_SCORE],
-                                                                          return_counts=True)))))
-            h["rolls"].update(dict(zip(*(a.tolist() for a in np.unique(chunk.games[:, GR_ROLLS],
-                                                                          return_counts=True)))))
-        tally.add(values)
-        bar.update(tally.done)
-        if until_ci is None:
-            continue
-        count = _next_batch(tally, until_ci, limit, chunk_size, first_check, bar)
-        if count == 0:
-            break
-    bar.close()
-    return tally
+            for name, v in (("score", chunk.seats[:, :, PS_SCORE]), ("rolls", chunk.games[:, GR_ROLLS])):
+                h[name].update(dict(zip(*(a.tolist() for a in np.unique(v, return_counts=True)))))
+        return values
+
+    return play_batches(tally, s, until_ci, progress, batch)
 
 
 def _table(sets: list[Rules], keys: list[_Key], tally: _Tally) -> pd.DataFrame:
