@@ -119,8 +119,8 @@ def _keys(players: int) -> list[_Key]:
 
 @dataclass
 class _Tally:
-    """Exact integer sums over games: per rule set of each key's value and its square, and per B
-    of its difference from A and the square of that."""
+    """Exact integer sums over games: per rule set of each key's value, and per B of its difference
+    from A and of that difference's square (the interval's; A's own entries stay 0)."""
     keys: list
     sets: int
     done: int = 0
@@ -178,8 +178,10 @@ class _Diff:
 
 
 def _column_sums(v: np.ndarray) -> np.ndarray:
-    """Column sums as Python integers (int64 sums of a batch cannot overflow: |value| < 2^20 and a
-    batch holds under 2^20 games; their running totals may, so they are kept as Python ints)."""
+    """Column sums as Python integers. A batch's int64 sums cannot overflow: a per-game value is
+    under 2^17 (the roll cap is at most 100,000; a sum over six seats of a seat's figure is far
+    less), its square under 2^34, and a batch under 2^24 games (MAX_CHUNK); the running totals
+    over a long comparison might, so they are Python's integers."""
     return np.array([int(x) for x in v.sum(axis=0, dtype=np.int64)], object)
 
 
