@@ -254,8 +254,10 @@ def compare_rules(strategies, rules, games=None, players=None, seed=0, sheet="st
     specs = [strategies] if isinstance(strategies, str) else list(strategies)
     base = Settings.of(strategies=specs, players=players, seed=seed, sheet=sheet, rotate=rotate,
                        max_rolls=max_rolls, threads=threads, chunk_size=chunk_size, checked=checked)
-    s = _settings(base.players, None, games, base.seed, until_ci, max_games, chunk_size, base.sheet, max_rolls,
-                  threads, checked)
+    # compare's checks of games, until_ci, max_games and chunk_size, and its default batch size
+    s = _settings(players=base.players, opponents=None, games=games, seed=base.seed, until_ci=until_ci,
+                  max_games=max_games, chunk_size=chunk_size, sheet=base.sheet, max_rolls=max_rolls, threads=threads,
+                  checked=checked)
     lineups = [api.lineup(specs, sheet=s.sheet, players=s.players, checked=s.checked, rules=r) for r in sets]
     labels = list(lineups[0].labels or lineups[0].specs)
     groups = list(dict.fromkeys(labels))          # the distinct strategies, in the line-up's order
