@@ -537,6 +537,76 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
             click.echo(f"Report: {report_file}", err=True)
 
 
+@main.command("compare-rules")
+@click.argument("rules", nargs=-1, required=True, type=RULES, metavar="RULES...")
+@click.option("--strategy", "-s", "strategy", multiple=True,
+              help="Strategy spec, once per seat or once for all seats (repeatable), as in `run` [default: greedy].")
+@click.option("--players", "-p", type=int, default=None,
+              help="Seats, 1 = solo game, 2..6 [default: one per --strategy; one strategy: the solo game].")
+@click.option("--rotate/--no-rotate", default=True, show_default=True,
+              help="Rotate the strategies over the seats from game to game, as `run` does.")
+@click.option("--games", "-n", type=COUNT, default=None,
+              help="Games under each rule set [default: 10,000]. Not with --until-ci.")
+@click.option("--until-ci", type=float, default=None,
+              help="Instead of --games: play until every rule set's mean score difference (all seats) has a "
+                   "95% CI half-width below this many points, or --max-games; batches as in `compare`.")
+@click.option("--max-games", type=COUNT, default=None,
+              help="With --until-ci: stop after this many games even if the target is not reached "
+                   "[default: 1,000,000].")
+@click.option("--seed", type=SEED, default=0, help=SEED_HELP + " Every rule set plays the same games of it.")
+@_sheet_option()
+@_max_rolls_option()
+@_threads_option()
+@click.option("--chunk-size", type=COUNT, default=None,
+              help="Most games per batch [default: 20,000 solo, 5,000 at tables]; --until-ci checks "
+                   "after every batch.")
+@click.option("--format", "-f", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+              show_default=True, help="table: for reading; csv, json: every row and column, for programs.")
+@_quiet_option()
+@click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              metavar="FILE.html",
+              help="Also write an HTML report drawing the paired differences, the score's parts, the win rate "
+                   "by seat, the game lengths and the score distributions.")
+@UNCHECKED
+@PYTHON
+@_errors
+def compare_rules(rules, strategy, players, rotate, games, until_ci, max_games, seed, sheet, max_rolls, threads,
+                  chunk_size, fmt, quiet, report_file, unchecked, python):
+    """What a rule change does: the same strategies on the same dice under each rule set, paired.
+
+    RULES are rule sets, each a --rules text (comma-separated variants; `rulebook` for none): the
+    first is A, each other a B compared with it game by game; one alone is compared with the
+    rulebook. Per rule set B: mean score, game length, win rate by seat, '!' used, columns and
+    colours completed, passes, star penalty, ... under A and B, and the mean of the games'
+    differences B - A with a 95% t interval (docs/variants.md).
+
+    Example: encore-sim compare-rules rulebook pass-penalty=1 end-colours=3 -s heuristic -p 4
+    """
+    _python(python, unchecked=unchecked, threads=threads is not None and threads > 1)
+    _announce_compiling(_progress_enabled(quiet))
+    from sim.runs.rulescompare import compare_rules as run_compare_rules
+    from sim.runs.rulescompare import format_table, stop_message
+    if report_file is not None:
+        from sim.runs.report import check_output
+        check_output(report_file)
+    result = run_compare_rules(list(strategy) or ["greedy"], list(rules), games=games, players=players, seed=seed,
+                               sheet=sheet, rotate=rotate, max_rolls=max_rolls, threads=threads,
+                               chunk_size=chunk_size, until_ci=until_ci, max_games=max_games,
+                               progress=_progress_enabled(quiet), checked=not unchecked)
+    if fmt == "table":
+        click.echo(format_table(result))
+    else:
+        _emit(result.table, fmt, None, {"games": result.games, "rules": result.labels,
+                                        "settings": result.settings, "stop": result.stop})
+        if fmt == "csv" and result.stop is not None and not result.stop["target_reached"]:
+            click.echo(f"Warning: {stop_message(result)}", err=True)
+    if report_file is not None:
+        from sim.runs.report import rules_report
+        rules_report(result, report_file)
+        if not quiet:   # on stderr: stdout may be csv or json
+            click.echo(f"Report: {report_file}", err=True)
+
+
 # --- report ------------------------------------------------------------------------
 
 @main.command("report")

@@ -4,14 +4,15 @@
     es.run("results/demo", strategy=["heuristic", "greedy"], games=10_000)   # the summary, as `run` prints it
     es.summary("results/demo", by="seat")
     es.compare("heuristic", "greedy", players=2, games=5_000)
+    es.compare_rules("rulebook", "pass-penalty=1", strategy="heuristic", players=4)   # a row per metric
     es.analyse("results/demo")                    # the loss per strategy; .attrs["mistakes"], ["by_stage"], ...
     es.analyse("results/demo", game=3, roll=5)     # every choice of one decision, ranked
     es.replay("results/demo", game=3)              # the moves; .attrs["text"] draws the sheets
 
-Each function is its command (`encore-sim run`, `summary`, ...) with the command's options as
-keyword arguments under the same names (`--games` is `games=`, `--strategy` is `strategy=`, one
-name or a list), the same defaults, and the same checks: bad input raises ValueError with the
-line the command would print. What the command prints beside its table is in the frame's
+Each function is its command (`encore-sim run`, `summary`, ...; `compare_rules` is `compare-rules`)
+with the command's options as keyword arguments under the same names (`--games` is `games=`,
+`--strategy` is `strategy=`, one name or a list), the same defaults, and the same checks: bad
+input raises ValueError with the line the command would print. What the command prints beside its table is in the frame's
 `.attrs` (a dict: the dataset's path, the settings, further frames). The layers below (sim.runs,
 strategies.research) hold the work; this module only shapes their results into frames.
 """
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["run", "summary", "compare", "analyse", "report", "replay"]
+__all__ = ["run", "summary", "compare", "analyse", "report", "replay", "compare_rules"]
 
 
 def _frame(rows, **attrs) -> pd.DataFrame:
@@ -159,3 +160,26 @@ def replay(path=None, *, game: int, strategy=None, seed: int = 0, players: int |
     if stored is not None:
         attrs["stored_scores_equal"] = check_stored(log, stored) is None
     return _frame(rows, **attrs)
+
+
+def compare_rules(*rules, strategy="greedy", players: int | None = None, rotate: bool = True,
+                  games: int | None = None, until_ci: float | None = None, max_games: int | None = None,
+                  seed: int | None = 0, sheet: str = "standard", max_rolls: int = 200, threads: int | None = None,
+                  chunk_size: int | None = None, report: str | Path | None = None, progress: bool = False,
+                  unchecked: bool = False) -> pd.DataFrame:
+    """`encore-sim compare-rules A B ...`: the line-up `strategy` (one name, or one per seat) on the
+    same games under each rule set (A first; one alone against the rulebook); a row per rule set B,
+    who (the game, all seats, a strategy, a seat) and metric: the means under A and B and the mean
+    of the games' differences B - A with its 95% CI. attrs: games, rules, settings, stop (with
+    until_ci), headline, and with `report` the HTML file written."""
+    from sim.runs import rulescompare as rc
+    strategies = [strategy] if isinstance(strategy, str) else list(strategy)
+    result = rc.compare_rules(strategies, list(rules), games=games, players=players, seed=seed, sheet=sheet,
+                              rotate=rotate, max_rolls=max_rolls, threads=threads, chunk_size=chunk_size,
+                              until_ci=until_ci, max_games=max_games, progress=progress, checked=not unchecked)
+    attrs = {"games": result.games, "rules": result.labels, "settings": result.settings, "stop": result.stop,
+             "headline": rc.headline(result)}
+    if report is not None:
+        from sim.runs.report import rules_report
+        attrs["report"] = str(rules_report(result, report).html)
+    return _frame(result.table, **attrs)

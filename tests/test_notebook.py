@@ -30,7 +30,7 @@ def ds(tmp_path_factory):
 
 @pytest.mark.parametrize("name", es.__all__)
 def test_every_keyword_is_an_option_of_its_command(name):
-    command = main.commands[name]
+    command = main.commands[name.replace("_", "-")]   # compare_rules is compare-rules
     options = {p.name for p in command.params if not p.opts[0].startswith("--")}     # arguments
     options |= {p.opts[0][2:].replace("-", "_") for p in command.params if p.opts[0].startswith("--")}
     keywords = {k for k, p in inspect.signature(getattr(es, name)).parameters.items()

@@ -213,15 +213,22 @@ class _Tally:
 
 def _play(lineups, s, until_ci, progress) -> _Tally:
     """Play the candidates batch by batch (s.games of them, or with until_ci until its target)."""
-    tally = _Tally.of(len(lineups))
+    return play_batches(_Tally.of(len(lineups)), s, until_ci, progress, lambda first, count: [
+        candidate_results(line, s.seed, first, count, s.players, s.sheet, s.max_rolls) for line in lineups])
+
+
+def play_batches(tally, s, until_ci, progress, batch):
+    """tally.add(batch(first, count)) for batches of games first .. first+count-1 until s.games are
+    played, or with until_ci until every difference tally.dscore[1:] has a 95% half-width below it
+    (batches sized by _next_batch). `tally` has `done`, `widest`, `dscore` and `add`: compare's
+    _Tally, or sim.runs.rulescompare's, which plays rule sets instead of candidates."""
     limit, chunk_size = s.games, s.chunk_size
     first_check = min(FIRST_CHECK, 2 * chunk_size)
     bar = Progress(limit, 0, enabled=progress)
     count = chunk_size if until_ci is None else min(chunk_size, first_check)
     while tally.done < limit:
         count = min(count, limit - tally.done)
-        tally.add([candidate_results(line, s.seed, tally.done, count, s.players, s.sheet, s.max_rolls)
-                   for line in lineups])
+        tally.add(batch(tally.done, count))
         bar.update(tally.done)
         if until_ci is None:
             continue

@@ -281,11 +281,11 @@ def _short(name: str, width: int = 28) -> str:
     return name.replace("$", r"\$")
 
 
-def _figure(size=FIGSIZE, ncols=1):
+def _figure(size=FIGSIZE, ncols=1, nrows=1):
     from matplotlib.figure import Figure
     fig = Figure(figsize=size, layout="constrained")
-    axes = fig.subplots(1, ncols)
-    for ax in np.atleast_1d(axes):
+    axes = fig.subplots(nrows, ncols)
+    for ax in np.atleast_1d(axes).ravel():
         ax.grid(True, color="#ddd", linewidth=0.6)
         ax.set_axisbelow(True)
         for side in ("top", "right"):
@@ -325,13 +325,17 @@ def fig_scores(names, hists, means, colours) -> _Figure:
                    "dashed lines mark the means (the summary's mean score).", fig)
 
 
+#: The score's parts (sim.engine's scoring), how the figures name and colour them, and their sign
+#: in the score (the pass penalty, 0 by the rulebook, is the rest of the score).
+SCORE_PARTS = (("column_points", "columns", "#4c72b0", 1), ("colour_points", "colours", "#55a868", 1),
+               ("jokers_left", "'!' left", "#ff8c00", 1), ("star_penalty", "star penalty", "#c44e52", -1))
+
+
 def fig_breakdown(names, means, scores, colours) -> _Figure:
     fig, ax = _figure((7.2, 1.5 + 0.55 * len(names)))
-    parts = [("column_points", "columns", "#4c72b0", 1), ("colour_points", "colours", "#55a868", 1),
-             ("jokers_left", "'!' left", "#ff8c00", 1), ("star_penalty", "star penalty", "#c44e52", -1)]
     y = np.arange(len(names))[::-1]
     left = np.zeros(len(names))
-    for key, label, colour, sign in parts:
+    for key, label, colour, sign in SCORE_PARTS:
         v = np.array([means[n][key] for n in names])
         if sign > 0:
             ax.barh(y, v, left=left, color=colour, label=label, height=0.6, edgecolor="white", linewidth=0.8)
@@ -852,5 +856,200 @@ def compare_report(result, out, fmt: str = "html", figures_dir=None) -> Report:
             "table": result.table.to_dict(orient="records"), "display": {c: list(shown[c]) for c in shown.columns},
             "hists": dict(zip(names, result.hists))}
     page = _page("encore-sim comparison", headline(result), sections, figs, _pairs_table(settings), data)
+    pngs = _write(out, page, figs, figures_dir)
+    return Report(out, [f.title for f in figs], pngs)
+
+
+# --- rule sets compared (encore-sim compare-rules) ---------------------------------------
+
+#: The differences figure's panels: metric, its axis label. The game's length only where it can
+#: change (solo: only solo-rolls changes it; it is drawn then too, when the rule sets' lengths differ).
+RULE_PANELS = (("score", "score"), ("rolls", "game length (rolls)"), ("jokers_used", "'!' used"),
+               ("columns", "columns completed"), ("colours", "colours completed"), ("passes", "passes"),
+               ("star_penalty", "star penalty"), ("boxes", "boxes crossed"))
+
+
+def _rows_of(t, who: str, metric: str):
+    return t[(t["who"] == who) & (t["metric"] == metric)]
+
+
+def fig_rule_differences(result) -> _Figure:
+    """Small multiples: per metric, each rule set B's paired difference from A with its 95% CI."""
+    t = result.table
+    b_labels = result.labels[1:]
+    panels = [(m, label) for m, label in RULE_PANELS if not _rows_of(t, "game" if m == "rolls" else "all seats", m).empty]
+    cols = 2   # the report's grid cell is a normal figure's width: two panels across
+    nrows = -(-len(panels) // cols)
+    fig, axes = _figure((7.2, 0.6 + nrows * (0.8 + 0.4 * len(b_labels))), ncols=cols, nrows=nrows)
+    from matplotlib.ticker import MaxNLocator
+    axes = np.atleast_1d(axes).ravel()
+    colours = _colours(result.labels)
+    y = np.arange(len(b_labels))[::-1]
+    for ax, (metric, label) in zip(axes, panels):
+        rows = _rows_of(t, "game" if metric == "rolls" else "all seats", metric).set_index("rules_b").loc[b_labels]
+        d = rows["diff"].to_numpy(float)
+        err = _bar_lengths(d, rows["diff_ci_low"], rows["diff_ci_high"])
+        for yi, di, lo, hi, b in zip(y, d, err[0], err[1], b_labels):
+            ax.errorbar([di], [yi], xerr=[[lo], [hi]], fmt="o", color=colours[b], capsize=4)
+            ax.annotate(f"{di:+.2f}", (di, yi), xytext=(0, 7), textcoords="offset points", ha="center", fontsize=8)
+        ax.axvline(0, color="#c44e52", linewidth=1)
+        ax.margins(x=0.2)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=3))   # narrow panels: few labels, none overlapping
+        ax.tick_params(axis="x", labelsize=8)
+        if not (np.abs(rows[["diff_ci_low", "diff_ci_high"]].to_numpy(float)) > 1e-9).any():
+            ax.set_xlim(-1, 1)   # no difference at all (greedy under a rule it does not read): no zoom on 0
+        ax.set_ylim(-0.7, len(b_labels) - 0.3)
+        ax.set_yticks(y, [_short(b, 18) for b in b_labels] if ax in axes[::cols] else [])
+        ax.set_title(label, fontsize=10)
+    for ax in axes[len(panels):]:
+        ax.set_visible(False)
+    fig.supxlabel(f"B - A per game (mean, 95% CI); A = {_short(result.labels[0], 40)}", fontsize=9)
+    who = "the mean over every seat" if result.players > 1 else "the player's"
+    return _Figure("rule-differences", "Paired differences", "Each rule set B's mean difference from A in the same "
+                   f"games ({who}; game length per game), with its 95% CI: an interval that does not cross the red "
+                   "line at 0 is significant.", fig)
+
+
+def fig_rule_score_parts(result) -> _Figure:
+    """Where a rule set's score difference comes from: B - A of each part of the score."""
+    t = result.table[result.table["who"] == "all seats"]
+    b_labels = result.labels[1:]
+    fig, ax = _figure((7.2, 1.5 + 0.55 * len(b_labels)))
+    y = np.arange(len(b_labels))[::-1]
+    diff = {m: t[t["metric"] == m].set_index("rules_b").loc[b_labels, "diff"].to_numpy(float)
+            for m in ("score",) + tuple(p[0] for p in SCORE_PARTS)}
+    # The rest of the score's difference is the pass penalty's (score = the parts - pass penalty x
+    # passes): a residual, exact up to rounding, so the bars always add up to the diamond.
+    parts = [(diff[m] * sign, label, colour) for m, label, colour, sign in SCORE_PARTS]
+    parts.append((diff["score"] - sum(p[0] for p in parts), "pass penalty", "#8172b2"))
+    pos, neg = np.zeros(len(y)), np.zeros(len(y))
+    for v, label, colour in parts:
+        left = np.where(v >= 0, pos, neg)
+        ax.barh(y, v, left=left, color=colour, label=label, height=0.6, edgecolor="white", linewidth=0.8)
+        pos += np.maximum(v, 0)
+        neg += np.minimum(v, 0)
+    ax.scatter(diff["score"], y, marker="D", color="black", zorder=3, s=22, label="score")
+    for yi, v, end in zip(y, diff["score"], pos):
+        ax.annotate(f"{v:+.2f}", (max(end, v), yi), xytext=(8, 0), textcoords="offset points",
+                    va="center", fontsize=8)
+    ax.axvline(0, color="black", linewidth=0.8)
+    lo, hi = min(neg.min(), diff["score"].min(), 0), max(pos.max(), diff["score"].max(), 0)
+    ax.set_xlim(lo - 0.04 * (hi - lo or 1), hi + 0.14 * (hi - lo or 1))   # room for the labels on the right
+    ax.set_yticks(y, [_short(b) for b in b_labels])
+    ax.set_xlabel("B - A, points per game and seat (mean)")
+    fig.legend(*ax.get_legend_handles_labels(), frameon=False, fontsize=8, ncols=6, loc="outside lower center")
+    return _Figure("score-parts", "Where the score changes", "Each rule set's mean score difference from A (the "
+                   "diamond) split into the differences of the score's parts: completed columns and colours, '!' "
+                   "left, less the star penalty and the pass penalty.", fig)
+
+
+def fig_rule_seats(result) -> _Figure:
+    """Tables: the win rate by seat under each rule set, and each B's paired difference by seat."""
+    t = result.table
+    players, labels = result.players, result.labels
+    colours = _colours(labels)
+    fig, (ax, ax2) = _figure((9.6, 4.0), ncols=2)
+    x = np.arange(players)
+    seat_rows = {s: _rows_of(t, f"seat {s}", "win_rate").set_index("rules_b") for s in x}
+    width = 0.6 / len(labels)
+    for i, label in enumerate(labels):
+        if i == 0:
+            y = [seat_rows[s]["mean_a"].iloc[0] for s in x]
+        else:
+            y = [seat_rows[s].loc[label, "mean_b"] for s in x]
+        ax.bar(x + (i - (len(labels) - 1) / 2) * width, y, width=width * 0.95, color=colours[label],
+               label=_short(label) + (" (A)" if i == 0 else ""))
+    ax.axhline(1 / players, color="black", linestyle=":", linewidth=1, label="no seat effect")
+    ax.set_xticks(x, [f"seat {s}" for s in x])
+    ax.set_ylabel("win rate")
+    _percent(ax)
+    ax.set_title("win rate by seat", fontsize=10)
+    b_labels = labels[1:]
+    width = 0.6 / len(b_labels)
+    for i, b in enumerate(b_labels):
+        d = np.array([seat_rows[s].loc[b, "diff"] for s in x])
+        lo = np.array([seat_rows[s].loc[b, "diff_ci_low"] for s in x])
+        hi = np.array([seat_rows[s].loc[b, "diff_ci_high"] for s in x])
+        ax2.errorbar(x + (i - (len(b_labels) - 1) / 2) * width, d, yerr=_bar_lengths(d, lo, hi), fmt="o",
+                     color=colours[b], capsize=3, markersize=5)
+    ax2.axhline(0, color="#c44e52", linewidth=1)
+    ax2.set_xticks(x, [f"seat {s}" for s in x])
+    ax2.set_ylabel("B - A (95% CI)")
+    _percent(ax2)
+    ax2.set_title("win-rate difference, same games", fontsize=10)
+    fig.legend(*ax.get_legend_handles_labels(), frameon=False, fontsize=8, ncols=4, loc="outside lower center")
+    return _Figure("rule-seats", "Win rate by seat", "Left: each seat's win rate under each rule set (seat 0 is "
+                   "the active player of roll 1; a shared win counts for every winner, so the rates can sum past "
+                   "100%); the dotted line is what every seat would show without a seat effect. Right: each rule "
+                   "set's paired difference from A by seat, with its 95% CI.", fig)
+
+
+def fig_rule_lengths(result) -> _Figure:
+    fig, ax = _figure()
+    colours = _colours(result.labels)
+    first = result.hists[result.labels[0]]["rolls"]
+    for i, label in enumerate(result.labels):
+        h = result.hists[label]["rolls"]
+        x = np.array(sorted(h))
+        y = np.array([h[k] for k in x]) / sum(h.values())
+        mean = float((x * y).sum())
+        same = " = A" if i and h == first else ""   # drawn over A's line: the legend says so
+        ax.step(x, y, where="mid", color=colours[label], linewidth=2.6 if i == 0 else 1.4,
+                label=f"{_short(label)}{' (A)' if i == 0 else ''} (mean {mean:.1f}){same}")
+        ax.fill_between(x, y, step="mid", color=colours[label], alpha=0.15, linewidth=0)
+        ax.axvline(mean, color=colours[label], linestyle="--", linewidth=1)
+    ax.set_xlabel("rolls per game")
+    ax.set_ylabel("share of games")
+    _percent(ax)
+    ax.legend(frameon=False, fontsize=8)
+    return _Figure("rule-lengths", "Game length", "Share of games lasting each number of rolls under each rule "
+                   "set, on the same dice; dashed lines mark the means.", fig)
+
+
+def rule_figures(result) -> list[_Figure]:
+    labels = result.labels
+    figs = [fig_rule_differences(result), fig_rule_score_parts(result)]
+    if result.players > 1:
+        figs.append(fig_rule_seats(result))
+    lengths = [result.hists[label]["rolls"] for label in labels]
+    if any(len(h) > 1 for h in lengths) or any(h != lengths[0] for h in lengths):
+        figs.append(fig_rule_lengths(result))
+    scores = {label: result.hists[label]["score"] for label in labels}
+    means = {label: sum(k * v for k, v in h.items()) / sum(h.values()) for label, h in scores.items()}
+    f = fig_scores(labels, scores, means, _colours(labels))
+    f.caption = ("Share of seats ending on each score under each rule set, on the same dice; dashed lines mark "
+                 "the means (the table's mean score of all seats).")
+    figs.append(f)
+    return figs
+
+
+def rules_report(result, out, fmt: str = "html", figures_dir=None) -> Report:
+    """Write the HTML report of a sim.runs.rulescompare.RulesComparison: its table (a section per
+    rule set B), the paired differences drawn, where the score's difference comes from, the win
+    rate by seat (tables), the game length and the score distributions under each rule set."""
+    from .rulescompare import display_table, headline, stop_message
+    out = Path(out)
+    figures_dir = check_output(out, fmt, figures_dir)
+    figs = rule_figures(result)
+    shown = display_table(result)
+    a = result.labels[0]
+    sections = []
+    for b in result.labels[1:]:
+        block = shown[shown["rules B"] == b].drop(columns="rules B").rename(columns={"A": a, "B": b})
+        sections.append((f"A = {a}, B = {b}", html_table({c: list(block[c]) for c in block.columns},
+                                                          left=("who", "metric"))))
+    message = stop_message(result)
+    if message:
+        sections[-1] = (sections[-1][0], sections[-1][1] + f"<p>{_e(message)}</p>")
+    st = result.settings
+    settings = [("rule sets", ", ".join(f"{x} ({'A' if i == 0 else 'B'})" for i, x in enumerate(result.labels))),
+                ("strategies", ", ".join(result.strategies)), ("players", "solo" if result.players == 1 else result.players),
+                ("games per rule set", f"{result.games:,}"),
+                *((k.replace("_", " "), str(v)) for k, v in st.items()
+                  if v is not None and k not in ("strategies", "players", "rules"))]
+    data = {"games": result.games, "settings": st, "stop": result.stop, "rules": result.labels,
+            "table": result.table.to_dict(orient="records"), "display": {c: list(shown[c]) for c in shown.columns},
+            "hists": result.hists}
+    page = _page("encore-sim rule sets compared", headline(result), sections, figs, _pairs_table(settings), data)
     pngs = _write(out, page, figs, figures_dir)
     return Report(out, [f.title for f in figs], pngs)
