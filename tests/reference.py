@@ -89,8 +89,6 @@ RULEBOOK = Rules()
 _RULE_NAMES = {"joker_six": "joker-six", "pass_penalty": "pass-penalty", "star_penalty": "star-penalty",
                "end_colours": "end-colours", "solo_rolls": "solo-rolls", "free_rolls": "free-rolls",
                "jokers": "jokers", "colour_bonus": "colour-bonus", "column_points": "column-points"}
-
-
 _NUMERIC_RULES = {_RULE_NAMES[f]: f for f in ("pass_penalty", "star_penalty", "end_colours", "solo_rolls",
                                                "free_rolls", "jokers")}
 
