@@ -20,6 +20,9 @@ face offer the same), `first_joker_roll` (None if the seat used no `!`), `rank` 
 with a higher score, or the same score and more `!` left).
 
 `check_game_log` raises AssertionError with a message naming the roll, the seat and what is wrong.
+A game played under rule variants is checked under them (its `rules`: the reference's
+reference.Rules, a --rules text, or an engine's rules read as a record of numbers; else the
+log's "rules", if it has one; else the rulebook).
 """
 
 from __future__ import annotations
@@ -57,7 +60,8 @@ def _is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = True, observer=None) -> None:
+def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = True, observer=None,
+                   rules=None) -> None:
     """Replay `log` and assert that it is a legal, correctly scored game.
 
     `sheet_text_or_name`: a sheet name ("standard", ...), the text of a sheet file, or a
@@ -65,7 +69,8 @@ def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = 
     that "greedy" seats always crossed the largest number of boxes available to them (and passed
     only when they had no legal move). `observer(strategy, options, move)`, if given, is called
     for every move with the list of legal non-pass choices the seat had (see
-    reference.legal_choices), before the move is checked.
+    reference.legal_choices), before the move is checked. `rules`: the rules the game was played
+    under (see above).
     """
     _check(isinstance(log, dict), "log", f"is not a dict but {type(log).__name__}")
     for key in TOP_LEVEL_KEYS:
@@ -78,6 +83,7 @@ def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = 
         _check(log["sheet"] == sheet_text_or_name, "log",
                f"sheet is {log['sheet']!r}, expected {sheet_text_or_name!r}")
 
+    rules = R.as_rules(log.get("rules") if rules is None else rules)
     max_rolls = log.get("max_rolls", DEFAULT_MAX_ROLLS)
     players = log["players"]
     strategies = log["strategies"]
@@ -94,7 +100,7 @@ def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = 
     k = R.SOLO_DICE if solo else R.MULTIPLAYER_DICE
 
     crossed = [set() for _ in range(players)]
-    jokers_left = [R.JOKERS_AT_START] * players
+    jokers_left = [rules.jokers] * players
     column_points = [0] * players
     colour_points = [0] * players
     completed = {key: [0] * players for key in ("columns_first", "columns_later", "colours_first", "colours_later")}
@@ -103,14 +109,14 @@ def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = 
     columns_done_by_anyone: set[str] = set()  # completed by some player in an earlier roll
     colours_done_by_anyone: set[str] = set()
     ended_at = None  # roll after which the game ended naturally (multiplayer)
+    end = f"a player completed {rules.end_colours} colour{'s' * (rules.end_colours > 1)}"
 
     for index, roll in enumerate(rolls):
         number = index + 1
         where = f"roll {number}"
-        _check(ended_at is None, where,
-               f"roll after the end of the game (a player completed a second colour in roll {ended_at})")
+        _check(ended_at is None, where, f"roll after the end of the game ({end} in roll {ended_at})")
         if solo:
-            _check(number <= R.SOLO_ROLLS, where, f"the solo game has exactly {R.SOLO_ROLLS} rolls")
+            _check(number <= rules.solo_rolls, where, f"the solo game has exactly {rules.solo_rolls} rolls")
         else:
             _check(number <= max_rolls, where, f"more rolls than the cap max_rolls={max_rolls}")
         _check(isinstance(roll, dict), where, "roll entry is not a dict")
@@ -153,8 +159,8 @@ def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = 
                 _check(key in move, mwhere, f"move is missing key {key!r}")
             _check(isinstance(move["pass"], bool), mwhere, f"'pass' must be a bool, got {move['pass']!r}")
             colour_idx, number_idx = R.allowed_dice(
-                number, seat, active, None if seat == active else active_move, players, k)
-            options = R.legal_choices(sheet, crossed[seat], jokers_left[seat], dice, colour_idx, number_idx)
+                number, seat, active, None if seat == active else active_move, players, k, rules)
+            options = R.legal_choices(sheet, crossed[seat], jokers_left[seat], dice, colour_idx, number_idx, rules)
             if observer is not None:
                 observer(strategies[seat], options, move)
             available = sum(1 << i for i in colour_idx) | sum(1 << (3 + j) for j in number_idx)
@@ -199,7 +205,8 @@ def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = 
                 _check(colour == colour_face, mwhere,
                        f"colour is {colour!r} but colour die {ci} shows {colour_face!r}")
             if number_face == R.JOKER:
-                _check(_is_int(num) and num in R.NUMBERS, mwhere, f"number joker played as invalid number {num!r}")
+                _check(_is_int(num) and num in rules.numbers, mwhere,
+                       f"number joker played as invalid number {num!r} (it stands for {rules.numbers})")
             else:
                 _check(num == number_face and _is_int(num), mwhere,
                        f"number is {num!r} but number die {ni} shows {number_face!r}")
@@ -217,10 +224,10 @@ def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = 
             _check(len(set(cells)) == len(cells), mwhere, f"cells contain duplicates: {cells}")
             _check(len(cells) == num, mwhere, f"crosses {len(cells)} cells {cells} but the number is {num}")
             placement = frozenset(cells)
-            legal = R.ref_legal_placements(sheet, crossed[seat], colour, num)
+            legal = R.ref_legal_placements(sheet, crossed[seat], colour, num, rules)
             if placement not in legal:
                 _fail(mwhere, f"{colour} {num} on {sorted(cells)} is not a legal placement: "
-                              f"{_why_illegal(sheet, crossed[seat], colour, cells)}; "
+                              f"{_why_illegal(sheet, crossed[seat], colour, cells, rules)}; "
                               f"crossed before: {sorted(crossed[seat])}")
 
             if check_strategies and strategies[seat] == "greedy":
@@ -235,42 +242,43 @@ def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = 
 
         # ---- awards, settled after every player has chosen (RULES section 6)
         awards, columns_done_by_anyone, colours_done_by_anyone = R.settle_roll(
-            sheet, crossed_before, crossed, columns_done_by_anyone, colours_done_by_anyone, solo)
+            sheet, crossed_before, crossed, columns_done_by_anyone, colours_done_by_anyone, solo, rules)
         for s, award in enumerate(awards):
             column_points[s] += award["column_points"]
             colour_points[s] += award["colour_points"]
             for key in completed:
                 completed[key][s] += award[key]
 
-        # ---- end of the game (RULES sections 7 and 8)
-        if not solo and any(len(R.completed_colours(sheet, crossed[s])) >= 2 for s in range(players)):
+        # ---- end of the game (RULES sections 7 and 8; the rules' end colours)
+        if not solo and R.game_over_seats(sheet, crossed, rules):
             ended_at = number
 
     # ---- length of the game and the capped flag
     if solo:
-        _check(len(rolls) == R.SOLO_ROLLS, "log", f"solo game has {len(rolls)} rolls, expected {R.SOLO_ROLLS}")
+        _check(len(rolls) == rules.solo_rolls, "log",
+               f"solo game has {len(rolls)} rolls, expected {rules.solo_rolls}")
         _check(log["capped"] is False, "log", "a solo game is never capped")
     elif ended_at is not None:
         _check(log["capped"] is False, "log",
                f"capped is True but the game ended naturally after roll {ended_at}")
     else:
         _check(len(rolls) == max_rolls, "log",
-               f"game stopped after {len(rolls)} rolls although no player completed 2 colours "
-               f"and the cap is {max_rolls}")
+               f"game stopped after {len(rolls)} rolls although no player completed {rules.end_colours} "
+               f"colours and the cap is {max_rolls}")
         _check(log["capped"] is True, "log",
                f"capped must be True: {len(rolls)} rolls (= max_rolls) without a natural end")
 
-    ended_by = [] if ended_at is None else [s for s in range(players)
-                                            if len(R.completed_colours(sheet, crossed[s])) >= 2]
+    ended_by = [] if ended_at is None else R.game_over_seats(sheet, crossed, rules)
     _check(log["ended_by"] == ended_by, "log", f"ended_by is {log['ended_by']!r}, expected {ended_by} "
-           + ("(the seats with two colours completed)" if ended_at else "(no natural end)"))
+           + (f"(the seats with {rules.end_colours} colours completed)" if ended_at else "(no natural end)"))
 
     # ---- final result (RULES section 7)
     result = log["result"]
     _check(isinstance(result, list) and len(result) == players, "result",
            f"expected one entry per seat ({players}), got {result!r}")
-    penalties = [R.star_penalty(sheet, crossed[s]) for s in range(players)]
-    scores = [R.score(column_points[s], colour_points[s], jokers_left[s], penalties[s]) for s in range(players)]
+    penalties = [R.star_penalty(sheet, crossed[s], rules) for s in range(players)]
+    scores = [R.score(column_points[s], colour_points[s], jokers_left[s], penalties[s], passes[s], rules)
+              for s in range(players)]
     wins = R.winners(scores, jokers_left)
     ranks = R.ranks(scores, jokers_left)
     _check(log["winners"] == [s for s in range(players) if wins[s]], "log",
@@ -286,7 +294,7 @@ def check_game_log(log: dict, sheet_text_or_name=None, check_strategies: bool = 
             "column_points": column_points[s],
             "colour_points": colour_points[s],
             "jokers_left": jokers_left[s],
-            "jokers_used": R.JOKERS_AT_START - jokers_left[s],
+            "jokers_used": rules.jokers - jokers_left[s],
             "star_penalty": penalties[s],
             "boxes": len(crossed[s]),
             **{key: counts[s] for key, counts in completed.items()},
@@ -308,7 +316,7 @@ def _describe(option) -> str:
     return f"dice {ci}/{ni} as {colour} {number} on {sorted(placement)} ({cost} jokers)"
 
 
-def _why_illegal(sheet, crossed, colour, cells) -> str:
+def _why_illegal(sheet, crossed, colour, cells, rules) -> str:
     """A human-readable reason why a set of cells is not a legal placement."""
     reasons = []
     taken = sorted(set(cells) & set(crossed))
@@ -321,7 +329,7 @@ def _why_illegal(sheet, crossed, colour, cells) -> str:
         reasons.append("not orthogonally connected")
     if not R.is_anchored(cells, crossed):
         reasons.append("not anchored (no box in column H or next to a crossed box)")
-    if not 1 <= len(cells) <= 5:
+    if not 1 <= len(cells) <= max(rules.numbers):
         reasons.append(f"{len(cells)} boxes")
     return ", ".join(reasons) or "unknown reason"
 
@@ -367,6 +375,7 @@ def dataset_logs(folder):
         yield {
             "seed": game["seed"], "game": number, "sheet": game["sheet"], "players": game["players"],
             "strategies": [p["strategy"] for p in players], "max_rolls": settings["max_rolls"],
+            "rules": settings.get("rules", ""),   # the --rules text the run was played under
             "capped": game["capped"], "ended_by": game["ended_by"], "winners": game["winners"],
             "rolls": [rolls[r] for r in sorted(rolls)],
             "result": [{key: value for key, value in p.items() if key not in ("game", "strategy")} for p in players],

@@ -1,10 +1,13 @@
-"""Whole games from `sim.play_game`, replayed and checked by the independent checker.
+"""Whole games from `sim.play_game`, replayed and checked by the independent checker; and games
+under random combinations of rule variants, replayed under those rules.
 
-`sim` is imported only to call the API under test, `sim.play_game`.
+`sim` is imported only to call the API under test, `sim.play_game` (and play_chunk, for games
+under variants: tests/logged.py).
 """
 
 import copy
 import json
+import random
 from collections import Counter
 
 import pytest
@@ -14,9 +17,11 @@ from sim.runs import api as sim
 try:  # works both with and without a tests/__init__.py
     from . import reference as R
     from .checker import check_game_log
+    from .logged import play_logged
 except ImportError:
     import reference as R
     from checker import check_game_log
+    from logged import play_logged
 
 SEED = 20261130
 N_SOLO = 120
@@ -206,6 +211,76 @@ def test_random_strategy_is_uniform_over_choices_including_pass():
     assert low - 5 * sd <= passes <= high + 5 * sd, (
         f"random seats passed {passes} times in {moves_seen} moves; "
         f"expected between {low:.0f} and {high:.0f} (sd {sd:.1f})")
+
+
+# --------------------------------------------------------------------------------------------
+# Games under rule variants (issue 46)
+# --------------------------------------------------------------------------------------------
+
+N_VARIANT_GAMES = 16
+
+
+def variant_config(i):
+    """Game i under a random combination of variants (reference.random_rules), at a random table
+    of greedy and random seats on a random sheet; the engine is told the rules as a --rules text."""
+    rng = random.Random(f"variant {i}")
+    players = rng.randint(1, 6)
+    return dict(seed=SEED + 6, game=i, strategies=[rng.choice(["greedy", "random"]) for _ in range(players)],
+                sheet=rng.choice(R.SHEET_NAMES), rules=R.rules_text(R.random_rules(rng)))
+
+
+_VARIANT_LOGS = {}
+
+
+def play_variant(i):
+    if i not in _VARIANT_LOGS:
+        _VARIANT_LOGS[i] = play_logged(**variant_config(i))
+    return _VARIANT_LOGS[i]
+
+
+@pytest.mark.parametrize("i", range(N_VARIANT_GAMES))
+def test_game_under_rule_variants(i):
+    config = variant_config(i)
+    log = play_variant(i)
+    json.dumps(log)
+    check_game_log(log, config["sheet"], rules=config["rules"])
+
+
+def test_the_variant_games_play_every_variant():
+    """So that the test above checks each variant: every one is in force in some game, and the
+    games hold what it changes (a 6, a roll after roll 3 with all dice for the passives, ...)."""
+    configs = [variant_config(i) for i in range(N_VARIANT_GAMES)]
+    rules = [R.as_rules(c["rules"]) for c in configs]
+    logs = [play_variant(i) for i in range(N_VARIANT_GAMES)]
+    for field in ("joker_six", "pass_penalty", "star_penalty", "end_colours", "solo_rolls", "free_rolls", "jokers",
+                  "colour_bonus", "column_first"):
+        assert any(getattr(r, field) != getattr(R.RULEBOOK, field) for r in rules), f"no game changes {field}"
+    moves = [(log, r, m) for log, r in zip(logs, rules) for roll in log["rolls"] for m in roll["moves"]]
+    assert any(m["number"] == 6 for _, _, m in moves), "no 6 played under joker-six"
+    assert any(log["players"] == 1 and len(log["rolls"]) != R.SOLO_ROLLS for log in logs)
+    assert any(r["passes"] and rl.pass_penalty for log, rl in zip(logs, rules) for r in log["result"])
+    assert any(log["ended_by"] and rl.end_colours != R.END_COLOURS for log, rl in zip(logs, rules))
+
+
+def test_a_variant_game_fails_the_check_under_other_rules():
+    """The checker reads the rules it is given: each variant game, replayed under the rulebook,
+    is rejected where the variant shows (the first difference the replay meets)."""
+    cases = [
+        ("pass-penalty=3", ["random"] * 3, r"score is"),
+        ("star-penalty=5", ["greedy"] * 2, r"star_penalty is"),
+        ("solo-rolls=20", ["greedy"], r"solo game has 20 rolls, expected 30"),
+        ("jokers=2", ["greedy"] * 2, r"n_choices is|jokers_left is"),
+        ("free-rolls=0", ["greedy"] * 3, r"roll 1, seat 1: available is"),
+        ("joker-six", ["greedy"], r"n_choices is|number joker played as invalid number 6"),
+        ("end-colours=3", ["greedy"] * 4, r"roll after the end of the game"),
+        ("colour-bonus=9/1", ["greedy"] * 4, r"colour_points is"),
+        ("column-points=" + ":".join(["4/1"] * 15), ["greedy"] * 2, r"column_points is"),
+    ]
+    for rules, strategies, match in cases:
+        log = play_logged(SEED + 7, 0, strategies, rules=rules)
+        check_game_log(log, "standard", rules=rules)
+        with pytest.raises(AssertionError, match=match):
+            check_game_log(log, "standard")
 
 
 # --------------------------------------------------------------------------------------------

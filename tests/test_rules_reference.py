@@ -2,9 +2,14 @@
 its move generation against a brute-force one, and the rest of a roll in played games (the dice a
 seat may choose from, the awards, the scores, ranks and winners) against the reference's own.
 
-`sim` is imported only to call the API under test, `sim.legal_placements` and `sim.play_game`.
+The same comparisons run under rule variants (issue 46): the engine told the rules as a --rules
+text, the reference reading that text with its own parser.
+
+`sim` is imported only to call the API under test, `sim.legal_placements` and `sim.play_game`
+(and, for games under variants, play_chunk through tests/logged.py).
 """
 
+import functools
 import os
 import random
 from pathlib import Path
@@ -17,8 +22,10 @@ from sim.runs import api as sim
 
 try:  # works both with and without a tests/__init__.py
     from . import reference as R
+    from .logged import play_logged
 except ImportError:
     import reference as R
+    from logged import play_logged
 
 # The rules' own copy of the sheets, outside the repository, when the environment names it.
 SHARED_SHEETS = Path(os.environ["ENCORE_RULES_SHEETS"]) if os.environ.get("ENCORE_RULES_SHEETS") else None
@@ -40,9 +47,10 @@ YELLOW_3 = {
 }
 
 
-def engine(crossed, colour, number, sheet="standard"):
-    """Call the engine and check the shape of its answer: a list of distinct frozensets."""
-    result = sim.legal_placements(crossed, colour, number, sheet=sheet)
+def engine(crossed, colour, number, sheet="standard", rules=None):
+    """Call the engine (under `rules`, a --rules text) and check the shape of its answer: a list
+    of distinct frozensets."""
+    result = sim.legal_placements(crossed, colour, number, sheet=sheet, rules=rules)
     assert isinstance(result, list), f"legal_placements returned {type(result).__name__}, expected list"
     for placement in result:
         assert isinstance(placement, frozenset), f"placement {placement!r} is not a frozenset"
@@ -196,6 +204,7 @@ CHECKPOINTS_PER_TRAJECTORY = 16  # -> 2016 positions
 MAX_STEPS = 200
 
 
+@functools.lru_cache(maxsize=None)
 def reachable_positions():
     """2016 reachable positions on all 6 sheets, from 0 to MAX_STEPS random move attempts."""
     rng = random.Random(1234)
@@ -249,6 +258,50 @@ def test_engine_matches_reference_on_reachable_positions():
     assert all(count > 0 for count in nonempty.values()), nonempty
 
 
+# Rules for the comparisons under variants: joker-six alone (the variant that changes what a
+# placement may be), and random combinations (every other variant changes the engine's tables too:
+# their rows must still be the same placements). Few of them: the engine builds its tables for each
+# sheet and rules.
+VARIANT_RULES = [R.Rules(joker_six=True)] + [R.random_rules(random.Random(seed)) for seed in (1, 4)]
+
+
+def test_engine_matches_reference_under_variants_on_reachable_positions():
+    rng = random.Random(2046)
+    positions = reachable_positions()[::8]
+    assert VARIANT_RULES[1].joker_six != VARIANT_RULES[2].joker_six, "the random rules with and without joker-six"
+    compared, failures, sixes = 0, [], 0
+    for i, (name, step, crossed) in enumerate(positions):
+        rules = VARIANT_RULES[i % len(VARIANT_RULES)]
+        top = max(rules.numbers)
+        # two random queries, and the largest number in every colour (under joker-six: the 6s)
+        for colour, n in [(rng.choice(R.COLOURS), rng.randint(1, top)) for _ in range(2)] + [(c, top) for c in R.COLOURS]:
+            expected = R.ref_legal_placements(name, crossed, colour, n, rules)
+            got = engine(sorted(crossed), colour, n, sheet=name, rules=R.rules_text(rules))
+            compared += 1
+            sixes += n == 6 and bool(expected)
+            if got != expected and len(failures) < 5:
+                failures.append(f"sheet={name!r} rules={R.rules_text(rules)!r} {colour} {n} crossed={sorted(crossed)}: "
+                                f"engine has {[sorted(p) for p in ordered(got - expected)]} more, "
+                                f"{[sorted(p) for p in ordered(expected - got)]} fewer")
+    assert not failures, f"engine != reference under variants ({compared} compared):\n" + "\n".join(failures)
+    assert sixes >= 10, f"only {sixes} positions with a 6-box placement: the joker-six comparison compared little"
+
+
+def test_six_box_placements_by_hand_under_joker_six():
+    """H1 crossed anchors G1, the end of the yellow block of 6 (D1 E1 F1 G1 E2 F2): the whole
+    block is the only yellow 6. The empty sheet has no 6 (no block of 6 reaches column H); after
+    H6 H7 I6 I7 J7, yellow's blocks near H are used up."""
+    six = P("D1 E1 F1 G1 E2 F2")
+    for crossed, expected in ((("H1",), six), ((), set()), (("H1", "E2"), set())):
+        assert R.ref_legal_placements("standard", set(crossed), "yellow", 6, R.Rules(joker_six=True)) == expected
+        assert engine(list(crossed), "yellow", 6, rules="joker-six") == expected
+    for number in (6, 7):   # a 6 only under joker-six; never a 7
+        with pytest.raises(ValueError, match=str(number)):
+            R.ref_legal_placements("standard", {"H1"}, "yellow", number, None if number == 6 else "joker-six")
+        with pytest.raises(ValueError, match=str(number)):
+            sim.legal_placements(["H1"], "yellow", number, rules=None if number == 6 else "joker-six")
+
+
 # --------------------------------------------------------------------------------------------
 # A played roll: the dice a seat may use, the awards, the end (RULES sections 3, 6, 7)
 # --------------------------------------------------------------------------------------------
@@ -261,58 +314,114 @@ def played():
             + [sim.play_game(7, g, ["greedy"]) for g in range(3)])
 
 
-def _available(log, roll, move) -> int:
+# Games under variants, as (log, rules): each variant that enters a roll (free rolls, the '!' and
+# what a number joker makes, the values, the penalties, the end, the solo game's length) played by
+# greedy (which completes colours and columns) and random (which passes).
+_POINTS = random.Random(46)
+VARIANT_GAMES = [
+    ("free-rolls=0,colour-bonus=7/1,pass-penalty=2", ["greedy"] * 4),
+    ("free-rolls=6,star-penalty=5,jokers=3,column-points="
+     + ":".join(f"{_POINTS.randint(0, 9)}/{_POINTS.randint(0, 9)}" for _ in R.COLUMNS), ["greedy", "random", "greedy"]),
+    ("joker-six,end-colours=3,jokers=12,colour-bonus=2/6", ["greedy"] * 3),
+    ("end-colours=1,free-rolls=1,star-penalty=0", ["greedy", "greedy"]),
+    ("solo-rolls=40,joker-six,colour-bonus=9/9,pass-penalty=1,jokers=0", ["greedy"]),
+    ("solo-rolls=13,star-penalty=4", ["random"]),
+]
+
+
+@pytest.fixture(scope="module")
+def played_under_variants():
+    return [(play_logged(8, g, strategies, rules=rules), R.as_rules(rules))
+            for rules, strategies in VARIANT_GAMES for g in range(3)]
+
+
+def _available(log, roll, move, rules=None) -> int:
     """The dice the reference lets this move choose from, as the log's bitmask (colour dice, then
     number dice from bit 3)."""
     players = len(log["result"])
     k = R.SOLO_DICE if players == 1 else R.MULTIPLAYER_DICE
     active_move = None if move["seat"] == roll["active"] else roll["moves"][0]
-    colour_idx, number_idx = R.allowed_dice(roll["roll"], move["seat"], roll["active"], active_move, players, k)
+    colour_idx, number_idx = R.allowed_dice(roll["roll"], move["seat"], roll["active"], active_move, players, k,
+                                            rules)
     return sum(1 << i for i in colour_idx) | sum(1 << (3 + j) for j in number_idx)
 
 
-def test_passive_seats_choose_from_every_die_in_the_first_three_rolls_only(played):
+def _dice_offered(logs_and_rules) -> dict:
+    """Check every move's dice against the reference's; count the passive moves (after an active
+    seat's move) that chose from all six dice, and those that chose from the four left."""
     seen = {"open": 0, "restricted": 0}
-    for log in played:
+    for log, rules in logs_and_rules:
         for roll in log["rolls"]:
             for move in roll["moves"]:
-                assert move["available"] == _available(log, roll, move), (roll["roll"], move["seat"])
+                assert move["available"] == _available(log, roll, move, rules), (roll["roll"], move["seat"])
                 if move["seat"] != roll["active"] and not roll["moves"][0]["pass"]:
-                    seen["open" if roll["roll"] <= R.FIRST_ROLLS_ALL_DICE else "restricted"] += 1
+                    seen["open" if roll["roll"] <= R.as_rules(rules).free_rolls else "restricted"] += 1
+    return seen
+
+
+def test_passive_seats_choose_from_every_die_in_the_first_three_rolls_only(played):
+    seen = _dice_offered((log, None) for log in played)
     assert seen["open"] > 20 and seen["restricted"] > 100, seen
 
 
-def test_awards_scores_ranks_and_winners_are_the_reference_s(played):
-    """Every roll's awards settled by the reference from the cells the log crosses, the '!' spent
-    read from the dice's faces: each seat's points, completions and score as the engine's result."""
+def test_passive_seats_choose_from_every_die_in_the_rules_free_rolls(played_under_variants):
+    seen = _dice_offered(played_under_variants)
+    assert seen["open"] > 20 and seen["restricted"] > 100, seen
+    # free-rolls=0: even roll 1's passive seats choose from the four dice left
+    first_rolls = [roll for log, rules in played_under_variants if rules.free_rolls == 0 for roll in log["rolls"][:3]]
+    assert any(not roll["moves"][0]["pass"] and bin(roll["moves"][1]["available"]).count("1") == 4
+               for roll in first_rolls)
+
+
+def _settled(logs_and_rules) -> dict:
+    """Every roll's awards settled by the reference (under the log's rules) from the cells the log
+    crosses, the '!' spent read from the dice's faces, the passes from the moves: each seat's
+    points, completions and score as the engine's result. Returns the completions seen."""
     seen = {key: 0 for key in ("columns_first", "columns_later", "colours_first", "colours_later")}
-    for log in played:
+    for log, rules in logs_and_rules:
         players = len(log["result"])
         crossed = [set() for _ in range(players)]
-        jokers = [R.JOKERS_AT_START] * players
+        jokers = [R.as_rules(rules).jokers] * players
+        passes = [0] * players
         totals = [dict.fromkeys(("column_points", "colour_points", *seen), 0) for _ in range(players)]
         taken = (set(), set())
         for roll in log["rolls"]:
             before = [set(c) for c in crossed]
             for move in roll["moves"]:
+                passes[move["seat"]] += move["pass"]
                 if not move["pass"]:
                     crossed[move["seat"]] |= set(move["cells"])
                     jokers[move["seat"]] -= ((roll["dice"]["colour"][move["colour_die"]] == R.JOKER)
                                              + (roll["dice"]["number"][move["number_die"]] == R.JOKER))
-            awards, *taken = R.settle_roll(log["sheet"], before, crossed, *taken, players == 1)
+            awards, *taken = R.settle_roll(log["sheet"], before, crossed, *taken, players == 1, rules)
             for total, award in zip(totals, awards):
                 for key in total:
                     total[key] += award[key]
         sheet = R.load_sheet(log["sheet"])
-        scores = [R.score(t["column_points"], t["colour_points"], j, R.star_penalty(sheet, c))
-                  for t, j, c in zip(totals, jokers, crossed)]
+        stars = [R.star_penalty(sheet, c, rules) for c in crossed]
+        scores = [R.score(t["column_points"], t["colour_points"], j, p, n, rules)
+                  for t, j, p, n in zip(totals, jokers, stars, passes)]
         for s, result in enumerate(log["result"]):
-            expected = {**totals[s], "jokers_left": jokers[s], "star_penalty": R.star_penalty(sheet, crossed[s]),
+            expected = {**totals[s], "jokers_left": jokers[s], "star_penalty": stars[s], "passes": passes[s],
                         "score": scores[s], "rank": R.ranks(scores, jokers)[s], "winner": R.winners(scores, jokers)[s]}
-            assert {key: result[key] for key in expected} == expected, (log["seed"], log["game"], s)
+            assert {key: result[key] for key in expected} == expected, (log["seed"], log["game"], s, rules)
             for key in seen:
                 seen[key] += totals[s][key]
+    return seen
+
+
+def test_awards_scores_ranks_and_winners_are_the_reference_s(played):
+    seen = _settled((log, None) for log in played)
     assert min(seen.values()) > 0, seen
+
+
+def test_awards_scores_ranks_and_winners_under_variants_are_the_reference_s(played_under_variants):
+    seen = _settled(played_under_variants)
+    assert min(seen.values()) > 0, seen
+    # the penalties took points: some seat passed under a pass penalty, some star stayed open under a star penalty
+    assert any(r["passes"] for log, rules in played_under_variants if rules.pass_penalty for r in log["result"])
+    assert any(r["star_penalty"] for log, rules in played_under_variants if rules.star_penalty != 2
+               for r in log["result"])
 
 
 # --------------------------------------------------------------------------------------------
@@ -427,6 +536,19 @@ def test_after_crossing_a_placement_it_is_gone(position, colour, n):
         for m in range(1, 6):
             for other in engine(after, colour, m, sheet=name):
                 assert not other & placement
+
+
+@SETTINGS
+@given(position=positions, colour=colours, n=st.integers(1, 6))
+def test_under_joker_six_engine_equals_reference(position, colour, n):
+    """joker-six adds the 6-box placements (a block of 6, whole, anchored) and leaves those of
+    1..5 as they were."""
+    name, crossed = position
+    got = engine(sorted(crossed), colour, n, sheet=name, rules="joker-six")
+    assert got == R.ref_legal_placements(name, crossed, colour, n, R.Rules(joker_six=True)), \
+        f"{name} {colour} {n} crossed={sorted(crossed)}"
+    if n < 6:
+        assert got == engine(sorted(crossed), colour, n, sheet=name)
 
 
 @pytest.mark.parametrize("name", R.SHEET_NAMES)
