@@ -14,4 +14,4 @@ def play_logged(seed, game, strategies, sheet="standard", max_rolls=DEFAULT_MAX_
     sheet = load_sheet(sheet)
     chunk = play_chunk(seed, game, 1, list(strategies), sheet=sheet, max_rolls=max_rolls, log_turns=True, rules=rules)
     check_chunk(chunk)
-    return game_log(chunk, sheet, chunk_max_rolls(max_rolls, len(strategies)))
+    return game_log(chunk, sheet, chunk_max_rolls(max_rolls, len(strategies), chunk.rules))

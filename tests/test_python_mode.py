@@ -154,11 +154,6 @@ def test_python_option_errors(args, error):
     assert r.exit_code == 2 and r.output.startswith(f"Error: {error}") and r.output.count("\n") == 1, r.output
 
 
-# Strict: the mark must go when the bug is fixed (the test then passes, which fails the run).
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "engine bug at 82bce3e: sim/runs/api.py chunk_max_rolls gives a solo game engine.SOLO_ROLLS (30) rolls of "
-    "room whatever the rules, so play_chunk's plain-Python logged path (_logged_once) overruns its move log "
-    "under solo-rolls > 30 (IndexError in engine.play)"))
 def test_plain_python_logs_a_solo_game_longer_than_the_rulebook_s(tmp_path):
     """The rules' solo game length (issue 46) in plain Python: a logged solo game of 40 rolls is the
     compiled one."""

@@ -259,7 +259,7 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
                    first, count, kinds, kernel)
 
     if log_turns and JIT_DISABLED:
-        games, seats, logs = _logged_once(run, first, count, players, chunk_max_rolls(max_rolls, players))
+        games, seats, logs = _logged_once(run, first, count, players, chunk_max_rolls(max_rolls, players, rules))
     else:
         games, seats, _ = unlogged()
     chunk = Chunk(seed, first, line.specs, games, seats, _seat_slots(first, count, players, rotate, line),
@@ -360,20 +360,22 @@ def check_chunk(chunk: Chunk) -> None:
                             "a strategy may only read the game it is shown")
 
 
-def play_game(seed, game, strategies, sheet="standard", max_rolls=DEFAULT_MAX_ROLLS) -> dict:
-    """Play game number `game` of root seed `seed` and return its complete log.
+def play_game(seed, game, strategies, sheet="standard", max_rolls=DEFAULT_MAX_ROLLS, rules=None) -> dict:
+    """Play game number `game` of root seed `seed` under `rules` (a Rules or a --rules text; None:
+    the rulebook) and return its complete log.
 
     `strategies` has one spec per seat (or is a Lineup); a single one is the solo game.
     The log is plain JSON-serialisable data; its format is documented in the README.
     """
     sheet_obj = load_sheet(sheet)
-    chunk = play_chunk(seed, game, 1, strategies, sheet=sheet_obj, max_rolls=max_rolls, log_turns=True)
+    chunk = play_chunk(seed, game, 1, strategies, sheet=sheet_obj, max_rolls=max_rolls, log_turns=True, rules=rules)
     check_chunk(chunk)
-    return game_log(chunk, sheet_obj, chunk_max_rolls(max_rolls, chunk.seats.shape[1]))
+    return game_log(chunk, sheet_obj, chunk_max_rolls(max_rolls, chunk.seats.shape[1], chunk.rules))
 
 
-def chunk_max_rolls(max_rolls, players):
-    return engine.SOLO_ROLLS if players == 1 else int(max_rolls)
+def chunk_max_rolls(max_rolls, players, rules=RULEBOOK):
+    """The most rolls a game of the chunk can last: the rules' solo game, or the table's cap."""
+    return rules.solo_rolls if players == 1 else int(max_rolls)
 
 
 class StrategyError(RuntimeError):
