@@ -66,11 +66,6 @@ VARIANT_RUNS = [
 ]
 
 
-# Strict: the mark must go when the bug is fixed (the test then passes, which fails the run).
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "engine bug at 82bce3e: run() records Settings.rules in the manifest but plays the rulebook: "
-    "sim/runs/runner.py prepare() and sim/runs/chunks.py resolve_job() build the Lineup without rules, "
-    "chunks.play_one() calls play_chunk without rules=, write_one() decodes the turns with the rulebook's tables"))
 @pytest.mark.parametrize("rules, strategies, players", VARIANT_RUNS)
 def test_a_dataset_under_variants_passes_the_checker_under_its_rules(tmp_path, rules, strategies, players):
     folder = tmp_path / "ds"

@@ -59,7 +59,7 @@ def test_layout_schema_and_manifest(reference):
     assert m["status"] == "complete" and m["games_done"] == 900 and m["chunks"] == 3
     assert m["settings"] == {"games": 900, "players": 3, "strategies": ["greedy", "random", "greedy"],
                              "rotate": True, "seed": 11, "sheet": "standard", "max_rolls": 200,
-                             "log_turns": True, "chunk_size": 400}
+                             "log_turns": True, "chunk_size": 400, "rules": ""}
     assert m["sheet"]["text"].count("\n") == 6
     assert m["strategies"][0]["name"] == "greedy" and "numba" in m["versions"]
     assert m["started"] and m["finished"]

@@ -114,14 +114,15 @@ def prepare(settings: Settings, files=None):
     files = files or {}
     resolved = [resolve(s, files.get(s) if isinstance(s, str) else None, checked=settings.checked)
                 for s in settings.strategies]
-    line = api.lineup(resolved, sheet=settings.sheet, players=settings.players, checked=settings.checked)
+    line = api.lineup(resolved, sheet=settings.sheet, players=settings.players, checked=settings.checked,
+                      rules=settings.rules)
     return settings.stored(line.specs), line, [_strategy_info(r, label) for r, label in zip(resolved, line.labels)]
 
 
 def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="standard", seed=None,
         threads=None, chunk_size=None, max_rolls=DEFAULT_MAX_ROLLS, rotate=False, log_turns=False,
         resume=False, force=False, progress=False, command=None, on_chunk=None, scheduler=None,
-        retries=3, checked=True, settings: Settings | None = None) -> dict:
+        retries=3, checked=True, rules=None, settings: Settings | None = None) -> dict:
     """Play `games` games into the dataset at `out`; return the final manifest.
 
     `out` is a local folder or a filesystem URL (sim.runs.dataset.open_store). With
@@ -129,13 +130,14 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
     LocalCluster of N worker processes on 127.0.0.1), every chunk is a Dask task
     that plays and writes it, retried up to `retries` times; `threads` is then
     the Numba threads per task (default 1). `checked`: users' strategies are compiled with
-    bounds checking (an index out of range stops the run, naming the file and line).
-    `settings` (sim.runs.settings.Settings) stands for the arguments from `games` to `checked`.
+    bounds checking (an index out of range stops the run, naming the file and line). `rules`: the
+    rule variants (a Rules or a --rules text; None: the rulebook), recorded in the manifest.
+    `settings` (sim.runs.settings.Settings) stands for the arguments from `games` to `rules`.
     """
     if settings is None:
         settings = Settings.of(strategies=strategies, players=players, games=games, seed=seed, sheet=sheet,
                                rotate=rotate, max_rolls=max_rolls, threads=task_threads(threads, scheduler),
-                               chunk_size=chunk_size, log_turns=log_turns, checked=checked)
+                               chunk_size=chunk_size, log_turns=log_turns, checked=checked, rules=rules)
     if settings.games is None:
         settings = settings.with_(games=DEFAULT_GAMES)
     if settings.chunk_size is None:
