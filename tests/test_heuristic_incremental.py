@@ -15,7 +15,7 @@ from sim.state import (
     BB_ALIVE, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, COLOUR_JOKER, NUMBER_JOKER, PS_JOKERS,
     ST_AVAIL, ST_COLOURS_TAKEN, ST_COLS_TAKEN, ST_DICE, ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT, new_state,
 )
-from sim.tables import build_tables, kernel_tables
+from sim.tables import MAX_NUMBER, N_GROUPS, build_tables, kernel_tables
 from strategies import heuristic as H
 from strategies import lookahead as L
 from strategies.features import legal_count
@@ -199,7 +199,7 @@ def check_positions(players, games, sheet, seed, params):
         values = np.empty(n + 1)
         H.score_candidates(st, ps, bb, cands, n, ktab, params, ctx, um, values)
         np.testing.assert_allclose(values, ref, rtol=RTOL, atol=RTOL)
-        if not H.denial_applies(st, params):
+        if not H.denial_applies(st, ktab, params):
             best_v, _, _ = H.best_placement(st, ps, bb, ktab, params, ctx, um)
             assert best_v == pytest.approx(ref.max(), rel=RTOL, abs=RTOL)
         # The strategy itself plays a choice of the best value (passing = index n).
@@ -254,17 +254,17 @@ def test_lookahead_second_moves_match_the_definition():
             ctx = np.empty(H.CTX_SIZE)
             H.prepare(st, ps, bb, ktab, params, ctx, 1)
             sub = int(cands[st[ST_ROLL] % n, CAND_SUB])
-            out = np.empty(25)
+            out = np.empty(N_GROUPS)
             base = L.group_best(bb, seat, ktab, ctx, um, sub, 3, out)
             ps2, bb2 = ps.copy(), bb.copy()
             engine.cross(ps2, bb2, ktab, seat, sub, 0, 1)
             assert base == pytest.approx(H.evaluate(ctx, um, bb2[seat, 0], bb2[seat, 1], legal_count(bb2, seat), 3),
                                          rel=RTOL)
-            ref = np.full(25, L.NEG)
+            ref = np.full(N_GROUPS, L.NEG)
             for k in legal_rows(bb2, seat, len(tab.size)):
                 ps3, bb3 = ps2.copy(), bb2.copy()
                 engine.cross(ps3, bb3, ktab, seat, k, 0, 1)
-                g = 5 * tab.colour[k] + tab.size[k] - 1
+                g = MAX_NUMBER * tab.colour[k] + tab.size[k] - 1
                 ref[g] = max(ref[g], H.evaluate(ctx, um, bb3[seat, 0], bb3[seat, 1], legal_count(bb3, seat), 3))
             # Replies worse than passing may be left out (NEG): they never count.
             np.testing.assert_allclose(np.maximum(out, base), np.maximum(ref, base), rtol=RTOL, atol=RTOL)

@@ -10,7 +10,7 @@ from sim.runs import api as sim
 from sim import engine, players, state
 from sim.runs.api import play_chunk, player_kind
 from sim.state import BB_ALIVE, BB_TOUCH, PS_SCORE, ST_ROLL, ST_SEAT, new_state
-from sim.tables import build_tables, kernel_tables
+from sim.tables import MAX_NUMBER, N_GROUPS, build_tables, kernel_tables
 from strategies import REGISTRY, resolve, strategy
 from strategies import heuristic as H
 from strategies import lookahead as L
@@ -87,16 +87,16 @@ def test_lookahead_incremental_evaluation_is_exact():
         if not moves:
             break
         sub = moves[rng.integers(len(moves))]
-        out = np.empty(25)
+        out = np.empty(N_GROUPS)
         base = L.group_best(bb, 0, ktab, ctx, um, sub, 5, out)
         ps2, bb2 = ps.copy(), bb.copy()
         engine.cross(ps2, bb2, ktab, 0, sub, 0, 1)
         assert base == pytest.approx(H.evaluate(ctx, um, bb2[0, 0], bb2[0, 1], legal_count(bb2, 0), 5))
-        ref = np.full(25, L.NEG)
+        ref = np.full(N_GROUPS, L.NEG)
         for k in legal(bb2):
             ps3, bb3 = ps2.copy(), bb2.copy()
             engine.cross(ps3, bb3, ktab, 0, k, 0, 1)
-            g = 5 * tab.colour[k] + tab.size[k] - 1
+            g = MAX_NUMBER * tab.colour[k] + tab.size[k] - 1
             ref[g] = max(ref[g], H.evaluate(ctx, um, bb3[0, 0], bb3[0, 1], legal_count(bb3, 0), 5))
         # Replies worse than passing (base) may be left at NEG: they never count.
         np.testing.assert_allclose(np.maximum(out, base), np.maximum(ref, base), rtol=0, atol=1e-9)
