@@ -31,6 +31,13 @@ At a table (2-6 players) three more terms apply:
 Every weight exists twice: `solo_*` is used in the solo game, `multi_*` at a
 table (a solo-tuned player hoards jokers and plays too slowly for a table).
 
+Under rule variants (sim.rules) the numbers above are the rules' (tab.rules): H counts the
+rules' solo rolls, a star costs the star penalty (the -2 above), a colour the colour bonus (5 / 3),
+passing the pass penalty, the game ends with the end colours (the "second colour" above), and
+dice denial starts after the free rolls. The weights stay as tuned for the rulebook; the terms
+scaled by H / 30 keep 30 as their time unit (a '!' or an open placement is worth what the rolls
+still to come make of it, whatever the game's length).
+
 How a decision is computed (the values are those of the definition above, up to
 float rounding; tests/test_heuristic_incremental.py checks it on thousands of positions):
   1. prepare: the weights of this decision (rolls left, races) in a float scratch `ctx`;
@@ -60,7 +67,7 @@ import numpy as np
 from numba import njit, types
 
 from sim.bits import ZERO, ONE, ctz, popcount
-from sim.engine import FIRST_OPEN_ROLLS, SOLO_ROLLS, awards
+from sim.engine import awards
 from sim.moves import dice_faces, dice_word, die_pair, group_cost, legal_word, mobility, mobility_after, next_group, next_row
 from sim.nbinternals import borrow, stack_f64, stack_u64, uncounted
 from sim.state import (
@@ -69,11 +76,15 @@ from sim.state import (
     ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT,
 )
 from sim.sheets import N_COLS
-from sim.rules import R_COLOUR_FIRST, R_COLOUR_LATER, R_NUMBERS, R_PASS_PENALTY, R_STAR_PENALTY
-from sim.tables import COLOUR_FIRST, COLOUR_LATER, MAX_NUMBER, MAX_SUBSETS, N_COLOURS, N_GROUPS, NW
+from sim.rules import (
+    R_COLOUR_FIRST, R_COLOUR_LATER, R_END_COLOURS, R_FREE_ROLLS, R_NUMBERS, R_PASS_PENALTY, R_SOLO_ROLLS,
+    R_STAR_PENALTY,
+)
+from sim.tables import MAX_NUMBER, MAX_SUBSETS, N_COLOURS, N_GROUPS, NW
 
 from .features import NEG, byte_counts, candidate_of, crossed_span, neighbours, placement_fields, stacked_pairs
 from .interface import strategy
+from .table_features import fewest_sum
 
 # --- parameters: one block per mode, same layout --------------------------------
 #: name -> (solo default, multiplayer default)
@@ -154,7 +165,8 @@ C_TMP = C_DONE + 1                  # 2 * N_COLOURS: prepare: missing boxes per 
 C_GBEST = C_TMP + 2 * N_COLOURS     # N_GROUPS: dice denial: an opponent's best (boxes + 2 stars) per (colour, number)
 C_PAIRV = C_GBEST + N_GROUPS        # 9: dice denial: that opponent's best per die pair (3 * colour die + number die)
 C_DV = C_PAIRV + 9                  # 9: dice denial of each die pair we could take (mean over opponents)
-CTX_SIZE = C_DV + 9
+C_SEAT = C_DV + 9                   # N_COLOURS: table_view: one seat's missing boxes per colour
+CTX_SIZE = C_SEAT + N_COLOURS
 
 # --- uint64 scratch: the sheet's masks (sheet_masks) and the base sheet (set_base) ---
 U_COLOUR = 0                # 10: colour k is words U_COLOUR + 2k, + 2k + 1
@@ -205,10 +217,10 @@ def byte_max(a, b):
 
 
 @njit(cache=True)
-def table_view(st, bb, colour_mask, ctx):
+def table_view(st, bb, colour_mask, ctx, colours):
     """At a table, one pass over the seats: returns the rolls-left estimate (boxes the
-    leader still needs for two colours, unscaled) and leaves in ctx[C_TMP:C_TMP+10] the
-    missing boxes per colour, ours then the closest opponent's."""
+    leader still needs for `colours` colours, the rules' end colours, unscaled) and leaves in
+    ctx[C_TMP:C_TMP+10] the missing boxes per colour, ours then the closest opponent's."""
     players = st[ST_PLAYERS]
     seat = st[ST_SEAT]
     for k in range(N_COLOURS):
@@ -229,8 +241,10 @@ def table_view(st, bb, colour_mask, ctx):
                 ctx[C_TMP + k] = r
             elif r < ctx[C_TMP + N_COLOURS + k]:
                 ctx[C_TMP + N_COLOURS + k] = r
-        if m1 + m2 < best:
-            best = m1 + m2
+            ctx[C_SEAT + k] = r
+        need = m1 + m2 if colours == 2 else int(fewest_sum(ctx, C_SEAT, -1, 0.0, colours))
+        if need < best:
+            best = need
     return float(best)
 
 
@@ -247,10 +261,11 @@ def prepare(st, ps, bb, tab, params, ctx, ahead):
     seat = st[ST_SEAT]
     solo = players == 1
     o = 0 if solo else N_WEIGHTS
+    rules = borrow(tab, "rules")
     if solo:
-        h = float(max(SOLO_ROLLS - st[ST_ROLL], 0))
+        h = float(max(rules[R_SOLO_ROLLS] - st[ST_ROLL], 0))
     else:
-        h = params[X_HORIZON] * table_view(st, bb, borrow(tab, "colour_mask"), ctx)
+        h = params[X_HORIZON] * table_view(st, bb, borrow(tab, "colour_mask"), ctx, rules[R_END_COLOURS])
     h = max(h - ahead, 0.0)
     ctx[C_H] = h
     k_col = params[o + W_COL_LAM] + params[o + W_COL_MU] / (h + 1.0)
@@ -267,7 +282,7 @@ def prepare(st, ps, bb, tab, params, ctx, ahead):
     geometric(ctx, C_QDIST, N_COLS, q_col if col_dist == 1.0 else math.exp(-k_col * col_dist))
     geometric(ctx, C_PCOLOUR, 22, math.exp(-k_colour))
     star = params[o + W_STAR] + params[o + W_STAR_T] / (h + 1.0)
-    ctx[C_STAR] = 2.0 * min(star, 1.0)
+    ctx[C_STAR] = rules[R_STAR_PENALTY] * min(star, 1.0)      # the points an open star costs at the end
     ctx[C_JOKER] = params[o + W_JOKER] + params[o + W_JOKER_T] * h / 30.0
     ctx[C_MOB] = params[o + W_MOB] * h / 30.0
     ctx[C_SINGLE] = params[o + W_SINGLE]
@@ -304,14 +319,16 @@ def prepare(st, ps, bb, tab, params, ctx, ahead):
             theirs = (opp0 if c < 8 else opp1) >> shift & _BYTE
             v = float(first) if theirs <= mine else later + race * (first - later)
         ctx[C_COLV + c] = w_col * v
+    first = rules[R_COLOUR_FIRST]
+    later = rules[R_COLOUR_LATER]
     for k in range(N_COLOURS):
         if solo:
-            v = float(COLOUR_FIRST)
+            v = float(first)
         elif (st[ST_COLOURS_TAKEN] >> k) & 1:
-            v = float(COLOUR_LATER)
+            v = float(later)
         else:
             closer = ctx[C_TMP + N_COLOURS + k] < ctx[C_TMP + k]
-            v = float(COLOUR_FIRST) if not closer else COLOUR_LATER + race * (COLOUR_FIRST - COLOUR_LATER)
+            v = float(first) if not closer else later + race * (first - later)
         ctx[C_COLOURV + k] = w_colour * v
 
 
@@ -530,7 +547,8 @@ def delta(ctx, um, k0, k1, ck, size, stars):
 
 @njit(cache=True, inline="always")
 def completes(ctx, ck, size):
-    """Colours complete after crossing `size` boxes of colour ck on the base sheet."""
+    """Colours complete after crossing `size` boxes of colour ck on the base sheet (at a table the
+    game ends when they reach the rules' end colours)."""
     return ctx[C_DONE] + (1.0 if ctx[C_GAPS + ck] == size else 0.0)
 
 
@@ -552,7 +570,8 @@ def score_after(st, ps, bb, tab, seat, lo, hi, jokers):
 
 @njit(cache=True)
 def end_bonus(st, ps, bb, tab, params, lo2, hi2, jokers):
-    """Table only: value of ending the game (our 2nd colour) with boxes (lo2, hi2) crossed."""
+    """Table only: value of ending the game (our 2nd colour: the rules' end colours) with boxes
+    (lo2, hi2) crossed."""
     seat = st[ST_SEAT]
     players = st[ST_PLAYERS]
     mine = score_after(st, ps, bb, tab, seat, lo2, hi2, jokers)
@@ -568,9 +587,10 @@ def end_bonus(st, ps, bb, tab, params, lo2, hi2, jokers):
 # --- dice denial -----------------------------------------------------------------
 
 @njit(cache=True)
-def group_values(bb, seat, gword, gmask, stars, cols, nums, ctx):
-    """ctx[C_GBEST + 6c + n - 1] = best (boxes + 2 * stars) seat can cross with colour c and
-    number n, 0 if none; only for the colours in `cols` and numbers in `nums`."""
+def group_values(bb, seat, gword, gmask, stars, cols, nums, ctx, star_points):
+    """ctx[C_GBEST + 6c + n - 1] = best (boxes + star_points * stars: the rules' star penalty, 2)
+    seat can cross with colour c and number n, 0 if none; only for the colours in `cols` and
+    numbers in `nums`."""
     for c in range(N_COLOURS):
         if not (cols >> c) & 1:
             continue
@@ -583,15 +603,16 @@ def group_values(bb, seat, gword, gmask, stars, cols, nums, ctx):
                 w, word = legal_word(bb, seat, gword, gmask, g, half)
                 while word != ZERO:
                     k, word = next_row(w, word)
-                    if stars[k] * 2 + num > best:
-                        best = stars[k] * 2 + num
+                    if stars[k] * star_points + num > best:
+                        best = stars[k] * star_points + num
             ctx[C_GBEST + g] = best
 
 
 @njit(cache=True)
 def denial_values(st, ps, bb, tab, ctx):
     """Dice denial: ctx[C_DV + 3 cd + nd] = mean over opponents of the best (boxes + 2 stars
-    - jokers) they can do with the dice left after we take colour die cd and number die nd;
+    - jokers; a star counts the rules' star penalty) they can do with the dice left after we
+    take colour die cd and number die nd;
     returns the same for passing (all dice left)."""
     players = st[ST_PLAYERS]
     seat = st[ST_SEAT]
@@ -609,7 +630,7 @@ def denial_values(st, ps, bb, tab, ctx):
     for s in range(players):
         if s == seat:
             continue
-        group_values(bb, s, gword, gmask, stars, cols, nums, ctx)
+        group_values(bb, s, gword, gmask, stars, cols, nums, ctx, tab.rules[R_STAR_PENALTY])
         jokers = ps[s, PS_JOKERS]
         # Their best with each die pair (NEG where the pair is not there or too dear).
         for p in range(9):
@@ -640,8 +661,11 @@ def denial_values(st, ps, bb, tab, ctx):
 
 
 @njit(cache=True, inline="always")
-def denial_applies(st, params):
-    return st[ST_PLAYERS] > 1 and st[ST_IS_ACTIVE] == 1 and st[ST_ROLL] > FIRST_OPEN_ROLLS and params[X_DENY] != 0.0
+def denial_applies(st, tab, params):
+    """Dice denial: at a table, the active seat, once the rules' free rolls are over (before, the
+    others choose from all six dice whatever it takes)."""
+    return (st[ST_PLAYERS] > 1 and st[ST_IS_ACTIVE] == 1 and st[ST_ROLL] > borrow(tab, "rules")[R_FREE_ROLLS]
+            and params[X_DENY] != 0.0)
 
 
 # --- scoring the choices of a decision -------------------------------------------
@@ -653,12 +677,16 @@ def score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values):
     players = st[ST_PLAYERS]
     lo, hi = bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1]
     jokers = ps[seat, PS_JOKERS]
-    deny = denial_applies(st, params)
+    deny = denial_applies(st, tab, params)
     base = set_base(ctx, um, lo, hi)
-    end = players > 1 and params[X_END] != 0.0 and ctx[C_DONE] < 2
+    rules = borrow(tab, "rules")
+    end_colours = rules[R_END_COLOURS]
+    end = players > 1 and params[X_END] != 0.0 and ctx[C_DONE] < end_colours
     w_mob = ctx[C_MOB]
     w_joker = ctx[C_JOKER]
-    values[n] = base + (w_mob * mobility(bb[seat], BB_ALIVE, BB_TOUCH) if w_mob != 0.0 else 0.0) + w_joker * jokers
+    # Passing costs the rules' pass penalty (0 by the rulebook).
+    values[n] = (base + (w_mob * mobility(bb[seat], BB_ALIVE, BB_TOUCH) if w_mob != 0.0 else 0.0) + w_joker * jokers
+                 - rules[R_PASS_PENALTY])
     if deny:
         values[n] -= params[X_DENY] * denial_values(st, ps, bb, tab, ctx)
     mask, kill, act, t_colour, t_size, t_stars, _ = placement_fields(tab)
@@ -681,7 +709,7 @@ def score_candidates(st, ps, bb, cands, n, tab, params, ctx, um, values):
             cache[sub] = v0
             seen[sub >> 6] |= bit
         v = v0 + w_joker * (jokers - cost)
-        if end and completes(ctx, t_colour[sub], t_size[sub]) >= 2:
+        if end and completes(ctx, t_colour[sub], t_size[sub]) >= end_colours:
             v += end_bonus(st, ps, bb, tab, params, lo | mask[sub, 0], hi | mask[sub, 1], jokers - cost)
         if deny:
             v -= params[X_DENY] * ctx[C_DV + 3 * cands[i, CAND_CDIE] + cands[i, CAND_NDIE]]
@@ -700,12 +728,14 @@ def best_placement(st, ps, bb, tab, params, ctx, um):
     lo, hi = bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1]
     jokers = ps[seat, PS_JOKERS]
     base = set_base(ctx, um, lo, hi)
-    end = players > 1 and params[X_END] != 0.0 and ctx[C_DONE] < 2
+    rules = borrow(tab, "rules")
+    end_colours = rules[R_END_COLOURS]
+    end = players > 1 and params[X_END] != 0.0 and ctx[C_DONE] < end_colours
     w_mob = ctx[C_MOB]
     w_joker = ctx[C_JOKER]
     cols, nums, cj, nj = dice_faces(st, avail)
     mob_now = mobility(bb[seat], BB_ALIVE, BB_TOUCH) if w_mob != 0.0 else 0
-    best_v = base + w_mob * mob_now + w_joker * jokers
+    best_v = base + w_mob * mob_now + w_joker * jokers - rules[R_PASS_PENALTY]      # passing
     best_k = -1
     best_cost = 0
     mask, kill, act, _, _, t_stars, act_count = placement_fields(tab)
@@ -726,7 +756,7 @@ def best_placement(st, ps, bb, tab, params, ctx, um):
             while word != ZERO:
                 sub, word = next_row(w, word)
                 v = rest + delta(ctx, um, mask[sub, 0], mask[sub, 1], c, num, t_stars[sub])
-                if end and completes(ctx, c, num) >= 2:
+                if end and completes(ctx, c, num) >= end_colours:
                     v += end_bonus(st, ps, bb, tab, params, lo | mask[sub, 0], hi | mask[sub, 1], jokers - cost)
                 if w_mob != 0.0:
                     if bound_mob and v + w_mob * (mob_now - 1 + act_count[sub]) <= best_v:
@@ -750,7 +780,7 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
     um = stack_u64(UM_SIZE)
     prepare(st, ps, bb, tab, params, ctx, NOW)
     sheet_masks(tab, um)
-    if not denial_applies(st, params):
+    if not denial_applies(st, tab, params):
         _, sub, cost = best_placement(st, ps, bb, tab, params, ctx, um)
         return candidate_of(cands, n, sub, cost)
     values = stack_f64(VALUES_SIZE)

@@ -36,7 +36,9 @@ class Strategy:
     weights) gives `data(sheet, file, players) -> float64 array`: the array the
     strategy reads after its parameters in `params`, for the run's sheet and number
     of players, from the file its spec names as `file_param=PATH` (None when the
-    spec names none).
+    spec names none). A data function with a `rules` parameter, `data(sheet, file,
+    players, rules=...)`, also gets the run's rules (sim.rules.Rules; registry.Resolved.data),
+    as `learned`'s weights are trained per rules.
 
     A built-in that ranks the distinct placements itself may also give `solo_placer`: the same
     solo decision, returning sim.players.placement_code(subset row, '!' used) instead of a row

@@ -16,6 +16,11 @@ red, orange: ``GREEN`` .. ``ORANGE``). "The seat" of a choice is the one decidin
 docstring says (``sheet_after``, ``set_dice``, ``legal_choices`` write the arrays a strategy
 made for itself with ``workspace``): the state a strategy is shown must stay as it is.
 
+Rules. A game may be played under rule variants (``--rules``, docs/rules.md "Variants"): the
+helpers answer under the rules in force, which they read from ``tab`` (a star's penalty, a
+colour's bonus, the solo game's length, ...), and the section "The rules in force" tells a
+strategy those numbers (``kit.pass_penalty(tab)``, ``kit.solo_rolls(tab)``, ...).
+
 Cost. The small helpers are inlined into the strategy (``inline="always"``), allocate
 nothing and read the tables without reference counts (sim.nbinternals.borrow); call them per
 candidate freely. ``workspace`` allocates: call it once per decision.
@@ -27,19 +32,23 @@ import numpy as np
 from numba import njit
 
 from sim.bits import ctz, popcount
-from sim.engine import SOLO_ROLLS, awards, move_alone
+from sim.engine import awards, move_alone
 from sim.engine import legal_choices as _legal_choices
 from sim.moves import mobility
-from sim.nbinternals import borrow
+from sim.nbinternals import borrow, stack_i64
 from sim.state import (
     BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, COLOUR_JOKER, MAX_CANDS, MAX_SEATS, NUMBER_JOKER,
-    PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS, ST_AVAIL, ST_COLOURS_TAKEN,
-    ST_COLS_TAKEN, ST_DICE, ST_PLAYERS, ST_ROLL, ST_SEAT, BB_SIZE, CAND_SIZE, PS_SIZE, ST_SIZE,
+    PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS, PS_PASSES, ST_AVAIL, ST_COLOURS_TAKEN,
+    ST_COLS_TAKEN, ST_DICE, ST_MAX_ROLLS, ST_PLAYERS, ST_ROLL, ST_SEAT, BB_SIZE, CAND_SIZE, PS_SIZE, ST_SIZE,
 )
-from sim.rules import R_COLOUR_FIRST, R_COLOUR_LATER
-from sim.tables import COLOUR_FIRST, COLOUR_LATER, N_COLOURS
+from sim.rules import (
+    R_COLOUR_FIRST, R_COLOUR_LATER, R_END_COLOURS, R_FREE_ROLLS, R_JOKERS, R_NUMBERS, R_PASS_PENALTY, R_SOLO_ROLLS,
+    R_STAR_PENALTY, RULEBOOK,
+)
+from sim.tables import N_COLOURS
 
 from . import learned as _learned
+from .table_features import fewest_sum
 
 GREEN, YELLOW, BLUE, RED, ORANGE = range(N_COLOURS)
 #: The start column H: every sheet grows from it.
@@ -58,6 +67,8 @@ COLOUR_BOXES = 21
 TABLE_ROLLS_PER_BOX = 0.7
 TABLE_ROLLS_BASE = 5.0
 
+#: colour_points without the tables: the rulebook's values (a tuple, which Numba freezes).
+_RULEBOOK_COLOURS = (np.int64(RULEBOOK.colour_bonus[0]), np.int64(RULEBOOK.colour_bonus[1]))
 _SEVEN = np.uint64(0x7F)
 _ONE = np.uint64(1)
 _N_ROWS = 7
@@ -104,13 +115,14 @@ def colour(tab, cands, i):
 
 @njit(cache=True, inline="always")
 def size(tab, cands, i):
-    """The number of boxes choice i crosses (1..5: the number it plays)."""
+    """The number of boxes choice i crosses (1..5: the number it plays; 6 under joker-six)."""
     return borrow(tab, "size")[cands[i, CAND_SUB]]
 
 
 @njit(cache=True, inline="always")
 def stars(tab, cands, i):
-    """The star boxes among choice i's boxes (each star left open costs 2 points at the end)."""
+    """The star boxes among choice i's boxes (each star left open costs 2 points at the end:
+    star_penalty)."""
     return borrow(tab, "stars")[cands[i, CAND_SUB]]
 
 
@@ -209,8 +221,10 @@ def points_now(st, ps, bb, tab, cands, i):
 @njit(cache=True, inline="always")
 def score_gain(st, ps, bb, tab, cands, i):
     """How much choice i raises the deciding seat's score as it would stand if the game ended
-    now: points_now + 2 per star it crosses - 1 per '!' it spends (passing gains 0)."""
-    return points_now(st, ps, bb, tab, cands, i) + 2 * stars(tab, cands, i) - cands[i, CAND_COST]
+    now: points_now + 2 per star it crosses (star_penalty) - 1 per '!' it spends (passing gains
+    0, less the rules' pass_penalty)."""
+    return (points_now(st, ps, bb, tab, cands, i) + star_penalty(tab) * stars(tab, cands, i)
+            - cands[i, CAND_COST])
 
 
 # --- any seat's sheet -------------------------------------------------------------------
@@ -289,7 +303,7 @@ def stars_open(bb, tab, seat):
 
 @njit(cache=True, inline="always")
 def jokers_left(ps, seat):
-    """The '!' seat has left (8 at the start; each one left scores 1 at the end)."""
+    """The '!' seat has left (8 at the start: start_jokers; each one left scores 1 at the end)."""
     return ps[seat, PS_JOKERS]
 
 
@@ -302,7 +316,7 @@ def columns_done(ps, seat):
 @njit(cache=True, inline="always")
 def colours_done(ps, seat):
     """Colours seat has completed (settled rolls only). A table's game ends after the roll in
-    which any seat completes its second colour."""
+    which any seat completes its second colour (end_colours)."""
     return popcount(np.uint64(ps[seat, PS_COLOURS]))
 
 
@@ -318,20 +332,23 @@ def column_points(st, tab, col):
 
 
 @njit(cache=True, inline="always")
-def colour_points(st, colour):
+def colour_points(st, colour, tab=None):
     """What completing colour (0..4) would score now: 5, or 3 if another seat completed it in an
-    earlier roll (always 5 in solo)."""
+    earlier roll (always 5 in solo). Under a colour-bonus variant pass `tab` to get the rules'
+    values (colour_bonus); without it, the rulebook's 5 and 3."""
     _check_colour("kit.colour_points", colour)
+    first, later = _RULEBOOK_COLOURS if tab is None else colour_bonus(tab)
     if st[ST_PLAYERS] > 1 and (st[ST_COLOURS_TAKEN] >> colour) & 1:
-        return COLOUR_LATER
-    return COLOUR_FIRST
+        return later
+    return first
 
 
 @njit(cache=True, inline="always")
 def score_now(ps, bb, tab, seat):
-    """seat's score if the game ended now: column and colour points + '!' left - 2 per open star."""
+    """seat's score if the game ended now: column and colour points + '!' left - 2 per open star
+    (star_penalty), less the pass_penalty per pass (0 by the rulebook)."""
     return (ps[seat, PS_COL_POINTS] + ps[seat, PS_COLOUR_POINTS] + ps[seat, PS_JOKERS]
-            - 2 * stars_open(bb, tab, seat))
+            - star_penalty(tab) * stars_open(bb, tab, seat) - pass_penalty(tab) * ps[seat, PS_PASSES])
 
 
 @njit(cache=True, inline="always")
@@ -341,41 +358,94 @@ def open_placements(bb, seat):
     return mobility(bb[seat], BB_ALIVE, BB_TOUCH)
 
 
+# --- the rules in force -------------------------------------------------------------------
+# The numbers of the rules the game is played under (--rules; the rulebook's unless a variant
+# changes them), from the tables `tab` every strategy is given.
+
+@njit(cache=True, inline="always")
+def pass_penalty(tab):
+    """Points each pass costs at the end (0 by the rulebook; pass-penalty=N)."""
+    return borrow(tab, "rules")[R_PASS_PENALTY]
+
+
+@njit(cache=True, inline="always")
+def star_penalty(tab):
+    """Points each star box left open costs at the end (2 by the rulebook; star-penalty=N)."""
+    return borrow(tab, "rules")[R_STAR_PENALTY]
+
+
+@njit(cache=True, inline="always")
+def solo_rolls(tab):
+    """Rolls of the solo game (30 by the rulebook; solo-rolls=N)."""
+    return borrow(tab, "rules")[R_SOLO_ROLLS]
+
+
+@njit(cache=True, inline="always")
+def free_rolls(tab):
+    """The first rolls in which every seat at a table picks from all six dice, whatever the active
+    seat took (3 by the rulebook; free-rolls=N)."""
+    return borrow(tab, "rules")[R_FREE_ROLLS]
+
+
+@njit(cache=True, inline="always")
+def start_jokers(tab):
+    """The '!' a sheet starts with (8 by the rulebook; jokers=N)."""
+    return borrow(tab, "rules")[R_JOKERS]
+
+
+@njit(cache=True, inline="always")
+def end_colours(tab):
+    """Colours a seat must complete to end a table's game, after that roll (2 by the rulebook;
+    end-colours=N)."""
+    return borrow(tab, "rules")[R_END_COLOURS]
+
+
+@njit(cache=True, inline="always")
+def colour_bonus(tab):
+    """(first, later): what completing a colour scores first and after another seat (5, 3 by the
+    rulebook; colour-bonus=F/L). A column's values: column_points."""
+    rules = borrow(tab, "rules")
+    return rules[R_COLOUR_FIRST], rules[R_COLOUR_LATER]
+
+
+@njit(cache=True, inline="always")
+def max_number(tab):
+    """The most boxes one move may cross: 5, or 6 under joker-six (a number joker then stands for
+    6 as well; no die shows a 6)."""
+    return 6 if (borrow(tab, "rules")[R_NUMBERS] >> 5) & 1 else 5
+
+
 # --- rolls left ---------------------------------------------------------------------------
 
 @njit(cache=True)
 def solo_rolls_left(st):
-    """Rolls still to come after this one in the solo game (29 at roll 1, 0 at roll 30): exact.
-    Raises ValueError at a table, where the length of the game is not known (rolls_left_estimate).
-    Not `st[ST_MAX_ROLLS] - st[ST_ROLL]`: at a table ST_MAX_ROLLS is the 200-roll safety cap."""
+    """Rolls still to come after this one in the solo game (29 at roll 1, 0 at roll 30; under
+    solo-rolls=N, N - 1 at roll 1): exact. Raises ValueError at a table, where the length of the
+    game is not known (rolls_left_estimate). In solo the engine sets `st[ST_MAX_ROLLS]` to the
+    rules' solo rolls; at a table it is the 200-roll safety cap, no length of the game."""
     if st[ST_PLAYERS] != 1:
         raise ValueError("solo_rolls_left at a table: use kit.rolls_left_estimate")
-    return SOLO_ROLLS - st[ST_ROLL]
+    return st[ST_MAX_ROLLS] - st[ST_ROLL]
 
 
 @njit(cache=True)
 def rolls_left_estimate(st, bb, tab):
     """Rolls still to come after this one: exact in solo (as solo_rolls_left), estimated at a
-    table, where the game ends after the roll in which a seat completes its second colour: the
-    boxes the closest seat still needs for two colours, times TABLE_ROLLS_PER_BOX, plus
+    table, where the game ends after the roll in which a seat completes its second colour
+    (end_colours): the boxes the closest seat still needs for those colours, times
+    TABLE_ROLLS_PER_BOX, plus
     TABLE_ROLLS_BASE (a float; about 34 at roll 1). At 4-player tables of `heuristic` or of
     `learned` it is off by 3.5 to 5 rolls on average (tables of `heuristic` last 2 rolls longer
     than it says, of `learned` 2 shorter: tests/test_kit.py); tables of weaker players last
     longer (4 `greedy`: 47 rolls, where it says 34 at the start)."""
     if st[ST_PLAYERS] == 1:
-        return float(SOLO_ROLLS - st[ST_ROLL])
+        return float(solo_rolls(tab) - st[ST_ROLL])
+    gaps = stack_i64(N_COLOURS)     # a seat's empty boxes per colour
     best = 1000
     for s in range(st[ST_PLAYERS]):
-        m1 = 100
-        m2 = 100
         for k in range(N_COLOURS):
-            r = COLOUR_BOXES - colour_crossed(bb, tab, s, k)
-            if r < m1:
-                m2 = m1
-                m1 = r
-            elif r < m2:
-                m2 = r
-        best = min(best, m1 + m2)
+            gaps[k] = COLOUR_BOXES - colour_crossed(bb, tab, s, k)
+        best = min(best, fewest_sum(gaps, 0, -1, 0, end_colours(tab)))
     return TABLE_ROLLS_BASE + TABLE_ROLLS_PER_BOX * best
 
 
@@ -433,11 +503,12 @@ def legal_choices(st2, ps2, bb2, tab, cands2):
 
 # --- learned's value ----------------------------------------------------------------------
 
-def learned_data(sheet, file, players):
+def learned_data(sheet, file, players, rules=None):
     """Give this as `data=` to @strategy: the strategy's `params` then hold, after its own
-    parameters, learned's solo weights for the run's sheet (at tables too: the table weights
-    value a margin over opponents, not a sheet). Read them with learned_weights."""
-    return _learned.weights_data(sheet, None, 1)
+    parameters, learned's solo weights for the run's sheet and rules (at tables too: the table
+    weights value a margin over opponents, not a sheet). Read them with learned_weights. Under
+    rules `learned` has no weights for, the run stops saying how to train them."""
+    return _learned.weights_data(sheet, None, 1, rules=rules)
 
 
 @njit(cache=True)
@@ -452,12 +523,13 @@ def learned_weights(params, n_params):
 @njit(cache=True)
 def learned_value(W, lay, ps, bb, seat, rolls_left):
     """learned's estimate of the points seat's sheet (in ps, bb) will still earn with `rolls_left`
-    rolls to come (an integer, 0..29; 0 is worth 0): column and colour points, +2 per star
-    crossed, -1 per '!' spent, as learned itself would play on, in solo. So
+    rolls to come (an integer, 0..29, more counting as 29; 0 is worth 0): column and colour
+    points, +2 per star crossed, -1 per '!' spent (under the rules its weights were trained for),
+    as learned itself would play on, in solo. So
     score_gain(choice) + learned_value(the sheet after it, rolls left after this roll) is
     learned's one-ply value of a choice, and its argmax is learned's solo move (docs/strategies.md).
     At a table it values the sheet alone, as if solo (rolls_left: rolls_left_estimate)."""
-    t = min(max(int(rolls_left), 0), SOLO_ROLLS - 1)
+    t = min(max(int(rolls_left), 0), _learned.N_T - 1)
     return _learned.solo_sheet_value(W, lay, bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1], t,
                                      ps[seat, PS_JOKERS])
 
@@ -470,6 +542,8 @@ SECTIONS = (
     ("Any seat's sheet", ("me", "roll", "players", "is_crossed", "next_to_crossed", "column_crossed",
                           "colour_crossed", "colours_by_crossed", "stars_open", "jokers_left", "columns_done",
                           "colours_done", "column_points", "colour_points", "score_now", "open_placements")),
+    ("The rules in force", ("pass_penalty", "star_penalty", "solo_rolls", "free_rolls", "start_jokers",
+                            "end_colours", "colour_bonus", "max_number")),
     ("Rolls left", ("solo_rolls_left", "rolls_left_estimate")),
     ("The sheet after a choice, and the choices from there", ("workspace", "sheet_after", "set_dice",
                                                                "legal_choices")),

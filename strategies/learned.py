@@ -17,7 +17,7 @@ Features, one row of W (N_FEAT entries per t, t = 0..29):
                               (bit i = the block's i-th box in bit order)
     F_COLOUR    5 x 22 x 7    colour k, its empty boxes, its unfinished        5
                               blocks
-    F_JOKER     9             '!' left                                         1
+    F_JOKER     9             '!' left (more than 8 share the last entry)      1
 
 Column masks see stars and single boxes, column distances see reach (columns A
 and O pay 5 but start 7 columns away from H), block masks see which dice a
@@ -32,6 +32,13 @@ star starts at -2) and -1 per '!' it uses (each kept '!' scores 1). The sum
 of rewards over a game is the score + 30 - 8, so V estimates the points still
 to come. strategies.training.solo learns W by TD(lambda) on self-play, from optimistic
 starting weights.
+
+Under rule variants (sim.rules; the kernels read them from tab.rules) the same holds with the
+rules' numbers: a crossed star gains the star penalty, a completed colour the colour bonus, a
+pass costs the pass penalty (its reward), and t counts the rules' solo rolls (a game longer than
+30 rolls values t >= 29 by the last row). Weights are trained under the rules they play
+(weights_rules: the part of the rules that changes the game the weights are for); the weights
+file records them, and `learned` finds weights for the run's rules by that record.
 
 With `top` >= 1 the `top` best placements are also looked at one roll deeper:
 the next roll's value is averaged exactly over its 1296 dice faces (best reply
@@ -61,14 +68,18 @@ import numpy as np
 from numba import njit
 
 from sim.bits import ONE, ZERO, ctz, popcount
-from sim.engine import FIRST_OPEN_ROLLS, SOLO_ROLLS
+from sim.engine import SOLO_ROLLS
 from sim.players import placement_code, placement_of
+from sim.rules import (
+    R_COLOUR_FIRST, R_COLOUR_LATER, R_FREE_ROLLS, R_PASS_PENALTY, R_SOLO_ROLLS, R_STAR_PENALTY, RULEBOOK, Rules,
+    parse_rules,
+)
 from sim.sheets import BUILTIN_SHEETS, N_COLS, load_sheet
 from sim.state import (
     BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, PASS,
     PS_JOKERS, ST_AVAIL, ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT,
 )
-from sim.tables import COLOUR_FIRST, COLOUR_LATER, MAX_NUMBER, MAX_SUBSETS, N_COLOURS, N_GROUPS, NW, kernel_tables
+from sim.tables import MAX_NUMBER, MAX_SUBSETS, N_COLOURS, N_GROUPS, NW, kernel_tables
 
 from sim.moves import dice_faces, group_cost, legal_word, next_row
 from sim.nbinternals import at as _at, borrow, stack_f64, stack_i64, stack_u64, uncounted
@@ -76,8 +87,8 @@ from sim.nbinternals import at as _at, borrow, stack_f64, stack_i64, stack_u64, 
 from .features import EXPECT_SIZE, NEG, candidate_of, expected_best_reply
 from .interface import strategy
 from .table_features import (
-    N_STAGES, T_SIZE, TC_COLOURS_TAKEN, TC_COLS_TAKEN, TC_SIZE, TE_SIZE, stage, table_after, table_context,
-    table_prepare,
+    N_STAGES, T_SIZE, TC_COLOURS_TAKEN, TC_COLS_TAKEN, TC_SIZE, TE_SIZE, margin_change, stage, table_after,
+    table_context, table_prepare,
 )
 
 # --- the feature layout (one row of W per t) ---------------------------------------
@@ -89,8 +100,13 @@ F_ADJ = F_COLDIST + N_COLS * 64
 F_BLOCK = F_ADJ + (N_COLS - 1) * 64
 F_COLOUR = F_BLOCK + N_BLOCKS * 64
 F_JOKER = F_COLOUR + N_COLOURS * 22 * 7
-N_FEAT = F_JOKER + 9
-N_T = SOLO_ROLLS            # t = rolls still to come after the move, 0..29
+#: '!' left 0..8 (the rulebook's 8 at most); under jokers=N > 8 the counts above 8 share the last
+#: entry (joker_entry), so the shipped layout serves every rules.
+N_JOKER_ENTRIES = 9
+N_FEAT = F_JOKER + N_JOKER_ENTRIES
+#: Rows of the solo value: t = rolls still to come after the move, 0..29 (solo_row: a game longer
+#: than the rulebook's 30 rolls values its earlier rolls by the last row).
+N_T = SOLO_ROLLS
 #: At a table: a row per stage of the game (table_features.stage), the sheet's N_FEAT entries
 #: then the table's T_SIZE.
 N_ROW_TABLE = N_FEAT + T_SIZE
@@ -207,7 +223,9 @@ def sheet_layout(tab):
         c_lo = (ctz(p0) >> 3) if p0 != ZERO else 8 + (ctz(p1) >> 3)
         n = 0
         boxes = 0
-        for c in range(c_lo, min(c_lo + 5, N_COLS)):   # a connected placement's columns are a run
+        # A connected placement's columns are a run: at most MAX_NUMBER of them (a 6-box placement
+        # under joker-six may span six).
+        for c in range(c_lo, min(c_lo + MAX_NUMBER, N_COLS)):
             pm = _column(p0, p1, c)
             if pm == 0:
                 break
@@ -253,6 +271,26 @@ def place_group(lay, sub):
     """The group (6 * colour + size - 1, as sim.tables numbers them) of placement `sub`."""
     p = lay[LAY_PBLOCK + sub]
     return MAX_NUMBER * ((p >> P_COLOUR) & 7) + ((p >> P_SIZE) & 7) - 1
+
+
+@njit(cache=True, inline="always")
+def joker_entry(jokers):
+    """The feature index of `jokers` '!' left: F_JOKER + 0..8, counts above 8 (jokers=N) on the last."""
+    return F_JOKER + min(jokers, N_JOKER_ENTRIES - 1)
+
+
+@njit(cache=True, inline="always")
+def solo_row(t):
+    """The row of the solo weights for t rolls still to come: t itself for 0..N_T-1; a game longer
+    than the rulebook's (solo-rolls > 30) values every t >= N_T - 1 by the last row, the nearest
+    the weights have."""
+    return min(max(t, 0), N_T - 1)
+
+
+@njit(cache=True, inline="always")
+def solo_rolls(tab):
+    """The rules' length of the solo game (30 by the rulebook)."""
+    return _at(borrow(tab, "rules"), R_SOLO_ROLLS)
 
 
 @njit(cache=True)
@@ -374,8 +412,8 @@ def successor_value(W, o, lay, tab, sc, se, sub, taken):
     Only what the placement touches is rescored: its columns (a connected group
     spans a contiguous run of them), their neighbours' pair entries, its block and
     colour, and the distance entries (all of them only if the crossed area grows).
-    The reward is the columns and colour it completes plus 2 per star it crosses;
-    completions score their later value where `taken` says their first value is gone
+    The reward is the columns and colour it completes plus the rules' star penalty (2) per star
+    it crosses; completions score their later value where `taken` says their first value is gone
     (bit c: column c, bit 16 + k: colour k; 0 in solo). sc[SC_NEW + c] is left
     holding the column counts after the placement for its columns.
 
@@ -387,7 +425,8 @@ def successor_value(W, o, lay, tab, sc, se, sub, taken):
     b, local, k, size, stars = place_block(lay, sub)
     c_hi = c_lo + n_cols - 1
     v = _at(se, SE_BASE)
-    r = 2 * stars
+    rules = borrow(tab, "rules")
+    r = _at(rules, R_STAR_PENALTY) * stars      # every open star costs the penalty at the end
     col_first = borrow(tab, "col_first")
     col_later = borrow(tab, "col_later")
     for j in range(n_cols):
@@ -424,7 +463,7 @@ def successor_value(W, o, lay, tab, sc, se, sub, taken):
     open_blocks = _at(sc, SC_OPEN + k) - (1 if m == (1 << _at(lay, LAY_BSIZE + b)) - 1 else 0)
     v += _at(W, o + _colour_index(k, empty, open_blocks)) - _at(se, SE_COLOUR + k)
     if empty == 0:
-        r += COLOUR_LATER if (taken >> (16 + k)) & 1 else COLOUR_FIRST
+        r += _at(rules, R_COLOUR_LATER) if (taken >> (16 + k)) & 1 else _at(rules, R_COLOUR_FIRST)
     return v, float(r)
 
 
@@ -444,15 +483,20 @@ def _rank(W, o, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs
     table_prepare), and completions whose first value is gone score their later value.
 
     The placements are walked in row order, each at the fewest '!' its group costs: the rows
-    (and so the choice on ties) are those of a walk group by group."""
+    (and so the choice on ties) are those of a walk group by group. Passing (row 0) is rewarded
+    minus the rules' pass penalty (0 by the rulebook)."""
     cols, nums, cj, nj = dice_faces(st, st[ST_AVAIL])
+    penalty = _at(borrow(tab, "rules"), R_PASS_PENALTY)
     subs[0] = -1
     costs[0] = 0
-    rewards[0] = 0.0
-    qs[0] = prepare(W, o, lay, bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1], sc, se) + W[o + F_JOKER + jokers]
+    rewards[0] = float(-penalty)
+    qs[0] = (prepare(W, o, lay, bb[seat, BB_CROSSED], bb[seat, BB_CROSSED + 1], sc, se) + W[o + joker_entry(jokers)]
+             - penalty)
     taken = 0
     if at_table:
         qs[0] += table_prepare(W, to, tc, sc[SC_COUNT:SC_COUNT + N_COLS], te)
+        if penalty != 0:        # the pass lowers the points now the margin entry reads
+            qs[0] += margin_change(W, to, tc, te, -penalty)
         taken = tc[TC_COLS_TAKEN] | (tc[TC_COLOURS_TAKEN] << 16)
     # The groups the dice make, at their fewest '!': their rows (gword, gmask) in `offered`.
     gword = borrow(tab, "gword")
@@ -477,7 +521,7 @@ def _rank(W, o, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs
             subs[m] = sub
             costs[m] = cost
             rewards[m] = r
-            q = r - cost + v + W[o + F_JOKER + jokers - cost]
+            q = r - cost + v + W[o + joker_entry(jokers - cost)]
             if at_table:
                 c_lo, n_cols, _ = place_columns(lay, sub)
                 _, _, k, size, _ = place_block(lay, sub)
@@ -502,8 +546,9 @@ def best_row(qs, m):
 def rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs):
     """Every distinct placement the dice allow, at its fewest jokers, with its reward and its
     one-ply value q = reward - jokers used + V(after); row 0 is passing (sub -1).
-    Returns the number of rows. W[base:] holds the solo weights (see row_offset)."""
-    o = row_offset(base, max(SOLO_ROLLS - st[ST_ROLL], 0))
+    Returns the number of rows. W[base:] holds the solo weights (see row_offset), read at the row
+    of the rolls still to come after this one under the rules (solo_row)."""
+    o = row_offset(base, solo_row(solo_rolls(tab) - st[ST_ROLL]))
     W, st, bb, lay, sc, se = uncounted(W), uncounted(st), uncounted(bb), uncounted(lay), uncounted(sc), uncounted(se)
     subs, costs, rewards, qs = uncounted(subs), uncounted(costs), uncounted(rewards), uncounted(qs)
     return _rank(W, o, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs, False, sc, se, 0)
@@ -541,7 +586,7 @@ def ranked_table(W, base, st, ps, bb, seat, tab, lay, sc, se, subs, costs, rewar
 
 @njit(cache=True)
 def group_best(W, o, lay, tab, bb, seat, sub, sc, se, best):
-    """best[5c + n - 1]: the best reward + V (without '!') of a second placement of colour c and
+    """best[6c + n - 1]: the best reward + V (without '!') of a second placement of colour c and
     size n after placement `sub` (NEG if none); returns V (without '!') after `sub` alone."""
     W, lay, bb, best = uncounted(W), uncounted(lay), uncounted(bb), uncounted(best)
     sc, se = uncounted(sc), uncounted(se)
@@ -583,11 +628,13 @@ def next_roll_value(W, o1, lay, tab, bb, seat, sub, j1, sc, se, reply, val):
                 reply[g] = max(reply[g], v + r)
     else:
         stay = group_best(W, o1, lay, tab, bb, seat, sub, sc, se, reply)
-    # A reply adds the value of the '!' it keeps, less 1 for each it spends; passing keeps all j1.
-    keep0 = W[o1 + F_JOKER + j1]
-    keep1 = W[o1 + F_JOKER + j1 - 1] - 1.0 if j1 >= 1 else NEG
-    keep2 = W[o1 + F_JOKER + j1 - 2] - 2.0 if j1 >= 2 else NEG
-    return expected_best_reply(reply, stay + keep0, keep0, keep1, keep2, val)
+    # A reply adds the value of the '!' it keeps, less 1 for each it spends; passing keeps all j1
+    # and costs the rules' pass penalty.
+    keep0 = W[o1 + joker_entry(j1)]
+    keep1 = W[o1 + joker_entry(j1 - 1)] - 1.0 if j1 >= 1 else NEG
+    keep2 = W[o1 + joker_entry(j1 - 2)] - 2.0 if j1 >= 2 else NEG
+    stay += keep0 - _at(borrow(tab, "rules"), R_PASS_PENALTY)
+    return expected_best_reply(reply, stay, keep0, keep1, keep2, val)
 
 
 @njit(cache=True)
@@ -608,7 +655,7 @@ def solo_choice(W, base, st, ps, bb, tab, top, close, lay, sc, se, subs, costs, 
     seat = st[ST_SEAT]
     jokers = ps[seat, PS_JOKERS]
     m = rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs)
-    t = SOLO_ROLLS - st[ST_ROLL]        # rolls to come after this one
+    t = solo_rolls(tab) - st[ST_ROLL]       # rolls to come after this one, under the rules
     best = best_row(qs, m)
     if top < 1 or t < 1 or m == 1:
         return subs[best], costs[best]
@@ -621,7 +668,7 @@ def solo_choice(W, base, st, ps, bb, tab, top, close, lay, sc, se, subs, costs, 
                 second = qs[i]
         if second < floor:
             return subs[best], costs[best]
-    o1 = row_offset(base, t - 1)
+    o1 = row_offset(base, solo_row(t - 1))
     reply = stack_f64(N_GROUPS)
     val = stack_f64(EXPECT_SIZE)
     # The rows in order of one-ply value (the first on ties), each then spent (qs = NEG): the
@@ -693,7 +740,7 @@ def decide_table(W, base, st, ps, bb, cands, n, tab, deny, lay, sc, se, subs, co
     for i in range(1, m):
         if qs[i] > qs[best]:
             best = i
-    if deny <= 0.0 or st[ST_IS_ACTIVE] == 0 or st[ST_ROLL] <= FIRST_OPEN_ROLLS:
+    if deny <= 0.0 or st[ST_IS_ACTIVE] == 0 or st[ST_ROLL] <= _at(borrow(tab, "rules"), R_FREE_ROLLS):
         return candidate_of(cands, n, subs[best], costs[best])
     seat = st[ST_SEAT]
     all_dice = st[ST_AVAIL]
@@ -740,37 +787,56 @@ def weights_shape(players: int) -> tuple[int, int]:
     return (N_T, N_FEAT) if players == 1 else (N_STAGES, N_ROW_TABLE)
 
 
+def weights_rules(rules, players: int) -> Rules:
+    """The part of `rules` (a Rules or a --rules text) that learned's weights for the solo game
+    (players 1) or a table of `players` depend on: the rest plays the same games. The solo game
+    never ends by colours and has no passive seats (end-colours, free-rolls); a table's game is not
+    the solo game's length (solo-rolls). Weights are trained, recorded and found by these."""
+    rules = parse_rules(rules)
+    if players == 1:
+        return dataclasses.replace(rules, end_colours=RULEBOOK.end_colours, free_rolls=RULEBOOK.free_rolls)
+    return dataclasses.replace(rules, solo_rolls=RULEBOOK.solo_rolls)
+
+
+def _game(players: int) -> str:
+    return "the solo game" if players == 1 else f"{players} players"
+
+
 class WeightsError(ValueError):
     """A weights file that cannot be used: missing, damaged, or made for another sheet."""
 
 
 def save_weights(path, W, sheet, games: int, seed: int, players: int = 1, init_sha256: str = "",
-                 step=(0.0, 0.0)) -> None:
-    """Write weights W (weights_shape(players)) trained on `sheet` to the .npz file `path`, atomically:
-    a temporary file beside it is renamed over it once complete, so an interrupted save leaves
-    no half-written weights file. games, seed, init_sha256 (of the weights training continued
-    from, "" if none) and step (at the start and at the end) record how they were trained."""
+                 step=(0.0, 0.0), rules=RULEBOOK) -> None:
+    """Write weights W (weights_shape(players)) trained on `sheet` under `rules` to the .npz file
+    `path`, atomically: a temporary file beside it is renamed over it once complete, so an
+    interrupted save leaves no half-written weights file. games, seed, init_sha256 (of the weights
+    training continued from, "" if none) and step (at the start and at the end) record how they
+    were trained; `rules` is recorded as the --rules text of weights_rules ("" for the rulebook)."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as f:
             np.savez_compressed(f, W=np.asarray(W, np.float32).reshape(weights_shape(players)), format=FORMAT,
                                 sheet=sheet.text, sheet_name=sheet.name, players=players, games=games, seed=seed,
-                                init_sha256=init_sha256, step=np.asarray(step, np.float64))
+                                init_sha256=init_sha256, step=np.asarray(step, np.float64),
+                                rules=weights_rules(rules, players).text)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
 
 
-def read_weights(path, sheet=None, players=None) -> np.ndarray:
+def read_weights(path, sheet=None, players=None, rules=None) -> np.ndarray:
     """The weights (float32, weights_shape) of a file written by save_weights; WeightsError, one
-    line, if it is not such a file or (with `sheet`, `players`) was trained for another sheet or
-    number of players."""
+    line, if it is not such a file or (with `sheet`, `players`, `rules`) was trained for another
+    sheet, number of players or rules (a file without recorded rules, written before rule
+    variants, was trained under the rulebook)."""
     name = Path(path).name
     try:
         with np.load(path, allow_pickle=False) as f:
             fmt, W, text, trained_on = int(f["format"]), f["W"], str(f["sheet"]), str(f["sheet_name"])
             trained_players = int(f["players"])
+            trained_rules = str(f["rules"]) if "rules" in f.files else ""
     except FileNotFoundError:
         raise WeightsError(f"weights file {path} does not exist") from None
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
@@ -782,52 +848,82 @@ def read_weights(path, sheet=None, players=None) -> np.ndarray:
         raise WeightsError(f"{name}: damaged weights (shape {W.shape} for {trained_players} players, "
                            f"expected {weights_shape(max(1, min(trained_players, 6)))}, all finite)")
     if players is not None and players != trained_players:
-        def game(p):
-            return "the solo game" if p == 1 else f"{p} players"
-        raise WeightsError(f"{name} was trained for {game(trained_players)}, not for {game(players)}: "
+        raise WeightsError(f"{name} was trained for {_game(trained_players)}, not for {_game(players)}: "
                            f"train weights for it with encore-sim train --players {players}")
     if sheet is not None and text != sheet.text:
         raise WeightsError(f"{name} was trained for sheet {trained_on!r}, not for this sheet ({sheet.name!r}): "
                            f"train weights for it with encore-sim train --sheet")
+    if rules is not None:
+        try:
+            recorded = weights_rules(trained_rules, trained_players)
+        except ValueError:
+            raise WeightsError(f"{name} records rules this version does not know: {trained_rules!r}") from None
+        wanted = weights_rules(rules, trained_players)
+        if recorded != wanted:
+            raise WeightsError(f"{name} was trained under the rules {recorded.label}, not under {wanted.label}: "
+                               f"train weights for them with encore-sim train --rules {wanted.text or 'rulebook'}")
     return W.astype(np.float32, copy=False)
 
 
-def shipped_name(sheet_name: str, players: int = 1) -> str:
-    """The file name of the shipped weights of a built-in sheet, solo or for a table."""
-    return f"learned-{sheet_name}.npz" if players == 1 else f"learned-{sheet_name}-{players}p.npz"
+def shipped_name(sheet_name: str, players: int = 1, rules=RULEBOOK) -> str:
+    """The file name of the shipped weights of a built-in sheet, solo or for a table, under
+    `rules`: learned-SHEET[-Np][-RULES].npz, RULES the slug (sim.rules.Rules.slug) of the rules
+    the weights depend on (weights_rules), none for the rulebook."""
+    r = weights_rules(rules, players)
+    return (f"learned-{sheet_name}" + ("" if players == 1 else f"-{players}p")
+            + ("" if r.is_rulebook else f"-{r.slug}") + ".npz")
 
 
-def shipped_file(sheet, players: int = 1):
-    """The shipped weights file of a built-in sheet with this layout, or None."""
+def _builtin_name(sheet) -> str | None:
+    """The name of the built-in sheet with this layout, or None."""
     for name in BUILTIN_SHEETS:
         if load_sheet(name).text == sheet.text:
-            f = importlib.resources.files("strategies").joinpath("data", shipped_name(name, players))
-            return f if f.is_file() else None
+            return name
     return None
 
 
+def shipped_file(sheet, players: int = 1, rules=RULEBOOK):
+    """The shipped weights file of a built-in sheet with this layout under `rules`, or None."""
+    name = _builtin_name(sheet)
+    if name is None:
+        return None
+    f = importlib.resources.files("strategies").joinpath("data", shipped_name(name, players, rules))
+    return f if f.is_file() else None
+
+
+def _no_weights(sheet, players: int, rules: Rules) -> str:
+    """The one line saying how to train weights where `learned` has none."""
+    where = _game(players)
+    r = weights_rules(rules, players)
+    if r.is_rulebook:
+        return (f"`learned` has no shipped weights for {where} on sheet {sheet.name!r}: train them with "
+                f"`encore-sim train --sheet SHEET --players {players} --out W.npz`, then play learned:weights=W.npz")
+    return (f"`learned` has no weights for {where} on sheet {sheet.name!r} under the rules {r.text}: train them "
+            f"with `encore-sim train --rules {r.text} --sheet {_builtin_name(sheet) or 'SHEET'} --players {players} "
+            "--out W.npz`, then play learned:weights=W.npz")
+
+
 @functools.lru_cache(maxsize=16)
-def _weights_vector(sheet, file, digest, players):
+def _weights_vector(sheet, file, digest, players, rules):
     if file is None:
-        shipped = shipped_file(sheet, players)
+        shipped = shipped_file(sheet, players, rules)
         if shipped is None:
-            where = "the solo game" if players == 1 else f"{players} players"
-            raise WeightsError(f"`learned` has no shipped weights for {where} on sheet {sheet.name!r}: train them "
-                               f"with `encore-sim train --sheet SHEET --players {players} --out W.npz`, then play "
-                               "learned:weights=W.npz")
+            raise WeightsError(_no_weights(sheet, players, rules))
         with importlib.resources.as_file(shipped) as p:
-            W = read_weights(p, sheet, players)
+            W = read_weights(p, sheet, players, rules)
     else:
-        W = read_weights(file, sheet, players)
+        W = read_weights(file, sheet, players, rules)
     return W.ravel()
 
 
-def weights_array(sheet, file=None, players: int = 1) -> np.ndarray:
-    """The weights `learned` plays with on `sheet` (solo, or at a table of `players`), flat
-    float32: those of `file` (learned:weights=FILE), else the shipped ones of the sheet's layout.
-    Read-only (cached per file content)."""
+def weights_array(sheet, file=None, players: int = 1, rules=RULEBOOK) -> np.ndarray:
+    """The weights `learned` plays with on `sheet` (solo, or at a table of `players`) under `rules`
+    (a Rules or a --rules text), flat float32: those of `file` (learned:weights=FILE; trained under
+    the same rules), else the shipped ones of the sheet's layout and the rules. Read-only (cached
+    per file content)."""
+    rules = weights_rules(rules, players)
     digest = hashlib.sha256(Path(file).read_bytes()).hexdigest() if file is not None else None
-    v = _weights_vector(sheet, None if file is None else str(file), digest, players)
+    v = _weights_vector(sheet, None if file is None else str(file), digest, players, rules)
     v.flags.writeable = False
     return v
 
@@ -839,14 +935,16 @@ def pack(W) -> np.ndarray:
     return np.frombuffer(np.ascontiguousarray(W, np.float32).tobytes(), np.float64)
 
 
-def layout_words(sheet) -> np.ndarray:
-    """The sheet's layout (sheet_layout) as the int64 words that carry it in the parameters row."""
-    return sheet_layout(kernel_tables(sheet)).view(np.float64)
+def layout_words(sheet, rules=RULEBOOK) -> np.ndarray:
+    """The sheet's layout (sheet_layout) under `rules` as the int64 words that carry it in the
+    parameters row: its placement rows are those of the rules' tables (6-box ones under joker-six)."""
+    return sheet_layout(kernel_tables(sheet, parse_rules(rules))).view(np.float64)
 
 
-def weights_data(sheet, file=None, players: int = 1) -> np.ndarray:
-    """Strategy.data of `learned`: the sheet's layout words, then weights_array packed."""
-    return np.concatenate((layout_words(sheet), pack(weights_array(sheet, file, players))))
+def weights_data(sheet, file=None, players: int = 1, rules=RULEBOOK) -> np.ndarray:
+    """Strategy.data of `learned`: the sheet's layout words, then weights_array packed (both for
+    the run's rules)."""
+    return np.concatenate((layout_words(sheet, rules), pack(weights_array(sheet, file, players, rules))))
 
 
 PARAMS = {"top": 0.0, "deny": DENY, "close": 0.0}
@@ -921,10 +1019,11 @@ learned = dataclasses.replace(learned, solo_placer=_place_solo, table_decider=_d
 def solo_sheet_value(W, lay, lo, hi, t, jokers):
     """The solo value V of a sheet with boxes (lo, hi) crossed and `jokers` '!' left, t rolls still
     to come (0..N_T-1; V is 0 at t = 0): the points the sheet is expected still to earn under
-    learned's own play (column and colour points, +2 per star crossed, -1 per '!' spent). W, lay:
+    learned's own play (column and colour points, +2 per star crossed (the rules' star penalty),
+    -1 per '!' spent, minus the pass penalty per pass). W, lay:
     the solo weights and layout as weights_data packs them (W[0:] as in decide_solo with base 0).
     The value rank_placements gives the sheet after a move, computed afresh: for strategies.kit."""
     sc = stack_i64(SC_SIZE)
     se = stack_f64(SE_SIZE)
-    o = row_offset(0, t)
-    return prepare(W, o, lay, lo, hi, sc, se) + W[o + F_JOKER + jokers]
+    o = row_offset(0, solo_row(t))
+    return prepare(W, o, lay, lo, hi, sc, se) + W[o + joker_entry(jokers)]

@@ -11,7 +11,8 @@
 3. The choice with the best expectation is played.
 
 The time-dependent weights of the second move are those of one roll later.
-All heuristic parameters apply (same names), plus `top`.
+All heuristic parameters apply (same names), plus `top`. It plays under the rules the
+heuristic reads (tab.rules): passing the next roll costs the pass penalty too.
 
 Step 2 makes the sheet after the first move the base of heuristic.delta, so each
 second placement costs one delta (and a mobility count, skipped when its bound
@@ -23,6 +24,7 @@ from numba import njit
 from sim.bits import ZERO
 from sim.moves import mobility, mobility_after, next_row
 from sim.nbinternals import argsort, borrow, stack_f64, stack_u64
+from sim.rules import R_PASS_PENALTY
 from sim.state import BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, PASS, PS_JOKERS, ST_SEAT
 from sim.tables import MAX_NUMBER, N_GROUPS, NW
 
@@ -41,8 +43,8 @@ X_TOP = len(H_PARAMS)
 @njit(cache=True, inline="always")
 def group_best(bb, seat, tab, ctx, um, sub, jokers, out):
     """out[6c + n - 1]: best V after `sub` and then a placement of colour c, size n (NEG if none);
-    returns V after `sub` alone (the next roll passed). Entries not above that return value may
-    be left at NEG: a reply worse than passing is never played.
+    returns V after `sub` alone, less the rules' pass penalty (the next roll passed). Entries not
+    above that return value may be left at NEG: a reply worse than passing is never played.
 
     The sheet after `sub` becomes the base of heuristic.delta, so each second placement is
     scored from its own boxes (plus the mobility count); this gives heuristic.evaluate of the
@@ -63,7 +65,7 @@ def group_best(bb, seat, tab, ctx, um, sub, jokers, out):
     mob0 = mobility(um, U_ALIVE, U_TOUCH)
     bound_mob = w_mob > 0.0
     # A reply no better than passing never counts (expected_best_reply takes the max with it).
-    floor = base + w_mob * mob0
+    floor = base + w_mob * mob0 - borrow(tab, "rules")[R_PASS_PENALTY]
     for w in range(NW):
         word = um[U_ALIVE + w] & um[U_TOUCH + w]
         while word != ZERO:
@@ -79,7 +81,7 @@ def group_best(bb, seat, tab, ctx, um, sub, jokers, out):
                 v += w_mob * mobility_after(um, U_ALIVE, U_TOUCH, t_kill, t_act, k)
             if v > out[g]:
                 out[g] = v
-    return base + w_mob * mob0
+    return floor
 
 
 def _choose(st, ps, bb, cands, n, tab, params, rng):

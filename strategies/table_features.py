@@ -14,7 +14,9 @@ game's stage (rolls played), after the N_FEAT sheet entries of the row:
     T_MARGIN   61                own points now - the best opponent's, -30..30          1
 
 "Points now" is what a sheet would score if the game ended now: column and colour points,
-'!' left, -2 per star box not crossed. The opponents' part of the features is the same for
+'!' left, -2 per star box not crossed (the rules' star penalty), minus the rules' pass penalty
+(0 by the rulebook) per pass. The distance to the game's end is the boxes a sheet still misses
+for the rules' end colours (2 by the rulebook). The opponents' part of the features is the same for
 every move a player considers in a decision, so it is computed once (table_context), and only
 what a placement changes is rescored (table_after), as the sheet features are.
 """
@@ -23,9 +25,11 @@ from numba import njit
 
 from sim.bits import popcount
 from sim.nbinternals import borrow
+from sim.rules import R_END_COLOURS, R_PASS_PENALTY, R_STAR_PENALTY
 from sim.sheets import N_COLS
 from sim.state import (
-    BB_CROSSED, PS_COL_POINTS, PS_COLOUR_POINTS, PS_JOKERS, ST_COLOURS_TAKEN, ST_COLS_TAKEN, ST_PLAYERS, ST_ROLL,
+    BB_CROSSED, PS_COL_POINTS, PS_COLOUR_POINTS, PS_JOKERS, PS_PASSES, ST_COLOURS_TAKEN, ST_COLS_TAKEN, ST_PLAYERS,
+    ST_ROLL,
 )
 from sim.tables import N_COLOURS
 
@@ -51,7 +55,8 @@ TC_EMPTY = TC_OPP_POINTS + 1            # N_COLOURS: own empty boxes per colour 
 TC_OPP_BUCKET = TC_EMPTY + N_COLOURS    # N_COLOURS: _bucket of TC_OPP_EMPTY
 TC_LOW = TC_OPP_BUCKET + N_COLOURS      # own two fewest empty boxes of a colour (TC_LOW <= TC_LOW + 1)
 TC_LOW_COLOUR = TC_LOW + 2              # and their colours
-TC_SIZE = TC_LOW_COLOUR + 2
+TC_END_COLOURS = TC_LOW_COLOUR + 2      # colours completed that end the game (the rules')
+TC_SIZE = TC_END_COLOURS + 1
 TE_RACE = 0                             # N_COLS own column entries
 TE_CRACE = TE_RACE + N_COLS             # N_COLOURS own colour entries
 TE_SUM = TE_CRACE + N_COLOURS           # the table part's value before the move
@@ -79,10 +84,12 @@ def _bucket(n):
 
 
 @njit(cache=True, inline="always")
-def end_distance(empty, k, new_empty):
-    """Bucket of the boxes a sheet must still cross to complete two colours (the game's end):
-    the sum of its two smallest per-colour empty counts, with colour k's count replaced by
-    new_empty (k = -1: none replaced)."""
+def end_distance(empty, k, new_empty, colours):
+    """Bucket of the boxes a sheet must still cross to complete `colours` colours (the game's end,
+    2 by the rulebook): the sum of its `colours` smallest per-colour empty counts, with colour k's
+    count replaced by new_empty (k = -1: none replaced)."""
+    if colours != 2:
+        return _bucket(fewest_sum(empty, 0, k, new_empty, colours))
     a = 99
     b = 99
     for c in range(N_COLOURS):
@@ -96,6 +103,28 @@ def end_distance(empty, k, new_empty):
 
 
 @njit(cache=True)
+def fewest_sum(empty, at, k, new_empty, colours):
+    """The sum of the `colours` smallest of empty[at:at + 5], with colour k's replaced by new_empty
+    (k = -1: none): a sheet's boxes to the game's end under end-colours other than 2 (picked
+    one by one: five values at most)."""
+    total = 0
+    used = 0
+    for _ in range(min(colours, N_COLOURS)):
+        best = 1000
+        pick = 0
+        for c in range(N_COLOURS):
+            if (used >> c) & 1:
+                continue
+            e = new_empty if c == k else empty[at + c]
+            if e < best:
+                best = e
+                pick = c
+        used |= 1 << pick
+        total += best
+    return total
+
+
+@njit(cache=True)
 def _column_count(lo, hi, c):
     word = lo if c < 8 else hi
     return popcount((word >> np.uint64(8 * (c & 7))) & _B7F)
@@ -103,10 +132,12 @@ def _column_count(lo, hi, c):
 
 @njit(cache=True)
 def points_now(ps, bb, tab, s):
-    """What seat s would score if the game ended now."""
+    """What seat s would score if the game ended now, under the rules' star and pass penalties."""
     star_mask = borrow(tab, "star_mask")
+    rules = borrow(tab, "rules")
     missed = popcount(star_mask[0] & ~bb[s, BB_CROSSED]) + popcount(star_mask[1] & ~bb[s, BB_CROSSED + 1])
-    return ps[s, PS_COL_POINTS] + ps[s, PS_COLOUR_POINTS] + ps[s, PS_JOKERS] - 2 * missed
+    return (ps[s, PS_COL_POINTS] + ps[s, PS_COLOUR_POINTS] + ps[s, PS_JOKERS] - rules[R_STAR_PENALTY] * missed
+            - rules[R_PASS_PENALTY] * ps[s, PS_PASSES])
 
 
 @njit(cache=True)
@@ -123,6 +154,8 @@ def table_context(st, ps, bb, tab, seat, tc):
     """The opponents' side of the features (and own points and empties) for seat's decision."""
     tc[TC_COLS_TAKEN] = st[ST_COLS_TAKEN]
     tc[TC_COLOURS_TAKEN] = st[ST_COLOURS_TAKEN]
+    colours = borrow(tab, "rules")[R_END_COLOURS]
+    tc[TC_END_COLOURS] = colours
     for c in range(N_COLS):
         tc[TC_OPP_COUNT + c] = 0
     for k in range(N_COLOURS):
@@ -139,7 +172,7 @@ def table_context(st, ps, bb, tab, seat, tc):
         colour_empty(bb, tab, s, empty)
         for k in range(N_COLOURS):
             tc[TC_OPP_EMPTY + k] = min(tc[TC_OPP_EMPTY + k], empty[k])
-        opp_end = min(opp_end, end_distance(empty, -1, 0))
+        opp_end = min(opp_end, end_distance(empty, -1, 0, colours))
         opp_points = max(opp_points, points_now(ps, bb, tab, s))
     tc[TC_OPP_END] = opp_end
     tc[TC_OPP_POINTS] = opp_points
@@ -197,7 +230,8 @@ def table_features(tc, counts, idx, start):
         idx[start + c] = _race_index(tc, c, counts[c])
     for k in range(N_COLOURS):
         idx[start + N_COLS + k] = _crace_index(tc, k, tc[TC_EMPTY + k])
-    idx[start + N_COLS + N_COLOURS] = _end_index(tc, end_distance(tc[TC_EMPTY:TC_EMPTY + N_COLOURS], -1, 0))
+    idx[start + N_COLS + N_COLOURS] = _end_index(tc, end_distance(tc[TC_EMPTY:TC_EMPTY + N_COLOURS], -1, 0,
+                                                                  tc[TC_END_COLOURS]))
     idx[start + N_COLS + N_COLOURS + 1] = _margin_index(tc, 0)
 
 
@@ -214,7 +248,7 @@ def table_prepare(W, o, tc, counts, te):
         e = W[o + _crace_index(tc, k, tc[TC_EMPTY + k])]
         te[TE_CRACE + k] = e
         v += e
-    e = W[o + _end_index(tc, end_distance(tc[TC_EMPTY:TC_EMPTY + N_COLOURS], -1, 0))]
+    e = W[o + _end_index(tc, end_distance(tc[TC_EMPTY:TC_EMPTY + N_COLOURS], -1, 0, tc[TC_END_COLOURS]))]
     te[TE_END] = e
     v += e
     e = W[o + _margin_index(tc, 0)]
@@ -227,7 +261,10 @@ def table_prepare(W, o, tc, counts, te):
 @njit(cache=True, inline="always")
 def end_distance_after(tc, k, new_empty):
     """end_distance of own empties (as table_context left them) with colour k's replaced by
-    new_empty <= its count, from the two fewest that table_context kept."""
+    new_empty <= its count, from the two fewest that table_context kept (end-colours other than 2:
+    from all five)."""
+    if tc[TC_END_COLOURS] != 2:
+        return _bucket(fewest_sum(tc, TC_EMPTY, k, new_empty, tc[TC_END_COLOURS]))
     if k == tc[TC_LOW_COLOUR]:
         n = new_empty + tc[TC_LOW + 1]
     elif k == tc[TC_LOW_COLOUR + 1]:
@@ -250,3 +287,10 @@ def table_after(W, o, tc, te, counts, at, c_lo, n_cols, k, size, gain):
     v += W[o + _end_index(tc, end_distance_after(tc, k, e))] - te[TE_END]
     v += W[o + _margin_index(tc, gain)] - te[TE_MARGIN]
     return v
+
+
+@njit(cache=True, inline="always")
+def margin_change(W, o, tc, te, gain):
+    """What a move changing own points now by `gain` and nothing on the sheet (a pass under the
+    rules' pass penalty) adds to the table part's value: its margin entry moves."""
+    return W[o + _margin_index(tc, gain)] - te[TE_MARGIN]

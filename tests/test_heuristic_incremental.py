@@ -199,7 +199,7 @@ def check_positions(players, games, sheet, seed, params):
         values = np.empty(n + 1)
         H.score_candidates(st, ps, bb, cands, n, ktab, params, ctx, um, values)
         np.testing.assert_allclose(values, ref, rtol=RTOL, atol=RTOL)
-        if not H.denial_applies(st, params):
+        if not H.denial_applies(st, ktab, params):
             best_v, _, _ = H.best_placement(st, ps, bb, ktab, params, ctx, um)
             assert best_v == pytest.approx(ref.max(), rel=RTOL, abs=RTOL)
         # The strategy itself plays a choice of the best value (passing = index n).

@@ -11,8 +11,9 @@ def choose(st, ps, bb, cands, n, tab, params, rng):
     seat = kit.me(st)
     later = kit.rolls_left_estimate(st, bb, tab)     # rolls to come after this one
     st2, ps2, bb2, _ = kit.workspace()
-    best = -1                                        # passing keeps the sheet as it is
-    best_value = kit.learned_value(W, lay, ps, bb, seat, later) + keep * kit.jokers_left(ps, seat)
+    best = -1                                        # passing keeps the sheet, less the rules' pass penalty
+    best_value = (kit.learned_value(W, lay, ps, bb, seat, later) + keep * kit.jokers_left(ps, seat)
+                  - kit.pass_penalty(tab))
     for i in range(n):
         kit.sheet_after(st, ps, bb, tab, cands, i, st2, ps2, bb2)
         value = (kit.score_gain(st, ps, bb, tab, cands, i) + kit.learned_value(W, lay, ps2, bb2, seat, later)

@@ -53,6 +53,7 @@ from sim.runs import interrupts
 from sim.runs.progress import Progress
 from sim.runs.settings import MAX_GAMES, MAX_ROLLOUTS, Settings, check_threads
 from sim.runs.summary import Z95
+from sim.rules import parse_rules
 from sim.sheets import COLOURS
 from sim.state import COLOUR_JOKER, NUMBER_JOKER, PS_SCORE
 from sim.tables import build_tables, kernel_tables
@@ -60,7 +61,8 @@ from sim.tables import build_tables, kernel_tables
 from ..learned import WeightsError, weights_array
 from .rollouts import J_BEST, J_BEST_COST, J_BEST_SUB, J_LUCK, J_MADE, J_ROLLED, J_SIZE, judge_solo, judge_table
 
-#: Stages of a game: rolls 1-5, 6-10, ... (a table's last stage takes every roll after 30).
+#: Stages of a game: rolls 1-5, 6-10, ... (a table's last stage, and a solo game longer than the
+#: rulebook's, takes every roll after 30).
 STAGE_ROLLS = 5
 STAGES = [f"rolls {lo}-{lo + STAGE_ROLLS - 1}" for lo in range(1, SOLO_ROLLS, STAGE_ROLLS)] + ["rolls 31+"]
 #: Kinds of decision (a decision may be of several): the active player's or a passive one's,
@@ -220,12 +222,17 @@ class Judged:
     line: object        # the line-up that played (sim.runs.api.Lineup)
 
 
-def judged(dataset, weights=None, checked: bool = True, rollouts: int = 0) -> Judged:
+def judged(dataset, weights=None, checked: bool = True, rollouts: int = 0, rules=None) -> Judged:
     """What judging the dataset's games needs; AnalyseError / DatasetError / WeightsError (one
-    line) for a dataset, weights file or rollouts it cannot be judged with."""
+    line) for a dataset, weights file or rollouts it cannot be judged with. The games are replayed
+    and judged under the rules the dataset's manifest records; `rules` (a Rules or a --rules text),
+    if given, must be those."""
     manifest = read_manifest(dataset)
     sheet = manifest_sheet(manifest)
     s = Settings.from_manifest(manifest, sheet, checked)
+    if rules is not None and parse_rules(rules) != s.rules:
+        raise AnalyseError(f"{dataset} was played under the rules {s.rules.label}, not {parse_rules(rules).label}: "
+                           "a dataset is analysed under the rules of its manifest (leave out --rules)")
     if rollouts and s.players > 1:
         raise AnalyseError("--rollouts judges solo games only: a table's decisions are judged by learned's value")
     if rollouts % 2:
@@ -234,26 +241,28 @@ def judged(dataset, weights=None, checked: bool = True, rollouts: int = 0) -> Ju
     if weights is not None and not Path(weights).is_file():
         raise AnalyseError(f"weights file {weights} does not exist")
     try:
-        W = weights_array(sheet, weights, s.players)
+        W = weights_array(sheet, weights, s.players, s.rules)
     except WeightsError as e:      # the judge's weights are missing (how to train them) or unusable
         raise AnalyseError(f"{e}; analyse with --weights W.npz") from None
     judge = "learned" if weights is None else f"learned:weights={weights}"
     check_files(manifest)
     line = lineup(list(s.strategies), [manifest_files(manifest).get(x) for x in s.strategies], sheet, s.players,
-                  checked)
-    return Judged(s, sheet, W, judge, kernel_tables(sheet), build_tables(sheet), line)
+                  checked, rules=s.rules)
+    return Judged(s, sheet, W, judge, kernel_tables(sheet, s.rules), build_tables(sheet, s.rules), line)
 
 
 def analyse(dataset, strategy: str | None = None, rollouts: int = 0, games: int | None = None,
             weights=None, threads: int | None = None, mistakes: int = DEFAULT_MISTAKES, progress: bool = False,
-            decisions_out=None, checked: bool = True, top: int = 0) -> Analysis:
+            decisions_out=None, checked: bool = True, top: int = 0, rules=None) -> Analysis:
     """Judge every decision of the dataset's finished games (the first `games` of them if given)
     against learned's choice (its shipped weights for the dataset's sheet and players, or those
     of the file `weights`); with `strategy`, only the seats that strategy played. `rollouts` N > 0
     (even, solo only): judge by N taxed rollouts of both choices. `decisions_out`: a Parquet file
     to write with one row per decision. `top` >= 2 (with rollouts): also one step of policy
-    improvement over learned on learned's own games (strategies.research.improvement). Raises
-    AnalyseError / DatasetError / WeightsError (ValueError, one line) for what cannot be analysed."""
+    improvement over learned on learned's own games (strategies.research.improvement). The games are
+    judged under the rules the dataset was played under (its manifest's; `rules`, if given, must
+    be those), by learned's weights for them. Raises AnalyseError / DatasetError / WeightsError
+    (ValueError, one line) for what cannot be analysed."""
     t0 = time.monotonic()
     if games is not None:
         games = check_int("games", games, 1, MAX_GAMES)
@@ -263,7 +272,7 @@ def analyse(dataset, strategy: str | None = None, rollouts: int = 0, games: int 
         from .improvement import MAX_TOP
         top = check_int("top", top, 2, MAX_TOP)
     threads = check_threads(threads)
-    j = judged(dataset, weights, checked, rollouts)
+    j = judged(dataset, weights, checked, rollouts, rules)
     s, sheet, W, judge, tab, py_tab, line = j.settings, j.sheet, j.W, j.judge, j.tab, j.py_tab, j.line
     labels = list(dict.fromkeys(s.strategies))
     if strategy is not None and strategy not in labels:
@@ -293,7 +302,7 @@ def analyse(dataset, strategy: str | None = None, rollouts: int = 0, games: int 
             tmp = decisions_out.with_name(f".{decisions_out.name}.{os.getpid()}.tmp")
         for first, n, stored, label in _blocks(dataset, s, total, block):
             chunk = play_chunk(s.seed, first, n, line, players=s.players, sheet=sheet, max_rolls=s.max_rolls,
-                               rotate=s.rotate, log_turns=True)
+                               rotate=s.rotate, log_turns=True, rules=s.rules)
             replayed = chunk.seats[:, :, PS_SCORE]
             bad = np.flatnonzero((replayed != stored).any(axis=1))
             if bad.size:
@@ -308,7 +317,7 @@ def analyse(dataset, strategy: str | None = None, rollouts: int = 0, games: int 
                 scores = np.empty(n, np.int64)
                 judge_solo(W, tab, np.uint64(s.seed), game_ids, log, rollouts, True, out, scores)
                 scores = scores[:, None]
-                own = _learned_taxed(W, tab, s.seed, first, n, learned_spec, sheet)
+                own = _learned_taxed(W, tab, s.seed, first, n, learned_spec, sheet, s.rules)
             else:
                 scores = np.empty((n, s.players), np.int64)
                 judge_table(W, tab, np.uint64(s.seed), game_ids, s.players, s.max_rolls, log, log_start, out, scores)
@@ -422,14 +431,14 @@ def _fold_block(folds, heap, out, log, log_start, chunk, first, stored, label, o
                 heapq.heapreplace(heap, item)
 
 
-def _learned_taxed(W, tab, seed, first, n, spec, sheet):
-    """learned's scores on solo games first..first+n-1 of `seed`, and the same less each game's luck:
-    the same expectation, less noise (about half the raw gap's against heuristic)."""
-    chunk = play_chunk(seed, first, n, [spec], players=1, sheet=sheet, log_turns=True)
+def _learned_taxed(W, tab, seed, first, n, spec, sheet, rules):
+    """learned's scores on solo games first..first+n-1 of `seed` under `rules`, and the same less each
+    game's luck: the same expectation, less noise (about half the raw gap's against heuristic)."""
+    chunk = play_chunk(seed, first, n, [spec], players=1, sheet=sheet, log_turns=True, rules=rules)
     out = np.empty((len(chunk.log), J_SIZE))
     scores = np.empty(n, np.int64)
     judge_solo(W, tab, np.uint64(seed), np.arange(first, first + n, dtype=np.int64), chunk.log, 0, True, out, scores)
-    luck = out[:, J_LUCK].reshape(n, SOLO_ROLLS).sum(axis=1)
+    luck = out[:, J_LUCK].reshape(n, rules.solo_rolls).sum(axis=1)
     return scores, scores - luck
 
 

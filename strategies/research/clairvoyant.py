@@ -1,4 +1,5 @@
-"""The clairvoyant bound of the 30-roll solo game: the best score found with all 30 rolls known.
+"""The clairvoyant bound of the 30-roll solo game: the best score found with all 30 rolls known
+(under rule variants: the rules' solo game, star and pass penalties, all read from the tables).
 
     python -m strategies.research.clairvoyant --games 1000 --seed 1 --beam 512     (= encore-sim bound)
 
@@ -35,14 +36,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from sim.engine import SOLO_DICE, SOLO_ROLLS, end_of_game, reset, solo_move, start_roll
+from sim.engine import SOLO_DICE, end_of_game, reset, solo_move, start_roll
 from sim.rng import game_key, mix64
 from sim.state import (
     BB_CROSSED, BB_SIZE, MAX_SEATS, PS_JOKERS, PS_SCORE, PS_SIZE, ST_AVAIL, ST_IS_ACTIVE, ST_SEAT, ST_SIZE,
 )
-from sim.tables import START_JOKERS
 
-from ..learned import F_JOKER, N_FEAT, new_scratch, rank_placements
+from ..learned import F_JOKER, N_FEAT, new_scratch, rank_placements, solo_rolls
 
 #: The guides: (factor of V, further factor of its '!' entries). A game's bound is the best over them.
 GUIDES = ((1.0, 1.0), (1.4, 1.0), (1.2, 0.25))
@@ -164,12 +164,14 @@ def _child_state(cur_bb, cur_ps, mask, ci, c):
 @njit(cache=True)
 def search(W, tab, key, beam, line):
     """Beam search (width `beam`, guide weights W for rank_placements) over the solo game with
-    dice key `key`. The best line found goes into line[30, 2] (LINE_SUB, LINE_COST per roll);
-    returns the engine's ps row of its end (score, points, '!', star penalty)."""
+    dice key `key`. The best line found goes into line[30, 2] (LINE_SUB, LINE_COST per roll; 30:
+    the solo rolls of the rules of `tab`); returns the engine's ps row of its end (score, points,
+    '!', star penalty)."""
+    rolls = solo_rolls(tab)
     st = np.zeros(ST_SIZE, np.int64)
     ps1 = np.zeros((MAX_SEATS, PS_SIZE), np.int64)
     bb1 = np.zeros((MAX_SEATS, BB_SIZE), np.uint64)
-    reset(st, ps1, bb1, tab, 1, SOLO_ROLLS)
+    reset(st, ps1, bb1, tab, 1, rolls)
     st[ST_SEAT] = 0
     st[ST_AVAIL] = SOLO_DICE
     st[ST_IS_ACTIVE] = 1
@@ -187,7 +189,7 @@ def search(W, tab, key, beam, line):
     cur_g[0] = 0.0
     n = 1
     # back[roll, i]: the state of the roll before that state i came from, its placement and '!'.
-    back = np.empty((SOLO_ROLLS + 1, beam, 3), np.int64)
+    back = np.empty((rolls + 1, beam, 3), np.int64)
     # The children of a roll: cf (key, points so far), ci (parent, placement, '!'). A state has
     # a few dozen children, rarely more; the arrays grow when one more could overflow them.
     cf = np.empty((64 * beam, 2))
@@ -197,7 +199,7 @@ def search(W, tab, key, beam, line):
     stamp = np.zeros(64, np.int64)
     heap = np.empty(beam, np.int64)
     mask = tab.mask
-    for roll in range(1, SOLO_ROLLS + 1):
+    for roll in range(1, rolls + 1):
         start_roll(st, key, roll, 1)
         m = 0
         for p in range(n):
@@ -249,7 +251,7 @@ def search(W, tab, key, beam, line):
             best = i
             best_ps[:] = ps1[0]
     i = best
-    for roll in range(SOLO_ROLLS, 0, -1):
+    for roll in range(rolls, 0, -1):
         line[roll - 1, LINE_SUB] = back[roll, i, 1]
         line[roll - 1, LINE_COST] = back[roll, i, 2]
         i = back[roll, i, 0]
@@ -263,7 +265,7 @@ def bound_games(Ws, tab, seed, first, count, beam, ends, lines, guide_scores):
     each guide's best score. One game per thread at a time: results independent of threads."""
     for i in prange(count):
         key = game_key(np.uint64(seed), first + i)
-        line = np.empty((SOLO_ROLLS, 2), np.int64)
+        line = np.empty((solo_rolls(tab), 2), np.int64)
         for g in range(Ws.shape[0]):
             end = search(Ws[g], tab, key, beam, line)
             guide_scores[i, g] = end[PS_SCORE]
@@ -279,7 +281,7 @@ def guide_weights(W, guides=GUIDES) -> np.ndarray:
     rows = np.empty((len(guides), W.size))
     for g, (factor, joker_factor) in enumerate(guides):
         w = W.reshape(-1, N_FEAT) * factor
-        w[:, F_JOKER:F_JOKER + START_JOKERS + 1] *= joker_factor        # '!' left 0..8
+        w[:, F_JOKER:N_FEAT] *= joker_factor        # every '!' entry: 0..8 left (more share the last)
         rows[g] = w.ravel()
     return rows
 
@@ -288,10 +290,11 @@ def search_games(W, tab, seed: int, first: int, count: int, beam: int = DEFAULT_
     """The clairvoyant search of solo games first..first+count-1 of `seed` on the sheet of kernel
     tables `tab`, guided by `learned`'s flat weights W: (ends, lines, guide_scores) with
     ends int64 (count, PS_SIZE) the engine's ps row at the end of each game's best line,
-    lines int64 (count, 30, 2) that line (LINE_SUB, LINE_COST per roll) and guide_scores
+    lines int64 (count, 30, 2) that line (30: the solo rolls of the tables' rules; LINE_SUB,
+    LINE_COST per roll) and guide_scores
     int64 (count, len(guides)) the best score of each guide."""
     ends = np.zeros((count, PS_SIZE), np.int64)
-    lines = np.zeros((count, SOLO_ROLLS, 2), np.int64)
+    lines = np.zeros((count, solo_rolls(tab), 2), np.int64)
     guide_scores = np.zeros((count, len(guides)), np.int64)
     bound_games(guide_weights(W, guides), tab, np.uint64(seed), first, count, beam, ends, lines, guide_scores)
     return ends, lines, guide_scores

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from sim.engine import (
-    LOG_ACTIVE, LOG_AVAIL, LOG_CDIE, LOG_CHOICES, LOG_COST, LOG_NDIE, LOG_ROLL, LOG_SEAT, LOG_SUB, SOLO_ROLLS,
-    active_move, end_of_roll, passive_moves, reset, start_roll,
+    LOG_ACTIVE, LOG_AVAIL, LOG_CDIE, LOG_CHOICES, LOG_COST, LOG_NDIE, LOG_ROLL, LOG_SEAT, LOG_SUB, active_move,
+    end_of_roll, passive_moves, reset, start_roll,
 )
 from sim.rng import game_key
 from sim.runs.api import check_int, play_chunk
@@ -38,7 +38,7 @@ from sim.state import (
 from sim.tables import N_GROUPS
 
 from ..features import EXPECT_SIZE
-from ..learned import new_scratch, rank_placements, rank_table
+from ..learned import new_scratch, rank_placements, rank_table, solo_rolls
 from ..table_features import TC_SIZE, TE_SIZE
 from .analyse import AnalyseError, _choice_text, _dice_text, judged
 from .rollouts import J_BEST, J_BEST_COST, J_BEST_SUB, J_MADE, J_SIZE, _play_out, judge_solo, judge_table, rollout_key
@@ -111,7 +111,7 @@ def _rolled(W, tab, st, ps, bb, key, roll, sub, cost, rollouts):
     st2, ps2, bb2, _ = new_state()
     scratch = new_scratch(tab)
     reply, val = np.empty(N_GROUPS), np.empty(EXPECT_SIZE)
-    n_out = rollouts if roll < SOLO_ROLLS else 1
+    n_out = rollouts if roll < solo_rolls(tab) else 1
     total = 0.0
     for k in range(n_out):
         st2[:], ps2[:], bb2[:] = st, ps, bb
@@ -121,14 +121,14 @@ def _rolled(W, tab, st, ps, bb, key, roll, sub, cost, rollouts):
 
 
 def decisions(dataset, game, roll: int | None = None, seat: int | None = None, rollouts: int = 0, weights=None,
-              checked: bool = True, shown: int = SHOWN) -> DecisionView:
+              checked: bool = True, shown: int = SHOWN, rules=None) -> DecisionView:
     """Game `game` of the dataset, every decision (or those of `roll`, of `seat`) with its legal
     choices ranked by learned's action value: the best `shown` and the one played. `rollouts`
-    N (even, solo): every choice shown also rolled out N times. ValueError (one line) for what
-    cannot be shown."""
+    N (even, solo): every choice shown also rolled out N times. Under the rules of the dataset's
+    manifest (`rules`, if given, must be those). ValueError (one line) for what cannot be shown."""
     rollouts = check_int("rollouts", rollouts, 0, MAX_ROLLOUTS)
     shown = check_int("shown", shown, 1, 1000)
-    j = judged(dataset, weights, checked, rollouts)
+    j = judged(dataset, weights, checked, rollouts, rules)
     s, tab, W = j.settings, j.tab, j.W
     game = check_int("game", game, 0, s.games - 1)
     if seat is not None:
@@ -136,7 +136,7 @@ def decisions(dataset, game, roll: int | None = None, seat: int | None = None, r
     label = dict(zip(j.line.specs, j.line.labels or j.line.specs))
     line_seats = [label[spec] for spec in s.seats(game)]
     chunk = play_chunk(s.seed, game, 1, j.line, players=s.players, sheet=j.sheet, max_rolls=s.max_rolls,
-                       rotate=s.rotate, log_turns=True)
+                       rotate=s.rotate, log_turns=True, rules=s.rules)
     replayed = chunk.seats[0, :, PS_SCORE].tolist()
     stored = _stored_scores(dataset, s, game)
     if stored is not None and stored != replayed:

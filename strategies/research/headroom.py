@@ -17,6 +17,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from sim.rules import parse_rules
 from sim.runs.api import MAX_SEED, check_int, play_chunk
 from sim.runs.settings import check_threads
 from sim.runs.progress import Progress
@@ -50,6 +51,7 @@ class Headroom:
     seconds: float
     threads: int
     column_points: tuple = ()   # what completing each column A..O scores
+    rules: str = ""             # the --rules text the games were played under ("" the rulebook)
 
     @property
     def games(self) -> int:
@@ -93,10 +95,12 @@ class Headroom:
 
         guides = ", ".join(_guide_name(g) for g in self.guides)
         learned = "learned" if self.weights is None else f"learned:weights={self.weights}"
-        out = [f"Clairvoyant bound: {n:,} solo games of seed {self.seed}, sheet {self.sheet}, beam {self.beam}, "
-               f"guides {guides}",
+        rolls = self.lines.shape[1]
+        known = f"bound (all {rolls} rolls known)"
+        out = [f"Clairvoyant bound: {n:,} solo games of seed {self.seed}, sheet {self.sheet}, "
+               + (f"rules {self.rules}, " if self.rules else "") + f"beam {self.beam}, guides {guides}",
                "",
-               f"  bound (all 30 rolls known)  {mean_ci(b)}   (95% CI)",
+               f"  {known:<27} {mean_ci(b)}   (95% CI)",
                f"  {learned + ' (same dice)':<27} {mean_ci(lrn)}",
                f"  learned / bound             {100 * r:6.1f}% +- {100 * r_ci:.1f}",
                f"  games where learned beats the bound: {int((lrn > b).sum())}",
@@ -134,27 +138,31 @@ def _guide_name(guide) -> str:
     return f"V x{factor:g}" + ("" if joker_factor == 1 else f" ('!' x{joker_factor:g})")
 
 
-def solo_setup(sheet, weights, threads):
-    """What a measurement of `learned` in solo needs, checked: (the sheet, learned's weights for it
-    or those of the file `weights`, the sheet's kernel tables, the thread count: all cores if None)."""
+def solo_setup(sheet, weights, threads, rules=None):
+    """What a measurement of `learned` in solo under `rules` (None: the rulebook) needs, checked:
+    (the sheet, learned's weights for it and the rules or those of the file `weights`, the
+    sheet's kernel tables under the rules, the thread count: all cores if None)."""
     threads = check_threads(threads)
     sheet_obj = load_sheet(sheet)
+    rules = parse_rules(rules)
     if weights is not None and not Path(weights).is_file():
         raise ValueError(f"weights file {weights} does not exist")
-    return sheet_obj, weights_array(sheet_obj, weights), kernel_tables(sheet_obj), threads
+    return sheet_obj, weights_array(sheet_obj, weights, 1, rules), kernel_tables(sheet_obj, rules), threads
 
 
 def measure(games: int = 1000, seed: int = 1, sheet="standard", beam: int = DEFAULT_BEAM, weights=None,
-            threads: int | None = None, guides=GUIDES, progress: bool = False) -> Headroom:
+            threads: int | None = None, guides=GUIDES, progress: bool = False, rules=None) -> Headroom:
     """The clairvoyant bound (beam search of width `beam`, best over `guides`) and `learned` on
-    solo games 0..games-1 of `seed` on `sheet`, both with `learned`'s weights for the sheet (or
-    those of the file `weights`). A progress line on stderr with `progress`."""
+    solo games 0..games-1 of `seed` on `sheet` under `rules` (a sim.rules.Rules or a --rules
+    text; None: the rulebook), both with `learned`'s weights for the sheet and rules (or those of
+    the file `weights`, trained under them). A progress line on stderr with `progress`."""
     games = check_int("games", games, 1, MAX_SEARCHED_GAMES)
     seed = check_int("seed", seed, 0, MAX_SEED)
     beam = check_int("beam", beam, 1, MAX_BEAM)
-    sheet_obj, W, tab, threads = solo_setup(sheet, weights, threads)
+    rules = parse_rules(rules)
+    sheet_obj, W, tab, threads = solo_setup(sheet, weights, threads, rules)
     spec = "learned" if weights is None else f"learned:weights={weights}"
-    learned = play_chunk(seed, 0, games, [spec], players=1, sheet=sheet_obj).seats[:, 0, :]
+    learned = play_chunk(seed, 0, games, [spec], players=1, sheet=sheet_obj, rules=rules).seats[:, 0, :]
     numba.set_num_threads(threads)
     parts = []
     # Chunks only for the progress line: every game is searched alone, so they change nothing.
@@ -170,4 +178,4 @@ def measure(games: int = 1000, seed: int = 1, sheet="standard", beam: int = DEFA
     ends, lines, guide_scores = (np.concatenate(a) for a in zip(*parts))
     return Headroom(seed, sheet_obj.name, beam, tuple(guides), None if weights is None else str(weights), ends,
                     lines, guide_scores, learned, seconds, threads,
-                    tuple(int(v) for v in build_tables(sheet_obj).col_first))
+                    tuple(int(v) for v in build_tables(sheet_obj, rules).col_first), rules.text)

@@ -32,10 +32,10 @@ import numpy as np
 
 from sim.runs.api import MAX_SEED, check_int
 from sim.runs.settings import MAX_ROLLOUTS
-from sim.engine import SOLO_ROLLS
 from sim.runs.progress import Progress
 from sim.runs.summary import Z95
 
+from ..learned import solo_rolls
 from .headroom import solo_setup
 from .rollouts import ABSENT, rollout_means
 
@@ -112,17 +112,20 @@ class Improvement:
                f"within {CLOSE} points of its own choice",
                "",
                "  gain per game by rolls (low estimate):"]
-        for r0 in range(1, SOLO_ROLLS, 5):
-            r1 = min(r0 + 5, SOLO_ROLLS + 1)
+        rolls = self.means.shape[1] - 1     # the solo game's rolls, under the rules measured
+        for r0 in range(1, rolls, 5):
+            r1 = min(r0 + 5, rolls + 1)
             out.append(f"    rolls {r0:2d}-{r1 - 1:2d}  {low[:, r0:r1].sum(axis=1).mean():+6.2f}")
         out.append(f"  {self.seconds:.0f} s on {self.threads} thread(s)")
         return "\n".join(out)
 
 
 def measure(games: int = 200, seed: int = 555, sheet="standard", rollouts: int = 200, top: int = DEFAULT_TOP,
-            weights=None, threads: int | None = None, progress: bool = False, taxed: bool = True) -> Improvement:
+            weights=None, threads: int | None = None, progress: bool = False, taxed: bool = True,
+            rules=None) -> Improvement:
     """Roll out `learned`'s `top` best choices at every decision of solo games 0..games-1 of
-    `seed` on `sheet` (its shipped weights, or those of the file `weights`). Rollouts are taxed
+    `seed` on `sheet` under `rules` (None: the rulebook; its weights for them, or those of the
+    file `weights`). Rollouts are taxed
     for their dice's luck (strategies.research.rollouts) unless `taxed` is false: the same expectations,
     less noise. A progress line on stderr with `progress`."""
     games = check_int("games", games, 1, MAX_MEASURED_GAMES)
@@ -131,18 +134,20 @@ def measure(games: int = 200, seed: int = 555, sheet="standard", rollouts: int =
     if rollouts % 2:
         raise ValueError(f"rollouts must be even (two halves), got {rollouts}")
     top = check_int("top", top, 2, MAX_TOP)
-    sheet_obj, W, tab, threads = solo_setup(sheet, weights, threads)
+    sheet_obj, W, tab, threads = solo_setup(sheet, weights, threads, rules)
     return measure_games(W, tab, sheet_obj.name, seed, games, rollouts, top, weights, threads, progress, taxed)
 
 
 def measure_games(W, tab, sheet_name: str, seed: int, games: int, rollouts: int, top: int, weights, threads: int,
                   progress: bool = False, taxed: bool = True) -> Improvement:
     """measure() with its arguments checked and set up: learned's weights W, the sheet's kernel
-    tables and name (strategies.research.analyse measures learned's own games of a dataset by it)."""
+    tables and name (strategies.research.analyse measures learned's own games of a dataset by it);
+    the games are the solo game of the tables' rules."""
     numba.set_num_threads(threads)
-    means = np.empty((games, SOLO_ROLLS + 1, top, 2))
+    rolls = solo_rolls(tab)
+    means = np.empty((games, rolls + 1, top, 2))
     scores = np.empty(games, np.int64)
-    gaps = np.zeros((games, SOLO_ROLLS + 1, top))
+    gaps = np.zeros((games, rolls + 1, top))
     rollout_means(W, tab, seed, 0, 0, top, rollouts, taxed, means, gaps, scores)    # compile (or load) outside the timing
     # Chunks only for the progress line: every game is measured alone, so they change nothing.
     step = 2 * threads

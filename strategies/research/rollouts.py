@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from sim.engine import (
-    LOG_AVAIL, LOG_CDIE, LOG_COST, LOG_NDIE, LOG_SUB, SOLO_ROLLS, active_move, end_of_game, end_of_roll, passive_moves,
+    LOG_AVAIL, LOG_CDIE, LOG_COST, LOG_NDIE, LOG_SUB, active_move, end_of_game, end_of_roll, passive_moves,
     reset, solo_move, start_roll,
 )
 from sim.nbinternals import as_any
@@ -29,8 +29,8 @@ from sim.threads import over_threads
 
 from ..features import EXPECT_SIZE, NEG
 from ..learned import (
-    F_JOKER, N_FEAT, N_ROW_TABLE, SC_NEW, best_row, new_scratch, next_roll_value, place_block, place_columns,
-    ranked, ranked_table, row_offset, successor_value,
+    N_FEAT, N_ROW_TABLE, SC_NEW, best_row, joker_entry, new_scratch, next_roll_value, place_block, place_columns,
+    ranked, ranked_table, row_offset, solo_row, solo_rolls, successor_value,
 )
 from ..table_features import TC_COLOURS_TAKEN, TC_COLS_TAKEN, TC_SIZE, TE_SIZE, stage, table_after
 from ..training.solo import start_solo
@@ -60,10 +60,11 @@ def _play_out(W, st, ps, bb, tab, sub, cost, roll, key, taxed, lay, sc, se, subs
     W, st, bb, lay = as_any(W), as_any(st), as_any(bb), as_any(lay)
     solo_move(st, ps, bb, tab, sub, cost, roll)
     tax = 0.0
-    for r in range(roll + 1, SOLO_ROLLS + 1):
+    rolls = solo_rolls(tab)
+    for r in range(roll + 1, rolls + 1):
         if taxed:       # before the dice: the mean of the best one-ply value over all faces
-            tax -= next_roll_value(W, row_offset(0, SOLO_ROLLS - r), lay, tab, bb, SEAT0, PASSING, ps[0, PS_JOKERS], sc,
-                                   se, reply, val)
+            tax -= next_roll_value(W, row_offset(0, solo_row(rolls - r)), lay, tab, bb, SEAT0, PASSING,
+                                   ps[0, PS_JOKERS], sc, se, reply, val)
         start_roll(st, key, r, 1)
         m = ranked(W, 0, st, bb, SEAT0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
         b = best_row(qs, m)      # learned's own choice (its decision with top=0)
@@ -75,7 +76,8 @@ def _play_out(W, st, ps, bb, tab, sub, cost, roll, key, taxed, lay, sc, se, subs
 
 
 def rollout_means(W, tab, seed, first, count, top, rollouts, taxed, out, gaps, scores):
-    """Games first..first+count-1 of `seed`, played by learned's choice. out[i, roll, k, h]: the
+    """Games first..first+count-1 of `seed`, played by learned's choice (in the solo game of the
+    rules of `tab`: out and gaps have a row per roll, 0..its solo rolls). out[i, roll, k, h]: the
     mean final score (taxed if `taxed`) of the rollouts of half h (h = 0: even-numbered rollouts, 1: odd) after
     learned's k-th best choice at that roll (k = 0: the one it plays), ABSENT where there is no
     such choice, or no decision worth rolling out (one choice only, or the last roll: nothing
@@ -93,15 +95,16 @@ def _rollout_means(lo, hi, W, tab, seed, first, top, rollouts, taxed, out, gaps,
     lay2, sc2, se2, subs2, costs2, rewards2, qs2 = new_scratch(tab)
     reply = np.empty(N_GROUPS)
     val = np.empty(EXPECT_SIZE)
+    rolls = solo_rolls(tab)
     for i in range(lo, hi):
         key = start_solo(st, ps, bb, tab, seed, first + i)
         out[i] = ABSENT
-        for roll in range(1, SOLO_ROLLS + 1):
+        for roll in range(1, rolls + 1):
             start_roll(st, key, roll, 1)
             m = ranked(as_any(W), 0, as_any(st), as_any(bb), SEAT0, ps[0, PS_JOKERS], tab, as_any(lay), sc, se,
                        subs, costs, rewards, qs)
             order = np.argsort(-qs[:m], kind="mergesort")    # stable: ties as best_row breaks them
-            if roll < SOLO_ROLLS and m > 1:
+            if roll < rolls and m > 1:
                 for k in range(min(top, m)):
                     j = order[k]
                     gaps[i, roll, k] = qs[order[0]] - qs[j]
@@ -143,12 +146,13 @@ def _value_of(W, o, lay, tab, sc, se, subs, costs, qs, m, sub, cost, jokers):
         if subs[i] == sub and (sub < 0 or costs[i] == cost):
             return qs[i]
     v, r = successor_value(W, o, lay, tab, sc, se, sub, 0)
-    return r - cost + v + W[o + F_JOKER + jokers - cost]
+    return r - cost + v + W[o + joker_entry(jokers - cost)]
 
 
 def judge_solo(W, tab, seed, games, log, rollouts, taxed, out, scores):
     """Judge the solo games `games` of `seed` (game i's 30 decisions: log[30 i: 30 i + 30],
-    sim.engine's LOG_* rows) by learned's value: out[30 i + roll - 1, J_*]. With `rollouts` > 0,
+    sim.engine's LOG_* rows; 30: the solo rolls of the rules of `tab`) by learned's value:
+    out[30 i + roll - 1, J_*]. With `rollouts` > 0,
     wherever the choice made is not learned's, both are followed by that many of learned's
     rollouts on the same dice (rollout_key: the k-th rollout of each choice rolls the same
     dice), taxed for their luck if `taxed`. scores[i]: the game's final score, replayed."""
@@ -163,17 +167,17 @@ def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores):
     lay2, sc2, se2, subs2, costs2, rewards2, qs2 = new_scratch(tab)
     reply = np.empty(N_GROUPS)
     val = np.empty(EXPECT_SIZE)
+    rolls = solo_rolls(tab)
     for i in range(lo, hi):
         key = start_solo(st, ps, bb, tab, seed, games[i])
-        for roll in range(1, SOLO_ROLLS + 1):
-            row = SOLO_ROLLS * i + roll - 1
+        for roll in range(1, rolls + 1):
+            row = rolls * i + roll - 1
             jokers = ps[0, PS_JOKERS]
+            o = row_offset(0, solo_row(rolls - roll))
             # Before the dice: the mean over all faces of the best one-ply value (as the tax).
-            mean = next_roll_value(as_any(W), row_offset(0, SOLO_ROLLS - roll), as_any(lay), tab, as_any(bb), SEAT0,
-                                   PASSING, jokers, sc, se,
+            mean = next_roll_value(as_any(W), o, as_any(lay), tab, as_any(bb), SEAT0, PASSING, jokers, sc, se,
                                    reply, val)
             start_roll(st, key, roll, 1)
-            o = row_offset(0, SOLO_ROLLS - roll)
             m = ranked(as_any(W), 0, as_any(st), as_any(bb), SEAT0, jokers, tab, as_any(lay), sc, se, subs, costs,
                        rewards, qs)
             b = best_row(qs, m)
@@ -190,7 +194,7 @@ def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores):
                 else:
                     # The last roll has nothing after it: one playout each is exact.
                     total = 0.0
-                    n_out = rollouts if roll < SOLO_ROLLS else 1
+                    n_out = rollouts if roll < rolls else 1
                     for n in range(n_out):
                         k = rollout_key(key, roll, n)
                         copy_game(st, ps, bb, st2, ps2, bb2)
@@ -224,7 +228,7 @@ def _judge_table_decision(W, tab, st, ps, bb, seat, avail, is_active, sub, cost,
         v, r = successor_value(W, o, lay, tab, sc, se, sub, tc[TC_COLS_TAKEN] | (tc[TC_COLOURS_TAKEN] << 16))
         c_lo, n_cols, _ = place_columns(lay, sub)
         _, _, k, size, _ = place_block(lay, sub)
-        made = (r - cost + v + W[o + F_JOKER + jokers - cost]
+        made = (r - cost + v + W[o + joker_entry(jokers - cost)]
                 + table_after(W, o + N_FEAT, tc, te, sc, SC_NEW, c_lo, n_cols, k, size, int(r) - cost))
     out[row, J_MADE] = made
     out[row, J_BEST] = qs[b]

@@ -16,10 +16,11 @@ from sim.runs import interrupts
 from sim.runs.api import MAX_SEED, check_int, player_kind
 from sim.runs.settings import MAX_GAMES, check_threads
 from sim.runs.progress import Progress
+from sim.rules import parse_rules
 from sim.sheets import load_sheet
 from sim.state import MAX_SEATS
 
-from ..learned import DATA_W, N_PARAMS, N_ROW_TABLE, read_weights, save_weights
+from ..learned import DATA_W, N_PARAMS, N_ROW_TABLE, read_weights, save_weights, weights_rules
 from ..registry import resolve
 from ..table_features import N_STAGES
 from .solo import DEFAULT_GAMES, Settings, train
@@ -55,15 +56,20 @@ def check_step(step) -> tuple[float, float]:
 
 
 def train_file(out, sheet="standard", players: int = 1, games: int | None = None, seed: int = 7,
-               threads: int | None = None, progress: bool = False, init=None, step=None) -> np.ndarray:
+               threads: int | None = None, progress: bool = False, init=None, step=None,
+               rules=None) -> np.ndarray:
     """`encore-sim train`: check the arguments, train (solo, or a table of `players`: see
     strategies.training.table), and write the weights to `out` atomically (nothing is written if
     training is interrupted). Returns the weights.
 
-    init: a weights file of the same sheet and number of players to continue training from
+    init: a weights file of the same sheet, number of players and rules to continue training from
     (without it, training starts afresh); step: (at the start, at the end) of the step size,
-    which falls linearly over the run (default 0.5 to 0.03)."""
+    which falls linearly over the run (default 0.5 to 0.03); rules: the rules the training games
+    are played under (a sim.rules.Rules or a --rules text; None: the rulebook), which the file
+    records (learned.weights_rules: the part of them the game of `players` depends on), and by
+    which `learned` finds the weights it plays under those rules."""
     sheet = load_sheet(sheet)
+    rules = parse_rules(rules)
     players = check_int("players", players, 1, MAX_SEATS)
     games = check_int("games", (DEFAULT_GAMES if players == 1 else TABLE_GAMES[players]) if games is None else games,
                       1, MAX_GAMES)
@@ -79,7 +85,7 @@ def train_file(out, sheet="standard", players: int = 1, games: int | None = None
     alpha, alpha_end = check_step((Settings.alpha, Settings.alpha_end) if step is None else step)
     W0, init_sha256 = None, ""
     if init is not None:
-        W0 = read_weights(init, sheet, players)     # read before training, so out may be init itself
+        W0 = read_weights(init, sheet, players, rules)     # read before training, so out may be init itself
         init_sha256 = hashlib.sha256(Path(init).read_bytes()).hexdigest()
     numba.set_num_threads(threads)
     bar = Progress(games, 0, enabled=progress, unit="training games")
@@ -92,13 +98,15 @@ def train_file(out, sheet="standard", players: int = 1, games: int | None = None
                        f"wins {100 * figure:3.0f}% against built-ins")
 
     if players == 1:
-        W = train(sheet, games, seed, settings=Settings(alpha=alpha, alpha_end=alpha_end), progress=show, init=W0)
+        W = train(sheet, games, seed, settings=Settings(alpha=alpha, alpha_end=alpha_end), progress=show, init=W0,
+                  rules=rules)
     else:
         W = train_table(table_lineup(), sheet, players, games, seed, alpha=alpha, alpha_end=alpha_end,
-                        progress=show, init=W0)
+                        progress=show, init=W0, rules=rules)
     bar.close()
     # Ctrl-C while saving raises (the command line otherwise exits at once, sim.runs.interrupts), so
     # that save_weights removes its temporary file: no half-written weights are left behind.
     with interrupts.raising():
-        save_weights(out, W, sheet, games, seed, players, init_sha256=init_sha256, step=(alpha, alpha_end))
+        save_weights(out, W, sheet, games, seed, players, init_sha256=init_sha256, step=(alpha, alpha_end),
+                     rules=weights_rules(rules, players))
     return W

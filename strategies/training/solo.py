@@ -34,16 +34,17 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from sim.engine import SOLO_DICE, SOLO_ROLLS, end_of_game, reset, solo_move, start_roll
+from sim.engine import SOLO_DICE, end_of_game, reset, solo_move, start_roll
 from sim.nbinternals import uncounted
 from sim.rng import game_key
+from sim.rules import RULEBOOK, parse_rules
 from sim.sheets import load_sheet
 from sim.state import PS_JOKERS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_SEAT, new_state
 from sim.tables import kernel_tables
 
 from ..learned import (
-    F_JOKER, N_ACTIVE, N_FEAT, N_SHEET, N_T, best_row, new_scratch, rank_placements, row_offset, solo_choice,
-    sheet_features,
+    N_ACTIVE, N_FEAT, N_SHEET, N_T, best_row, joker_entry, new_scratch, rank_placements, row_offset, solo_choice,
+    solo_row, solo_rolls, sheet_features,
 )
 
 #: Games played with the same weights before they learn from them (fixed, so that the weights do
@@ -58,7 +59,7 @@ DEFAULT_GAMES = 5_000_000
 @njit(cache=True)
 def start_solo(st, ps, bb, tab, seed, game):
     """Set up game `game` of `seed` in the solo game's fresh arrays; returns its dice key."""
-    reset(st, ps, bb, tab, 1, SOLO_ROLLS)
+    reset(st, ps, bb, tab, 1, solo_rolls(tab))
     st[ST_SEAT] = 0
     st[ST_AVAIL] = SOLO_DICE
     st[ST_IS_ACTIVE] = 1
@@ -73,7 +74,7 @@ def play_one(W, tab, key, st, ps, bb, lay, sc, se, subs, costs, rewards, qs, idx
     rank_placements would otherwise count a reference to each array at every decision."""
     W, st, bb, lay, sc, se = uncounted(W), uncounted(st), uncounted(bb), uncounted(lay), uncounted(sc), uncounted(se)
     subs, costs, rewards, qs, idx = uncounted(subs), uncounted(costs), uncounted(rewards), uncounted(qs), uncounted(idx)
-    for roll in range(1, SOLO_ROLLS + 1):
+    for roll in range(1, solo_rolls(tab) + 1):      # the rules' solo game
         start_roll(st, key, roll, 1)
         m = rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
         best = best_row(qs, m)
@@ -81,7 +82,7 @@ def play_one(W, tab, key, st, ps, bb, lay, sc, se, subs, costs, rewards, qs, idx
         values[roll] = qs[best] - gains[roll]
         solo_move(st, ps, bb, tab, subs[best], costs[best], roll)
         sheet_features(lay, bb[0, 0], bb[0, 1], sc, idx)
-        idx[N_SHEET] = F_JOKER + ps[0, PS_JOKERS]
+        idx[N_SHEET] = joker_entry(ps[0, PS_JOKERS])
         for f in range(idx.shape[0]):     # not a slice assignment: see sim.state.copy_game
             feats[roll, f] = idx[f]
     end_of_game(ps, bb, tab, 1)
@@ -92,7 +93,7 @@ def play_one(W, tab, key, st, ps, bb, lay, sc, se, subs, costs, rewards, qs, idx
 def play_batch(W, tab, seed, first, count, feats, gains, values, scores):
     """Play games first..first+count-1 of `seed` with weights W (read only), on all threads.
 
-    Game i records, for each roll r = 1..30, the active features of its afterstate
+    Game i records, for each roll r = 1..30 (the rules' solo rolls), the active features of its afterstate
     (feats[i, r]), the reward of the move that made it (gains[i, r]: points, less the
     '!' it used) and the value the move was chosen by (values[i, r]); scores[i] its score.
     """
@@ -106,20 +107,21 @@ def play_batch(W, tab, seed, first, count, feats, gains, values, scores):
 
 
 @njit(cache=True)
-def learn_batch(W, E, A, feats, gains, values, count, alpha, lam, tc):
+def learn_batch(W, E, A, feats, gains, values, count, alpha, lam, tc, rolls):
     """Move each afterstate of games 0..count-1 (in order) towards its TD(lambda) return,
     computed backwards from the game's end (the last afterstate is worth 0):
 
         G_r = gain_{r+1} + (1 - lam) * V(s_{r+1}) + lam * G_{r+1}
 
-    with V(s_{r+1}) as it was when move r+1 was chosen. Each of the N_ACTIVE entries moves by
-    alpha / N_ACTIVE of the error, times its own rate |E| / A with temporal coherence (tc)."""
+    with V(s_{r+1}) as it was when move r+1 was chosen, in games of `rolls` rolls (the rules'),
+    each afterstate in the row of its rolls to come (learned.solo_row). Each of the N_ACTIVE entries
+    moves by alpha / N_ACTIVE of the error, times its own rate |E| / A with temporal coherence (tc)."""
     a = alpha / N_ACTIVE
     for i in range(count):
         g = 0.0
-        for roll in range(SOLO_ROLLS - 1, 0, -1):
+        for roll in range(rolls - 1, 0, -1):
             g = gains[i, roll + 1] + (1.0 - lam) * values[i, roll + 1] + lam * g
-            o = row_offset(0, SOLO_ROLLS - roll)
+            o = row_offset(0, solo_row(rolls - roll))
             v = 0.0
             for f in range(N_ACTIVE):
                 v += W[o + feats[i, roll, f]]
@@ -154,28 +156,31 @@ class Settings:
 
 
 def train(sheet="standard", games: int = DEFAULT_GAMES, seed: int = 7, threads: int | None = None,
-          settings: Settings = Settings(), progress=None, init=None) -> np.ndarray:
+          settings: Settings = Settings(), progress=None, init=None, rules=RULEBOOK) -> np.ndarray:
     """Weights (float32 (N_T, N_FEAT)) of `learned` for `sheet` after `games` self-play games of
-    `seed`, starting from the weights `init` (continuing their training) or, without it, from
-    optimistic flat weights. progress(games done, mean score of the last batch), if given, is
-    called after every batch. The result depends on the arguments only (not on `threads`)."""
+    `seed` under `rules` (a sim.rules.Rules or a --rules text), starting from the weights `init`
+    (continuing their training) or, without it, from optimistic flat weights. progress(games
+    done, mean score of the last batch), if given, is called after every batch. The result
+    depends on the arguments only (not on `threads`)."""
     sheet = load_sheet(sheet)
-    tab = kernel_tables(sheet)
+    rules = parse_rules(rules)
+    tab = kernel_tables(sheet, rules)
+    rolls = rules.solo_rolls
     if threads is not None:
         numba.set_num_threads(threads)
     W = initial_weights(settings.optimism) if init is None else np.array(init, np.float64).ravel()
     E = np.zeros_like(W)
     A = np.zeros_like(W)
-    feats = np.zeros((BATCH, SOLO_ROLLS + 1, N_ACTIVE), np.int64)
-    gains = np.zeros((BATCH, SOLO_ROLLS + 1))
-    values = np.zeros((BATCH, SOLO_ROLLS + 1))
+    feats = np.zeros((BATCH, rolls + 1, N_ACTIVE), np.int64)
+    gains = np.zeros((BATCH, rolls + 1))
+    values = np.zeros((BATCH, rolls + 1))
     scores = np.zeros(BATCH, np.int64)
     done = 0
     while done < games:
         n = min(BATCH, games - done)
         alpha = settings.alpha + (settings.alpha_end - settings.alpha) * done / games
         play_batch(W, tab, seed, done, n, feats, gains, values, scores)
-        learn_batch(W, E, A, feats, gains, values, n, alpha, settings.lam, settings.tc)
+        learn_batch(W, E, A, feats, gains, values, n, alpha, settings.lam, settings.tc, rolls)
         done += n
         if progress is not None:
             progress(done, float(scores[:n].mean()))
@@ -190,7 +195,7 @@ def play_solo(W, tab, seed, first, count, top, close, scores):
         st, ps, bb, _ = new_state()
         lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
         key = start_solo(st, ps, bb, tab, seed, first + i)
-        for roll in range(1, SOLO_ROLLS + 1):
+        for roll in range(1, solo_rolls(tab) + 1):
             start_roll(st, key, roll, 1)
             sub, cost = solo_choice(W, 0, st, ps, bb, tab, top, close, lay, sc, se, subs, costs, rewards, qs)
             solo_move(st, ps, bb, tab, sub, cost, roll)
@@ -198,9 +203,11 @@ def play_solo(W, tab, seed, first, count, top, close, scores):
         scores[i] = ps[0, PS_SCORE]
 
 
-def evaluate(W, seed: int, first: int, count: int, top: int = 0, sheet="standard", close: float = 0.0) -> np.ndarray:
-    """Scores of `learned` with weights W (and `top`, `close`) on solo games first.. of `seed` on `sheet`."""
+def evaluate(W, seed: int, first: int, count: int, top: int = 0, sheet="standard", close: float = 0.0,
+             rules=RULEBOOK) -> np.ndarray:
+    """Scores of `learned` with weights W (and `top`, `close`) on solo games first.. of `seed` on
+    `sheet` under `rules`."""
     scores = np.zeros(count, np.int64)
-    tab = kernel_tables(load_sheet(sheet))
+    tab = kernel_tables(load_sheet(sheet), parse_rules(rules))
     play_solo(np.asarray(W, np.float64).ravel(), tab, seed, first, count, top, close, scores)
     return scores

@@ -23,12 +23,13 @@ from numba import njit, prange
 
 from sim.batch import play_batch
 from sim.engine import GR_ROLLS, GR_SIZE, LOG_COST, LOG_SEAT, LOG_SIZE, LOG_SUB, end_of_roll, play_move, reset
+from sim.rules import RULEBOOK, parse_rules
 from sim.sheets import load_sheet
 from sim.state import MAX_SEATS, PS_JOKERS, PS_SIZE, PS_WINNER, ST_ROLL, new_state
 from sim.tables import kernel_tables
 
 from ..learned import (
-    DATA_LAY, DATA_W, F_JOKER, N_ACTIVE, N_FEAT, N_ROW_TABLE, N_SHEET, SC_COUNT, layout_words, new_scratch, pack,
+    DATA_LAY, DATA_W, N_ACTIVE, N_FEAT, N_ROW_TABLE, N_SHEET, SC_COUNT, joker_entry, layout_words, new_scratch, pack,
     sheet_features,
 )
 from ..table_features import N_STAGES, T_ACTIVE, TC_SIZE, points_now, stage, table_context, table_features
@@ -77,7 +78,7 @@ def replay_features(tab, players, count, rolls, log, learner, feats, gains, fina
                 if not learner[i, s]:
                     continue
                 sheet_features(lay, bb[s, 0], bb[s, 1], sc, idx)
-                idx[N_SHEET] = F_JOKER + ps[s, PS_JOKERS]
+                idx[N_SHEET] = joker_entry(ps[s, PS_JOKERS])
                 table_context(st, ps, bb, tab, s, tc)
                 table_features(tc, sc[SC_COUNT:SC_COUNT + 15], idx, N_ACTIVE)
                 for f in range(N_ACTIVE):
@@ -118,19 +119,21 @@ def learn_table(W, feats, gains, finals, rolls, learner, count, players, alpha, 
 
 def train_table(lineup, sheet="standard", players: int = 4, games: int | None = None, seed: int = 7,
                 alpha: float = 0.5, alpha_end: float = 0.03, lam: float = 0.7, progress=None,
-                init=None) -> np.ndarray:
+                init=None, rules=RULEBOOK) -> np.ndarray:
     """Table weights (float32 (N_STAGES, N_ROW_TABLE)) of `learned` for `players` on `sheet`
     after `games` training games of `seed`; progress(done, the learner's win rate against the
     built-ins in the last batch). `lineup` is (functions, kinds, parameters) for play_batch with
     learned in slot 0 and the OPPONENTS after it (strategies.training.run.table_lineup); the weights
     start at `init` (continuing their training) or at 0, and each batch is played with those
-    learnt so far."""
+    learnt so far. Every game is played under `rules` (a sim.rules.Rules or a --rules text), the
+    built-ins reading them as in any run."""
     sheet = load_sheet(sheet)
-    tab = kernel_tables(sheet)
+    rules = parse_rules(rules)
+    tab = kernel_tables(sheet, rules)
     games = DEFAULT_GAMES[players] if games is None else games
     fns, kinds, params = lineup
     W = np.zeros(N_STAGES * N_ROW_TABLE) if init is None else np.array(init, np.float64).ravel()
-    params[0, DATA_LAY:DATA_W] = layout_words(sheet)
+    params[0, DATA_LAY:DATA_W] = layout_words(sheet, rules)
     half = BATCH // 2
     n_log = BATCH * MAX_ROLLS
     dice = np.zeros((n_log, 6), np.int64)
