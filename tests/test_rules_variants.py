@@ -110,7 +110,8 @@ def test_the_default_rules_play_the_rulebook_s_games(strategies, players, sheet,
     for rules in (RULEBOOK, "", "rulebook", EXPLICIT_RULEBOOK):
         assert digest(rules) == rulebook, f"rules {rules!r} do not play the rulebook's games"
     assert parse_rules(EXPLICIT_RULEBOOK) == RULEBOOK
-    assert digest("star-penalty=3") != rulebook
+    if "learned" not in strategies:   # learned has no weights for star-penalty=3 (tests/test_rules_strategies.py)
+        assert digest("star-penalty=3") != rulebook
 
 
 @pytest.mark.parametrize("players, rules", [
