@@ -8,6 +8,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from sim.rules import RULEBOOK, parse_rules, rules_dict
 from sim.runs import runner
 from sim.runs.dataset import done_chunks, read_manifest
 from sim.runs.runner import run
@@ -60,6 +61,7 @@ def test_layout_schema_and_manifest(reference):
     assert m["settings"] == {"games": 900, "players": 3, "strategies": ["greedy", "random", "greedy"],
                              "rotate": True, "seed": 11, "sheet": "standard", "max_rolls": 200,
                              "log_turns": True, "chunk_size": 400, "rules": ""}
+    assert m["rules"] == rules_dict(RULEBOOK)   # every number of the rules played, beside their text
     assert m["sheet"]["text"].count("\n") == 6
     assert m["strategies"][0]["name"] == "greedy" and "numba" in m["versions"]
     assert m["started"] and m["finished"]
@@ -70,7 +72,7 @@ def test_layout_schema_and_manifest(reference):
     specs = ["greedy", "random", "greedy"]
     assert (players["strategy"] == [specs[(s + g) % 3] for g, s in zip(players["game"], players["seat"])]).all()
     assert (players["score"] == players["column_points"] + players["colour_points"] + players["jokers_left"]
-            - players["star_penalty"]).all()
+            - players["star_penalty"] - parse_rules(m["settings"]["rules"]).pass_penalty * players["passes"]).all()
     winners = players[players["winner"]].groupby("game")["seat"].apply(list)
     assert [list(w) for w in games["winners"]] == list(winners)
     turns = read(reference, "turns")

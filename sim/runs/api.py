@@ -55,6 +55,9 @@ def legal_placements(crossed, colour, number, sheet="standard", rules=None) -> l
     """
     rules = parse_rules(rules)
     c = colour_index(colour)
+    if number == 6 and not rules.joker_six and not isinstance(number, bool):
+        raise ValueError("number must be 1..5, got 6: a 6 is a number joker's only under the rule variant "
+                         "joker-six (--rules joker-six)")
     n = check_int("number", number, 1, rules.max_number)
     st, ps, bb, cands = _crossed_state(crossed, sheet, rules=rules)
     # One colour die and one number die showing exactly (colour, number); a 6 is the number
@@ -361,20 +364,24 @@ def check_chunk(chunk: Chunk) -> None:
 
 
 def play_game(seed, game, strategies, sheet="standard", max_rolls=DEFAULT_MAX_ROLLS, rules=None) -> dict:
-    """Play game number `game` of root seed `seed` under `rules` (a Rules or a --rules text; None:
-    the rulebook) and return its complete log.
+    """Play game number `game` of root seed `seed` and return its complete log.
 
-    `strategies` has one spec per seat (or is a Lineup); a single one is the solo game.
-    The log is plain JSON-serialisable data; its format is documented in the README.
+    `strategies` has one spec per seat (or is a Lineup, set up for `rules`); a single one is the
+    solo game. `rules`: a sim.rules.Rules or a --rules text (None: the rulebook; with a Lineup,
+    None is the Lineup's). The log is plain JSON-serialisable data; its format is documented in
+    the README (it names the rules, "rules", unless they are the rulebook's).
     """
     sheet_obj = load_sheet(sheet)
-    chunk = play_chunk(seed, game, 1, strategies, sheet=sheet_obj, max_rolls=max_rolls, log_turns=True, rules=rules)
+    if rules is None and isinstance(strategies, Lineup):
+        rules = strategies.rules
+    chunk = play_chunk(seed, game, 1, strategies, sheet=sheet_obj, max_rolls=max_rolls, log_turns=True,
+                       rules=rules)
     check_chunk(chunk)
     return game_log(chunk, sheet_obj, chunk_max_rolls(max_rolls, chunk.seats.shape[1], chunk.rules))
 
 
 def chunk_max_rolls(max_rolls, players, rules=RULEBOOK):
-    """The most rolls a game of the chunk can last: the rules' solo game, or the table's cap."""
+    """Rolls a game may last: the solo game's, or at a table the roll cap."""
     return rules.solo_rolls if players == 1 else int(max_rolls)
 
 

@@ -17,6 +17,7 @@ import numba
 from . import api
 from .api import check_chunk, play_chunk
 from .dataset import done_chunks, games_table, players_table, turns_table, write_chunk
+from ..rules import Rules, parse_rules
 from ..sheets import parse_sheet
 from ..tables import build_tables
 
@@ -69,7 +70,13 @@ def remember(job: ChunkJob, line, sheet) -> None:
 
 def job_key(job: ChunkJob) -> tuple:
     return (tuple(job.settings["strategies"]), job.files, job.sheet_name, job.sheet_text, job.settings["players"],
-            job.checked, job.settings.get("rules", ""))
+            job.checked, job_rules(job))
+
+
+def job_rules(job: ChunkJob) -> Rules:
+    """The rules a run's chunks are played under (its settings hold their canonical text; a
+    manifest written before rule variants existed holds none: the rulebook)."""
+    return parse_rules(job.settings.get("rules") or "")
 
 
 def resolve_job(job: ChunkJob):
@@ -77,7 +84,7 @@ def resolve_job(job: ChunkJob):
     if key not in _RESOLVED:
         sheet = parse_sheet(job.sheet_text, job.sheet_name)
         _RESOLVED[key] = (api.lineup(list(key[0]), job.files or None, sheet, job.settings["players"], job.checked,
-                                     job.settings.get("rules", "")), sheet)
+                                     rules=job_rules(job)), sheet)
     return _RESOLVED[key]
 
 
@@ -90,7 +97,8 @@ def play_one(job: ChunkJob, c: int) -> api.Chunk:
         # Numba's thread count is per calling thread: set it in the thread that plays.
         numba.set_num_threads(min(job.threads, numba.config.NUMBA_NUM_THREADS))
         chunk = play_chunk(st["seed"], first, count, line, players=st["players"], sheet=sheet_obj,
-                           max_rolls=st["max_rolls"], rotate=st["rotate"], log_turns=st["log_turns"], rules=line.rules)
+                           max_rolls=st["max_rolls"], rotate=st["rotate"], log_turns=st["log_turns"],
+                           rules=line.rules)
     check_chunk(chunk)
     return chunk
 

@@ -96,12 +96,13 @@ def _games_needed(done: int, widest: float, until_ci: float) -> float:
 def candidate_results(line, seed, first, count, players, sheet, max_rolls=DEFAULT_MAX_ROLLS):
     """(scores, winner flags) of the candidate, slot 0 of lineup `line`, in games first .. first+count-1.
 
-    Solo it plays each game alone; at a table of `players` the seats rotate (sim.state.seat_slot),
+    Under the rules `line` was set up for. Solo it plays each game alone; at a table of `players` the
+    seats rotate (sim.state.seat_slot),
     so in game g it sits in seat (-g) mod players. Raises StrategyError if a strategy made an
     illegal move.
     """
     chunk = play_chunk(seed, first, count, line, players=players, sheet=sheet, max_rolls=max_rolls,
-                       rotate=players > 1)
+                       rotate=players > 1, rules=line.rules)   # the rules the line-up was set up for
     check_chunk(chunk)
     rows = chunk.seats[np.arange(count), np.argmax(chunk.slots == 0, axis=1)]
     return rows[:, PS_SCORE], rows[:, PS_WINNER]
@@ -128,28 +129,32 @@ def opponents_text(opponents, players: int) -> str:
 
 def compare(strategies, players=1, opponents=None, games=None, seed=0, until_ci=None, max_games=None,
             chunk_size=None, sheet="standard", max_rolls=DEFAULT_MAX_ROLLS, threads=None,
-            progress=False, checked=True) -> Comparison:
+            progress=False, checked=True, rules=None) -> Comparison:
     """Compare the candidates (first = baseline) on common random numbers.
 
     `games` (default 10,000) and `until_ci` exclude each other; `max_games` (default
     1,000,000) is the limit of `until_ci` and needs it. `opponents` (tables): one spec for every
     opponent seat, or a list of one per opponent seat (a mixed table) [default: the first
-    candidate]. `checked`: users' strategies are compiled with bounds checking.
+    candidate]. `checked`: users' strategies are compiled with bounds checking. `rules`: the rule
+    variants every candidate plays under (a sim.rules.Rules or a --rules text; None: the rulebook).
     """
     strategies = [strategies] if isinstance(strategies, str) else list(strategies)
     if len(strategies) < 2:
         raise ValueError("compare needs at least two strategies")
     s = _settings(players, opponents, games, seed, until_ci, max_games, chunk_size, sheet, max_rolls, threads,
-                  checked)
+                  checked, rules)
     seats = [] if s.players == 1 else opponent_seats(opponents, s.players, strategies[0])
     opponents = None if s.players == 1 else seats[0] if len(set(seats)) == 1 else seats
-    lineups = [api.lineup([c] + seats, sheet=s.sheet, players=s.players, checked=s.checked) for c in strategies]
+    lineups = [api.lineup([c] + seats, sheet=s.sheet, players=s.players, checked=s.checked, rules=s.rules)
+               for c in strategies]
     numba.set_num_threads(s.threads)
     tally = _play(lineups, s, until_ci, progress)
     settings = {"players": s.players, "seed": s.seed, "sheet": s.sheet.name, "max_rolls": s.max_rolls,
                 "opponents": opponents, "until_ci": until_ci}
     if until_ci is not None:
         settings["max_games"] = s.games
+    if not s.rules.is_rulebook:   # named only when they are not the rulebook: older outputs stay as they were
+        settings["rules"] = s.rules.text
     from strategies import labels, resolve
     names = labels([resolve(c, checked=s.checked) for c in strategies])   # told apart across the candidates
     return Comparison(_table(names, tally, s.players), tally.done, s.players, s.seed,
@@ -158,7 +163,7 @@ def compare(strategies, players=1, opponents=None, games=None, seed=0, until_ci=
 
 
 def _settings(players, opponents, games, seed, until_ci, max_games, chunk_size, sheet, max_rolls, threads,
-              checked):
+              checked, rules=None):
     """The comparison's settings (sim.runs.settings.Settings), checked; their `games` are the most it
     plays: `games`, or with `until_ci` `max_games`. The chunk size is the largest batch."""
     if until_ci is None:
@@ -174,7 +179,7 @@ def _settings(players, opponents, games, seed, until_ci, max_games, chunk_size, 
             raise ValueError(f"--until-ci must be a positive number of points, got {until_ci}")
         limit = check_int("max-games", DEFAULT_MAX_GAMES if max_games is None else max_games, 1, MAX_GAMES)
     s = Settings.of(players=players, games=limit, seed=seed, sheet=sheet, max_rolls=max_rolls, threads=threads,
-                    chunk_size=chunk_size, checked=checked)
+                    chunk_size=chunk_size, checked=checked, rules=rules)
     if s.players == 1 and opponents is not None:
         raise ValueError("--opponents needs --players 2..6 (the solo game has none)")
     if s.chunk_size is None:
@@ -314,7 +319,13 @@ def headline(result: Comparison) -> str:
             + ("solo" if result.players == 1 else
                f"{result.players} players, each candidate rotated through the seats against "
                + opponents_text(result.opponents, result.players))
+            + _rules_text(result.settings.get("rules"))
             + f"; differences are paired against {result.table['strategy'][0]} (95% CI)")
+
+
+def _rules_text(text) -> str:
+    """What a headline says of the rules: nothing for the rulebook."""
+    return f", under the rules {text}" if text else ""
 
 
 def display_table(result: Comparison) -> pd.DataFrame:

@@ -3,6 +3,7 @@ README), built from a chunk's kernel arrays."""
 from __future__ import annotations
 
 from .. import engine
+from ..rules import parse_rules
 from ..sheets import COLOURS, Sheet, cell_name
 from ..state import (
     PS_BOXES, PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLOURS_FIRST, PS_COLS, PS_COLS_FIRST,
@@ -17,7 +18,7 @@ def game_log(chunk, sheet: Sheet, max_rolls: int) -> dict:
     players = chunk.seats.shape[1]
     tab = build_tables(sheet, chunk.rules)
     gres = chunk.games[0]
-    return {
+    log = {
         "seed": chunk.seed,
         "game": chunk.first,
         "sheet": sheet.name,
@@ -31,6 +32,22 @@ def game_log(chunk, sheet: Sheet, max_rolls: int) -> dict:
         "rolls": game_rolls(chunk.dice, chunk.log, gres, tab, players),
         "result": game_result(chunk.seats[0], players, chunk.rules.jokers),
     }
+    return with_rules(log, chunk.rules)
+
+
+def with_rules(log: dict, rules) -> dict:
+    """The log naming the rules it was played under (their --rules text) after "max_rolls", unless
+    they are the rulebook's: a log of the rulebook's game stays as it was before rule variants."""
+    if rules.is_rulebook:
+        return log
+    keys = list(log)
+    at = keys.index("max_rolls") + 1
+    return {**{k: log[k] for k in keys[:at]}, "rules": rules.text, **{k: log[k] for k in keys[at:]}}
+
+
+def log_rules(log: dict):
+    """The rules a game log was played under (sim.rules.Rules)."""
+    return parse_rules(log.get("rules") or "")
 
 
 def mask_cells(mask) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from ..rules import Rules, parse_rules
 from ..sheets import Sheet, parse_sheet
 from .dataset import DatasetError, read_manifest
 from .settings import Settings
@@ -17,6 +18,27 @@ def manifest_sheet(manifest: dict) -> Sheet:
         return parse_sheet(sheet["text"], sheet["name"])
     except (KeyError, TypeError, ValueError) as e:
         raise DatasetError(f"the manifest's sheet is unusable: {e}") from None
+
+
+def manifest_rules(manifest: dict) -> Rules:
+    """The rules a dataset was played under: its settings' --rules text (none in a dataset from
+    before rule variants: the rulebook)."""
+    text = (manifest.get("settings") or {}).get("rules") or ""
+    try:
+        return parse_rules(text)
+    except ValueError as e:
+        raise DatasetError(f"the manifest's rules are unusable: {e}") from None
+
+
+def dataset_rules(manifest: dict, given=None) -> Rules:
+    """The rules to read a dataset's games under: its own. `given` (a --rules the user named with
+    the dataset; None: not named) must be the same rules: a dataset's games were played under one
+    set, and reading them under another would judge or replay other games."""
+    rules = manifest_rules(manifest)
+    if given is not None and parse_rules(given) != rules:
+        raise ValueError(f"--rules {parse_rules(given).label} contradicts the dataset, played under the rules "
+                         f"{rules.label}: leave --rules out, a dataset is read under its own rules")
+    return rules
 
 
 def manifest_files(manifest: dict) -> dict[str, str]:

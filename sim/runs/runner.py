@@ -45,8 +45,9 @@ from .dataset import (
     write_json,
 )
 from .progress import Progress
-from .manifest import manifest_files
+from .manifest import manifest_files, manifest_rules
 from .schema import TABLES
+from ..rules import rules_dict
 from .settings import DEFAULT_MAX_ROLLS, STORED, Settings, check_int, default_chunk_size
 
 DEFAULT_GAMES = 100_000
@@ -131,7 +132,8 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
     that plays and writes it, retried up to `retries` times; `threads` is then
     the Numba threads per task (default 1). `checked`: users' strategies are compiled with
     bounds checking (an index out of range stops the run, naming the file and line). `rules`: the
-    rule variants (a Rules or a --rules text; None: the rulebook), recorded in the manifest.
+    rule variants played (a sim.rules.Rules or a --rules text; None: the rulebook); a resumed run
+    must give its own or None.
     `settings` (sim.runs.settings.Settings) stands for the arguments from `games` to `rules`.
     """
     if settings is None:
@@ -202,6 +204,8 @@ def _start(store, old, job, settings, infos, scheduler, command) -> dict:
         "command": old["command"] if old and old.get("command") else
         (command if command is not None else " ".join(sys.argv)),
         "settings": stored,
+        # Every number of the rules played, for a reader who does not parse "settings"' --rules text.
+        "rules": rules_dict(settings.rules),
         "sheet": {"name": settings.sheet.name, "text": settings.sheet.text},
         "strategies": infos,
         "chunks": job.n_chunks,
@@ -311,7 +315,11 @@ def _resumable(store) -> dict:
 def _check_same(store, old: dict, settings: dict, sheet_obj, infos: list[dict]) -> None:
     """ValueError unless resuming would play the games the finished chunks were played with:
     the same settings, sheet, strategy files and parameters, and kernels."""
-    stored = old.get("settings", {})
+    stored = {**old.get("settings", {})}
+    stored["rules"] = manifest_rules(old).text   # canonical; "" (the rulebook) in a run from before variants
+    if stored["rules"] != settings["rules"]:
+        raise ValueError(f"cannot resume {store}: it was played under {_label(stored['rules'])}, not "
+                         f"{_label(settings['rules'])}: leave --rules out to finish it under its own")
     for key in STORED:
         if stored.get(key) != settings[key]:
             raise ValueError(f"cannot resume {store}: {key} is {settings[key]!r} here but "
@@ -330,6 +338,11 @@ def _check_same(store, old: dict, settings: dict, sheet_obj, infos: list[dict]) 
     if old.get("kernel_sources") not in (None, numba_cache.GAMES_DIGEST):
         raise ValueError(f"cannot resume {store}: it was started with other versions of the engine or built-in "
                          f"strategies (kernel sources {old['kernel_sources']}, here {numba_cache.GAMES_DIGEST})")
+
+
+def _label(text) -> str:
+    """How a resume message names the rules of a --rules text."""
+    return f"the rules {text!r}" if text else "the rulebook"
 
 
 def _clear(store) -> None:

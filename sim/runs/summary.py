@@ -170,6 +170,12 @@ class Summary:
     hists: dict[tuple, dict[int, int]] | None = None
 
     @cached_property
+    def rules(self):
+        """The rules the dataset was played under (sim.rules.Rules)."""
+        from .manifest import manifest_rules   # not at the top: sim.runs.manifest imports the sheets
+        return manifest_rules(self.manifest)
+
+    @cached_property
     def stats(self) -> pd.DataFrame:
         import pandas as pd
         return pd.DataFrame(self.rows)
@@ -469,12 +475,23 @@ def notes(summary: Summary) -> list[str]:
     return [textwrap.fill(note, 100) for note in out]
 
 
+def rules_line(summary: Summary) -> str | None:
+    """The line naming the rules the games were played under; None for the rulebook's."""
+    rules = summary.rules
+    return None if rules.is_rulebook else f"Rules: {rules.text} (docs/rules.md, \"Variants\")"
+
+
 def format_table(summary: Summary) -> str:
-    lines = [headline(summary), "", _text_table(table_columns(summary), numeric={"seat"})]
+    lines = [headline(summary), ""]
+    if rules_line(summary):
+        lines += [rules_line(summary), ""]
+    lines.append(_text_table(table_columns(summary), numeric={"seat"}))
     extra = notes(summary)
     if extra:
         lines += [""] + extra
     bands = band_columns(summary)
     if bands is not None:
-        lines += ["", "Solo rating bands (docs/rules.md, section 8):", _text_table(bands)]
+        # The bands rate the rulebook's scores: under variants they are only a yardstick.
+        rated = "" if summary.rules.is_rulebook else "; made for the rulebook's scores"
+        lines += ["", f"Solo rating bands (docs/rules.md, section 8{rated}):", _text_table(bands)]
     return "\n".join(lines)

@@ -45,6 +45,7 @@ from .compare import candidate_results, opponent_seats, opponents_text
 from .compare import compare as run_compare
 from .dataset import atomic_write_bytes, json_safe, write_json
 from .progress import Progress
+from ..rules import parse_rules
 from ..sheets import load_sheet
 from ..state import MAX_SEATS
 from .summary import mean_ci
@@ -237,14 +238,16 @@ def default_trial_games(budget: int, per_iteration: int, dims: int) -> int:
 
 def tune(start, params, players=1, opponents=None, objective="score", budget=DEFAULT_BUDGET, seed=0,
          validate_games=None, validation_seed=None, trial_games=None, popsize=None, sheet="standard",
-         max_rolls=DEFAULT_MAX_ROLLS, threads=None, out=None, progress=False, report=None) -> TuneResult:
+         max_rolls=DEFAULT_MAX_ROLLS, threads=None, out=None, progress=False, report=None, rules=None) -> TuneResult:
     """Search the parameters `params` ("NAME=LO..HI" strings, or a dict name -> (lo, hi)) of the
     strategy spec `start` for the best mean `objective` ("score", or "win" at a table).
 
     Solo (players=1) or at tables of `players` against `opponents` (default: the start spec).
     `report(result)` is called once the search is set up and after every iteration with the result
     so far. Ctrl-C raises TuneInterrupted carrying the best so far. With `out`, a folder that must
-    be empty or new, trials.parquet and tune.json are written at the end (or on Ctrl-C).
+    be empty or new, trials.parquet and tune.json are written at the end (or on Ctrl-C). `rules`:
+    the rule variants every game is played under (a sim.rules.Rules or a --rules text; None: the
+    rulebook), the validation's too.
     """
     from strategies import resolve
     from strategies.interface import unknown_params
@@ -286,9 +289,10 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
     start_values = dict(zip(known, map(float, resolved.params)))
     start_params = {r.name: start_values[r.name] for r in ranges}
     sheet_obj = load_sheet(sheet)
+    rules = parse_rules(rules)
     rest = [] if players == 1 else opponent_seats(opponents, players, resolved.spec)
     opponents = None if players == 1 else rest[0] if len(set(rest)) == 1 else rest
-    base = api.lineup([resolved.spec] + rest, sheet=sheet_obj)   # every spec resolves, before any game
+    base = api.lineup([resolved.spec] + rest, sheet=sheet_obj, rules=rules)   # every spec resolves, before any game
     column = {name: i for i, name in enumerate(known)}
 
     dims = len(ranges)
@@ -321,6 +325,8 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
                 "seed": seed, "validation_seed": validation_seed, "validate_games": validate_games,
                 "sheet": sheet_obj.name, "max_rolls": max_rolls, "optimizer": f"CMA-ES (cma {cma.__version__})",
                 "popsize": lam, "trial_games": n, "iterations_planned": iterations, "sigma0": SIGMA0}
+    if not rules.is_rulebook:   # named only when they are not the rulebook: older outputs stay as they were
+        settings["rules"] = rules.text
     result = TuneResult(resolved.spec, resolved.spec, dict(start_params), start_params, ranges, settings)
 
     def set_best():
@@ -402,7 +408,7 @@ def validate(result: TuneResult, games: int, threads=None, progress=False):
     st = result.settings
     cmp = run_compare([result.start_spec, result.best_spec], players=st["players"], opponents=st["opponents"],
                       games=games, seed=st["validation_seed"], sheet=st["sheet"], max_rolls=st["max_rolls"],
-                      threads=threads, progress=progress)
+                      threads=threads, progress=progress, rules=st.get("rules"))
     start, best = (cmp.table.iloc[i].to_dict() for i in range(2))
     if st["objective"] == "score":
         keys = ("mean", "diff", "diff_ci_low", "diff_ci_high", "significant")
@@ -426,6 +432,8 @@ def format_header(result: TuneResult) -> str:
         f"{st['players']} players, rotated through the seats against {opponents_text(st['opponents'], st['players'])}"
     what = "score" if st["objective"] == "score" else "win rate"
     ranges = ", ".join(f"{r.name} {r.lo:g}..{r.hi:g}" for r in result.ranges)
+    if st.get("rules"):
+        where += f", under the rules {st['rules']}"
     return (f"Tuning {result.start_spec} ({where}) for the mean {what}: {ranges}\n"
             f"{st['optimizer']}: {st['iterations_planned']:,} iterations of {st['popsize']} candidates and their mean "
             f"at {st['trial_games']:,} games each (budget {st['budget']:,} games); in each iteration all play the "
