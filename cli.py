@@ -280,7 +280,22 @@ RULES_HELP = ("Rule variants, comma-separated (what it does not name is the rule
 
 
 def _rules_option(help=RULES_HELP):
-    return click.option("--rules", type=RULES, default="", help=help)
+    # No default: a command reading a dataset takes the dataset's rules when --rules is not named,
+    # and refuses a --rules that contradicts them (even `--rules rulebook`); one that plays games
+    # plays the rulebook (None to the API).
+    return click.option("--rules", type=RULES, default=None, help=help)
+
+
+DATASET_RULES_HELP = ("Check that the dataset was played under these rule variants (a dataset's games are read under "
+                      "its own rules: --rules may be left out).")
+
+
+def _dataset_rules(path, rules):
+    """The rules of the dataset at `path` (its manifest's); ValueError if `rules`, the --rules
+    given with it (None: not given), names others."""
+    from sim.runs.dataset import read_manifest
+    from sim.runs.manifest import dataset_rules
+    return dataset_rules(read_manifest(path), rules)
 
 
 SEED_HELP = "Root seed: game g of a seed is the same game in every command [default: 0; 'random': a fresh one]."
@@ -333,12 +348,13 @@ def main(ctx, profile_compile) -> None:
                    "for N worker processes on this machine. Needs encore-sim[dask].")
 @click.option("--retries", type=int, default=3, show_default=True,
               help="With --scheduler: retries of a chunk whose task failed.")
+@_rules_option(RULES_HELP + " With --resume: the run's own, or left out.")
 @UNCHECKED
 @PYTHON
 @click.pass_context
 @_errors
 def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size, out, max_rolls, log_turns,
-        resume, force, quiet, scheduler, retries, unchecked, python):
+        resume, force, quiet, scheduler, retries, rules, unchecked, python):
     """Play many games in parallel and write them to a Parquet dataset.
 
     Without options: 100,000 solo games of greedy, seed 0.
@@ -360,7 +376,7 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
         out = Path(out)
     strategies = list(strategy) or ["greedy"]
     args = {"games": games, "players": players, "strategies": strategies, "rotate": rotate, "seed": seed,
-            "chunk_size": chunk_size, "max_rolls": max_rolls, "log_turns": log_turns, "sheet": sheet}
+            "chunk_size": chunk_size, "max_rolls": max_rolls, "log_turns": log_turns, "sheet": sheet, "rules": rules}
     if resume and open_store(out).is_file(MANIFEST):
         # An option given on the command line wins over what the run was started with.
         stored = stored_run_args(out)
@@ -445,25 +461,42 @@ def _emit(df, fmt, output, extra_json=None):
               help="Write to FILE instead of stdout.")
 @click.option("--output", "output_old", type=click.Path(dir_okay=False, path_type=Path), default=None,
               hidden=True)  # its name before -o meant --out in every command
+@_rules_option(DATASET_RULES_HELP)
 @_errors
-def summary(path, by, fmt, output, output_old):
+def summary(path, by, fmt, output, output_old, rules):
     """Statistics of a dataset written by `encore-sim run` (a folder or a filesystem URL).
 
     "games" counts the games a strategy played; when it held several seats of a game, its
     mean, quantiles and win rate are over its seat results (the "seats" column). Aggregated
-    chunk by chunk in row batches: memory does not grow with the dataset.
+    chunk by chunk in row batches: memory does not grow with the dataset. Games played under rule
+    variants say so: a line before the table, a "rules" column (and in JSON field) in the others.
     """
     from sim.runs.dataset import read_manifest
     from sim.runs.summary import default_by_seat, format_table, summarise
     output = output or output_old
+    _dataset_rules(path, rules)
     by_seat = default_by_seat(read_manifest(path)) if by is None else by == "seat"
     s = summarise(path, by_seat=by_seat)
     if fmt == "table":
         _emit(format_table(s), "table", output)
     else:
-        _emit(_wide(s), fmt, output, {"settings": s.manifest.get("settings"),
-                                      "games_done": s.manifest.get("games_done"),
-                                      "status": s.manifest.get("status")})
+        _emit(_with_rules(_wide(s), s.rules), fmt, output, {"settings": s.manifest.get("settings"),
+                                                            "games_done": s.manifest.get("games_done"),
+                                                            "status": s.manifest.get("status"),
+                                                            **_rules_field(s.rules)})
+
+
+def _with_rules(df, rules):
+    """A summary's rows with a "rules" column (the --rules text) when not the rulebook's: a
+    program reading rows from several datasets tells the rules apart; a rulebook dataset's rows
+    stay as they were before rule variants."""
+    return df if rules.is_rulebook else df.assign(rules=rules.text)
+
+
+def _rules_field(rules) -> dict:
+    """A JSON output's "rules" field (every number, sim.rules.rules_dict) when not the rulebook's."""
+    from sim.rules import rules_dict
+    return {} if rules.is_rulebook else {"rules": rules_dict(rules)}
 
 
 # --- compare ------------------------------------------------------------------------
@@ -498,11 +531,12 @@ def summary(path, by, fmt, output, output_old):
 @click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               metavar="FILE.html",
               help="Also write an HTML report: the paired differences as a forest plot and the score distributions.")
+@_rules_option(RULES_HELP + " Every strategy plays under them.")
 @UNCHECKED
 @PYTHON
 @_errors
 def compare(strategies, players, opponents, games, until_ci, max_games, seed, sheet, max_rolls, threads,
-            chunk_size, fmt, quiet, report_file, unchecked, python):
+            chunk_size, fmt, quiet, report_file, rules, unchecked, python):
     """Compare strategies on common random numbers (the same dice), paired against the first.
 
     Either --games N, or --until-ci X (at most --max-games; giving --games too is an error):
@@ -522,7 +556,7 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
     result = run_compare(strategies, players=players, opponents=opponents or None, games=games, seed=seed,
                          until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
                          max_rolls=max_rolls, threads=threads, progress=_progress_enabled(quiet),
-                         checked=not unchecked)
+                         checked=not unchecked, rules=rules)
     if fmt == "table":
         click.echo(format_table(result))
     else:
@@ -621,8 +655,9 @@ def compare_rules(rules, strategy, players, rotate, games, until_ci, max_games, 
               help="Also `encore-sim analyse` the dataset (by learned's value): loss per game by stage, score "
                    "against luck.")
 @_quiet_option("No progress line.")
+@_rules_option(DATASET_RULES_HELP)
 @_errors
-def report_command(dataset, output, figures_dir, fmt, analyse_too, quiet):
+def report_command(dataset, output, figures_dir, fmt, analyse_too, quiet, rules):
     """Write a self-contained HTML report of a dataset: settings, summary, figures.
 
     One file, nothing loaded from the network: it opens offline and can be mailed.
@@ -630,6 +665,7 @@ def report_command(dataset, output, figures_dir, fmt, analyse_too, quiet):
     """
     _announce_compiling(_progress_enabled(quiet))
     from sim.runs.report import report
+    rules = _dataset_rules(dataset, rules)
     if fmt == "png" and figures_dir is None:
         raise ValueError("--format png needs --figures DIR, the folder for the PNG files")
     if fmt == "html" and figures_dir is not None:
@@ -638,7 +674,7 @@ def report_command(dataset, output, figures_dir, fmt, analyse_too, quiet):
     analysis = None
     if analyse_too:
         from strategies.research.analyse import analyse as run_analysis
-        analysis = run_analysis(dataset, progress=_progress_enabled(quiet)).to_dict()
+        analysis = run_analysis(dataset, progress=_progress_enabled(quiet), rules=rules).to_dict()
     r = report(dataset, output, fmt=fmt, figures_dir=figures_dir, progress=_progress_enabled(quiet),
                analysis=analysis)
     click.echo(f"Report: {r.html}  ({len(r.figures)} figures)")
@@ -675,9 +711,10 @@ def report_command(dataset, output, figures_dir, fmt, analyse_too, quiet):
 @click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="table: a line per iteration as it goes; json: one object at the end.")
 @_quiet_option()
+@_rules_option(RULES_HELP + " The search and its validation play under them.")
 @_errors
 def tune(spec, params, players, opponents, objective, budget, seed, validate_games, validation_seed, trial_games,
-         sheet, max_rolls, threads, out, fmt, quiet):
+         sheet, max_rolls, threads, out, fmt, quiet, rules):
     """Search SPEC's parameters for the best mean score (or win rate) with CMA-ES.
 
     All candidates of an iteration play the same games; the result, the search distribution's
@@ -700,7 +737,7 @@ def tune(spec, params, players, opponents, objective, budget, seed, validate_gam
         result = t.tune(spec, list(params), players=players, opponents=opponents or None, objective=objective,
                         budget=budget, seed=seed, validate_games=validate_games, validation_seed=validation_seed,
                         trial_games=trial_games, sheet=sheet, max_rolls=max_rolls, threads=threads, out=out,
-                        progress=_progress_enabled(quiet), report=report)
+                        progress=_progress_enabled(quiet), report=report, rules=rules)
     except t.TuneInterrupted as e:
         click.echo(json.dumps(e.result.to_dict(), indent=2) if fmt == "json" else t.format_best(e.result))
         _exit_interrupted()
@@ -730,14 +767,17 @@ def tune(spec, params, players, opponents, objective, budget, seed, validate_gam
 @_max_rolls_option("Without PATH: roll cap for tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the engine's game log as JSON.")
 @click.option("--every-roll", is_flag=True, help="Draw the sheets after every roll, not only at the end.")
+@_rules_option(RULES_HELP + " With PATH: the dataset's own, or left out.")
 @UNCHECKED
 @PYTHON
 @click.pass_context
 @_errors
-def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, as_json, every_roll, unchecked,
+def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, as_json, every_roll, rules, unchecked,
            python):
     """Replay one game exactly, roll by roll: game N of a dataset (PATH --game N), or game N
-    of what `run` would play with the same --seed and --strategy options.
+    of what `run` would play with the same --seed and --strategy options (and --rules). A
+    dataset's game is played under the dataset's rules, named in the first line when they are
+    not the rulebook's.
 
     \b
     Example: game 4 of   encore-sim run --seed 7 -s greedy -s random -s heuristic
@@ -755,12 +795,12 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
         if extra:
             raise ValueError(f"--{extra[0].replace('_', '-')} cannot be combined with PATH: "
                              "a dataset's games are replayed with its own settings")
-        log, sheet_obj, stored = from_dataset(path, game, checked=not unchecked)
+        log, sheet_obj, stored = from_dataset(path, game, checked=not unchecked, rules=rules)
     else:
         if not strategy:
             raise ValueError("give a dataset PATH, or --strategy (once per seat, or once for all) and --seed")
         s = Settings.of(strategies=strategy, players=players, seed=seed, sheet=sheet, rotate=rotate,
-                        max_rolls=max_rolls, checked=not unchecked)
+                        max_rolls=max_rolls, checked=not unchecked, rules=rules)
         sheet_obj = s.sheet
         log = game_of(s, game)
     problem = check_stored(log, stored)
@@ -782,20 +822,25 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
 @_sheet_option()
 @click.option("--crossed", default="", help="Boxes already crossed, comma separated, e.g. H1,H2,G2.")
 @click.option("--colour", required=True, help="green, yellow, blue, red or orange.")
-@click.option("--number", type=int, required=True, help="1..5.")
+@click.option("--number", type=int, required=True, help="1..5; 6 with --rules joker-six (a number joker's 6).")
+@_rules_option()
 @_errors
-def moves(sheet, crossed, colour, number):
+def moves(sheet, crossed, colour, number, rules):
     """List the legal placements of a colour and number on a sheet with some boxes crossed."""
     _announce_compiling(sys.stderr.isatty())
     from sim import load_sheet, parse_cell
+    from sim.rules import parse_rules
     from sim.runs.api import legal_placements
-    from sim.runs.replay import LEGEND, draw_sheet
+    from sim.runs.replay import draw_sheet, legend
     sheet_obj = load_sheet(sheet)
+    rules = parse_rules(rules)
     cells = [c.strip() for c in crossed.split(",") if c.strip()]
-    places = legal_placements(cells, colour, number, sheet_obj)
-    click.echo("\n".join(draw_sheet(sheet_obj, {parse_cell(c) for c in cells})))
-    click.echo(LEGEND)
-    click.echo(f"\n{len(places)} legal placement{'s' if len(places) != 1 else ''} of {colour} {number}:")
+    places = legal_placements(cells, colour, number, sheet_obj, rules=rules)
+    click.echo("\n".join(draw_sheet(sheet_obj, {parse_cell(c) for c in cells}, rules)))
+    click.echo(legend(rules))
+    # A 6 is a number joker's alone: each of these placements costs a '!'.
+    paid = " (a number joker: each costs 1 !)" if number == 6 else ""
+    click.echo(f"\n{len(places)} legal placement{'s' if len(places) != 1 else ''} of {colour} {number}{paid}:")
     for p in places:
         click.echo("  " + " ".join(sorted(p, key=lambda c: parse_cell(c))))
 
@@ -817,8 +862,9 @@ def moves(sheet, crossed, colour, number):
               help="Step size at the start and at the end of the run, falling linearly [default: 0.5 0.03].")
 @click.option("--out", "-o", required=True, help="Weights file to write (.npz), replaced if it exists.")
 @_quiet_option()
+@_rules_option(RULES_HELP + " The weights are for games under them.")
 @_errors
-def train(sheet, players, games, seed, threads, init, step, out, quiet):
+def train(sheet, players, games, seed, threads, init, step, out, quiet, rules):
     """Train the weights of `learned` for a sheet by self-play.
 
     Play them with --strategy learned:weights=FILE. The shipped weights are made by
@@ -836,13 +882,17 @@ def train(sheet, players, games, seed, threads, init, step, out, quiet):
         interrupts.install("Interrupted: no weights were written.")
     try:
         train_file(out, sheet=sheet, players=players, games=games, seed=seed, threads=threads,
-                   progress=_progress_enabled(quiet), init=init, step=step)
+                   progress=_progress_enabled(quiet), init=init, step=step, rules=rules)
     except KeyboardInterrupt:
         click.echo("\nInterrupted: no weights were written.", err=True)
         _exit_interrupted()
     if not quiet:
+        # Weights trained under variants are for games under them: the command to play them says so.
+        variants = rules is not None and not rules.is_rulebook
         click.echo(f"Wrote {out}: weights for {'the solo game' if players == 1 else f'{players} players'} on "
-                   f"sheet {sheet}. Play them with --strategy learned:weights={shlex.quote(out)}")
+                   f"sheet {sheet}{f', under the rules {rules.text}' if variants else ''}. Play them with "
+                   f"--strategy learned:weights={shlex.quote(out)}"
+                   + (f" --rules {shlex.quote(rules.text)}" if variants else ""))
 
 
 # --- bound ------------------------------------------------------------------------
@@ -856,8 +906,9 @@ def train(sheet, players, games, seed, threads, init, step, out, quiet):
 @click.option("--weights", default=None, help="learned's weights file [default: the shipped ones of the sheet].")
 @_threads_option("Numba threads [default: all cores]; the results do not depend on it.")
 @_quiet_option("No progress line.")
+@_rules_option(RULES_HELP + " Both the bound and learned play under them.")
 @_errors
-def bound(games, seed, sheet, beam, weights, threads, quiet):
+def bound(games, seed, sheet, beam, weights, threads, quiet, rules):
     """The clairvoyant bound of the solo game, and `learned` as a percentage of it.
 
     For each game, a beam search with all 30 rolls known finds the best score it can
@@ -868,7 +919,7 @@ def bound(games, seed, sheet, beam, weights, threads, quiet):
     from strategies.research.clairvoyant import DEFAULT_BEAM
     from strategies.research.headroom import measure
     h = measure(games, seed, sheet, DEFAULT_BEAM if beam is None else beam, weights, threads,
-                progress=_progress_enabled(quiet))
+                progress=_progress_enabled(quiet), rules=rules)
     click.echo(h.report())
 
 
@@ -900,10 +951,11 @@ def bound(games, seed, sheet, beam, weights, threads, quiet):
                    "(the best 10 and the one played) with the loss of the choice made.")
 @click.option("--roll", type=int, default=None, help="With --game: only this roll's decisions.")
 @click.option("--seat", type=int, default=None, help="With --game: only this seat's decisions.")
+@_rules_option(DATASET_RULES_HELP)
 @UNCHECKED
 @_errors
 def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, output, threads, quiet, game, roll, seat,
-            unchecked):
+            rules, unchecked):
     """Where each strategy of a dataset loses its points against `learned`, and how much was luck.
 
     Replays the dataset's games from its manifest and judges every decision against learned's
@@ -921,12 +973,13 @@ def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, out
     from strategies.research.analyse import analyse as run_analysis
     if game is None and (roll is not None or seat is not None):
         raise ValueError("--roll and --seat pick decisions of the game given by --game N")
+    rules = _dataset_rules(dataset, rules)
     if game is not None:
         from strategies.research.decisions import decisions
         if fmt == "parquet":
             raise ValueError("--game shows one game's decisions as a table or JSON: -f table or -f json")
         view = decisions(dataset, game, roll=roll, seat=seat, rollouts=rollouts, weights=weights,
-                         checked=not unchecked)
+                         checked=not unchecked, rules=rules)
         _emit(json.dumps(view.to_dict(), indent=1) + "\n" if fmt == "json" else view.text(), "table", output)
         return
     if fmt == "parquet" and output is None:
@@ -939,7 +992,8 @@ def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, out
         with interrupts.raising():      # the analysis removes its unfinished Parquet file itself
             a = run_analysis(dataset, strategy=strategy, rollouts=rollouts, games=games, weights=weights,
                              threads=threads, mistakes=mistakes, progress=_progress_enabled(quiet), top=top,
-                             decisions_out=output if fmt == "parquet" else None, checked=not unchecked)
+                             decisions_out=output if fmt == "parquet" else None, checked=not unchecked,
+                             rules=rules)
     except KeyboardInterrupt:
         click.echo("Interrupted: nothing was written.", err=True)
         _exit_interrupted()

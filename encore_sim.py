@@ -11,8 +11,9 @@
 
 Each function is its command (`encore-sim run`, `summary`, ...; `compare_rules` is `compare-rules`)
 with the command's options as keyword arguments under the same names (`--games` is `games=`,
-`--strategy` is `strategy=`, one name or a list), the same defaults, and the same checks: bad
-input raises ValueError with the line the command would print. What the command prints beside its table is in the frame's
+`--strategy` is `strategy=`, one name or a list, `--rules` is `rules=`, a text or a sim.rules.Rules),
+the same defaults, and the same checks: bad input raises ValueError with the line the command would
+print. What the command prints beside its table is in the frame's
 `.attrs` (a dict: the dataset's path, the settings, further frames). The layers below (sim.runs,
 strategies.research) hold the work; this module only shapes their results into frames.
 """
@@ -35,42 +36,47 @@ def _frame(rows, **attrs) -> pd.DataFrame:
 def run(out=None, *, games: int = 100_000, players: int | None = None, strategy="greedy", rotate: bool = True,
         sheet: str = "standard", seed: int | None = 0, threads: int | None = None, chunk_size: int | None = None,
         max_rolls: int = 200, log_turns: bool = False, resume: bool = False, force: bool = False,
-        progress: bool = False, unchecked: bool = False) -> pd.DataFrame:
+        progress: bool = False, unchecked: bool = False, rules=None) -> pd.DataFrame:
     """`encore-sim run`: play the games into the dataset `out` [default: results/run-TIMESTAMP]
-    and return its summary (summary()'s frame); attrs["dataset"] is the dataset's path."""
+    under `rules` (None: the rulebook; with `resume`, the run's own, as every option) and return
+    its summary (summary()'s frame); attrs["dataset"] is the dataset's path."""
     from sim.runs import runner
     out = Path("results") / _dt.datetime.now().strftime("run-%Y%m%d-%H%M%S") if out is None else out
     strategies = [strategy] if isinstance(strategy, str) else list(strategy)
     runner.run(out, games=games, players=players, strategies=strategies, sheet=sheet, seed=seed, threads=threads,
                chunk_size=chunk_size, max_rolls=max_rolls, rotate=rotate, log_turns=log_turns, resume=resume,
-               force=force, progress=progress, checked=not unchecked)
+               force=force, progress=progress, checked=not unchecked, rules=rules)
     return summary(out)
 
 
-def summary(path, *, by: str | None = None) -> pd.DataFrame:
+def summary(path, *, by: str | None = None, rules=None) -> pd.DataFrame:
     """`encore-sim summary PATH`: a row per strategy (by="seat": and seat; by default per seat
     where one strategy holds every seat, as `run` prints it). attrs: dataset, games, manifest,
-    and solo "bands" (the rating bands, a frame)."""
+    "rules" (the --rules text the games were played under, "" for the rulebook) and solo "bands"
+    (the rating bands, a frame). `rules`, if given, must be the dataset's."""
     from sim.runs.summary import default_by_seat, summarise
     from sim.runs.dataset import read_manifest
     if by not in (None, "strategy", "seat"):
         raise ValueError(f"by must be 'strategy' or 'seat', got {by!r}")
-    by_seat = default_by_seat(read_manifest(path)) if by is None else by == "seat"
+    from sim.runs.manifest import dataset_rules
+    manifest = read_manifest(path)
+    dataset_rules(manifest, rules)
+    by_seat = default_by_seat(manifest) if by is None else by == "seat"
     s = summarise(path, by_seat=by_seat)
-    return _frame(s.stats, dataset=str(path), games=s.games, manifest=s.manifest, bands=s.bands)
+    return _frame(s.stats, dataset=str(path), games=s.games, manifest=s.manifest, rules=s.rules.text, bands=s.bands)
 
 
 def compare(*strategies, players: int = 1, opponents=None, games: int | None = None, until_ci: float | None = None,
             max_games: int | None = None, seed: int | None = 0, sheet: str = "standard", max_rolls: int = 200,
             threads: int | None = None, chunk_size: int | None = None, report: str | Path | None = None,
-            progress: bool = False, unchecked: bool = False) -> pd.DataFrame:
+            progress: bool = False, unchecked: bool = False, rules=None) -> pd.DataFrame:
     """`encore-sim compare A B ...`: a row per strategy, its mean and its paired difference from
-    the first (at tables, win rates too). `opponents`: one spec, or one per opponent seat. attrs:
+    the first (at tables, win rates too), every strategy under `rules` (None: the rulebook). `opponents`: one spec, or one per opponent seat. attrs:
     games, settings, stop (with until_ci), headline, and with `report` the HTML file written."""
     from sim.runs import compare as c
     result = c.compare(list(strategies), players=players, opponents=opponents, games=games, seed=seed,
                        until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
-                       max_rolls=max_rolls, threads=threads, progress=progress, checked=not unchecked)
+                       max_rolls=max_rolls, threads=threads, progress=progress, checked=not unchecked, rules=rules)
     attrs = {"games": result.games, "settings": result.settings, "stop": result.stop, "headline": c.headline(result)}
     if report is not None:
         from sim.runs.report import compare_report
@@ -81,7 +87,7 @@ def compare(*strategies, players: int = 1, opponents=None, games: int | None = N
 def analyse(dataset, *, strategy: str | None = None, rollouts: int = 0, top: int = 4, games: int | None = None,
             mistakes: int = 10, weights=None, threads: int | None = None, game: int | None = None,
             roll: int | None = None, seat: int | None = None, progress: bool = False,
-            unchecked: bool = False) -> pd.DataFrame:
+            unchecked: bool = False, rules=None) -> pd.DataFrame:
     """`encore-sim analyse DATASET`: a row per strategy (and seat, at tables) with its loss per game
     and per decision against learned's choice, its luck, ... (the JSON rows' figures). attrs:
     "mistakes" (a frame: the largest, each with the decision view's arguments), "by_stage" and
@@ -89,13 +95,19 @@ def analyse(dataset, *, strategy: str | None = None, rollouts: int = 0, top: int
 
     With `game` (and `roll`, `seat`): that game's decision view instead, a row per choice shown
     (the best 10 and the one played of every decision) with its rank, value (and `rolled`), whether
-    it was played or is learned's, the dice, boxes and '!' of it, and its decision's loss."""
+    it was played or is learned's, the dice, boxes and '!' of it, and its decision's loss.
+
+    The games are judged under the dataset's rules; `rules`, if given, must be those."""
+    from sim.runs.dataset import read_manifest
+    from sim.runs.manifest import dataset_rules
+    rules = dataset_rules(read_manifest(dataset), rules)
     if game is None:
         if roll is not None or seat is not None:
             raise ValueError("roll and seat pick decisions of the game given by game=N")
         from strategies.research.analyse import analyse as judge
         a = judge(dataset, strategy=strategy, rollouts=rollouts, games=games, weights=weights, threads=threads,
-                  mistakes=mistakes, progress=progress, checked=not unchecked, top=top if rollouts else 0)
+                  mistakes=mistakes, progress=progress, checked=not unchecked, top=top if rollouts else 0,
+                  rules=rules)
         data = a.to_dict()
         parts = {key: _frame([{"strategy": r["strategy"], "seat": r["seat"], key[3:]: part, **figures}
                               for r in data["rows"] for part, figures in r[key].items()])
@@ -108,7 +120,8 @@ def analyse(dataset, *, strategy: str | None = None, rollouts: int = 0, top: int
         return _frame(rows, **{k: data[k] for k in ("dataset", "players", "sheet", "seed", "games", "rollouts",
                                                    "judge")}, mistakes=mistakes_df, **parts, text=a.text())
     from strategies.research.decisions import decisions
-    v = decisions(dataset, game, roll=roll, seat=seat, rollouts=rollouts, weights=weights, checked=not unchecked)
+    v = decisions(dataset, game, roll=roll, seat=seat, rollouts=rollouts, weights=weights, checked=not unchecked,
+                  rules=rules)
     rows = [{"game": v.game, "roll": d["roll"], "seat": d["seat"], "strategy": d["strategy"], "dice": d["dice"],
              **{k: o[k] for k in o if k not in ("pass",)}, "pass": o["pass"], "choice": _describe(o),
              "loss": d["loss"]}
@@ -122,35 +135,42 @@ def _describe(choice: dict) -> str:
     return describe(choice)
 
 
-def report(dataset, *, out=None, figures=None, analyse: bool = False, progress: bool = False) -> pd.DataFrame:
+def report(dataset, *, out=None, figures=None, analyse: bool = False, progress: bool = False,
+           rules=None) -> pd.DataFrame:
     """`encore-sim report DATASET`: write the HTML report [default: DATASET.html beside it]; a row
-    per figure (its title, and with `figures`, a folder, its PNG). attrs["html"]: the report's path."""
+    per figure (its title, and with `figures`, a folder, its PNG). attrs["html"]: the report's path.
+    `rules`, if given, must be the dataset's."""
+    from sim.runs.dataset import read_manifest
+    from sim.runs.manifest import dataset_rules
     from sim.runs.report import report as write
+    rules = dataset_rules(read_manifest(dataset), rules)
     analysis = None
     if analyse:
         from strategies.research.analyse import analyse as judge
-        analysis = judge(dataset, progress=progress).to_dict()
+        analysis = judge(dataset, progress=progress, rules=rules).to_dict()
     r = write(dataset, out, "png" if figures is not None else "html", figures, progress=progress, analysis=analysis)
     pngs = [str(p) for p in r.pngs] or [None] * len(r.figures)
     return _frame({"figure": r.figures, "png": pngs}, html=str(r.html))
 
 
 def replay(path=None, *, game: int, strategy=None, seed: int = 0, players: int | None = None, rotate: bool = True,
-           sheet: str = "standard", max_rolls: int = 200, unchecked: bool = False) -> pd.DataFrame:
+           sheet: str = "standard", max_rolls: int = 200, unchecked: bool = False, rules=None) -> pd.DataFrame:
     """`encore-sim replay [PATH] --game N`: a row per move of the game (roll, dice, seat, its
     strategy, what it crossed and the '!' it spent). attrs: "log" (the game log, sim.runs.api.play_game's
     format), "result" (a frame: the final scores), "text" (the replay as the command prints it:
-    print(df.attrs["text"])), and with a dataset "stored_scores_equal"."""
+    print(df.attrs["text"])), and with a dataset "stored_scores_equal". A dataset's game is played
+    under its rules (`rules`, if given, must be those); without one, under `rules`."""
     from sim.runs.replay import check_stored, from_dataset, game_of, render
     from sim.runs.settings import Settings
     stored = None
     if path is not None:
-        log, sheet_obj, stored = from_dataset(path, game, checked=not unchecked)
+        log, sheet_obj, stored = from_dataset(path, game, checked=not unchecked, rules=rules)
     else:
         if not strategy:
             raise ValueError("give a dataset path, or strategy= (one spec, or one per seat) and seed=")
         s = Settings.of(strategies=[strategy] if isinstance(strategy, str) else strategy, players=players,
-                        seed=seed, sheet=sheet, rotate=rotate, max_rolls=max_rolls, checked=not unchecked)
+                        seed=seed, sheet=sheet, rotate=rotate, max_rolls=max_rolls, checked=not unchecked,
+                        rules=rules)
         sheet_obj, log = s.sheet, game_of(s, game)
     names = log["labels"]
     rows = [{"roll": r["roll"], "active": r["active"], "colour_dice": r["dice"]["colour"],
