@@ -241,3 +241,40 @@ def test_the_rulebook_outputs_are_as_before(rulebook):
     assert first == "Game 2 of seed 3: solo, sheet standard"
     assert "rules" not in json.loads(invoke("replay", rulebook, "--game", 2, "--json").stdout)
     assert "under the rules" not in invoke("compare", "greedy", "random", "-n", 20).stdout
+
+
+def test_a_dataset_from_before_variants_is_the_rulebooks(tmp_path):
+    """A manifest without rules (written before rule variants) resumes, replays and summarises
+    as the rulebook's."""
+    out = tmp_path / "old"
+    api_run(out, games=20, chunk_size=10, strategies=["greedy"], seed=1)
+    m = read_manifest(out)
+    del m["settings"]["rules"], m["rules"]
+    m.update(status="interrupted", games_done=10)
+    (out / "manifest.json").write_text(json.dumps(m))
+    for name in ("games", "players"):
+        (out / name / "part-000001.parquet").unlink()
+    one_line_error(invoke("run", "--out", out, "--resume", "--rules", "jokers=7"), "played under the rulebook")
+    assert invoke("run", "--out", out, "--resume", "-q").exit_code == 0
+    assert invoke("replay", out, "--game", 15).stdout.endswith("Scores equal the ones stored in the dataset.\n")
+    assert "Rules:" not in invoke("summary", out).stdout
+
+
+def test_a_cluster_run_plays_under_the_rules(tmp_path):
+    """The chunks' tasks carry the rules in the job's settings (sim.runs.chunks), warm-up too."""
+    pytest.importorskip("distributed")
+    out = tmp_path / "cluster"
+    r = invoke("run", "-n", 20, "--chunk-size", 10, "-s", "greedy", "--rules", "jokers=5", "--scheduler", "local:1",
+               "-o", out, "-q")
+    assert r.exit_code == 0, r.output
+    p = pd.read_parquet(out / "players")
+    assert ((p["jokers_used"] + p["jokers_left"]) == 5).all()
+
+
+def test_a_lineup_plays_under_the_rules_it_was_set_up_for():
+    from sim.runs.api import lineup, play_chunk, play_game
+    line = lineup(["greedy"], rules="pass-penalty=1")
+    assert play_chunk(0, 0, 5, line).rules == parse_rules("pass-penalty=1")
+    assert play_game(0, 1, line)["rules"] == "pass-penalty=1"
+    with pytest.raises(ValueError, match="set up for 1 players on sheet 'standard' under the rules 'pass-penalty=1'"):
+        play_chunk(0, 0, 5, line, rules="rulebook")

@@ -216,7 +216,7 @@ class Chunk:
 def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
                max_rolls=DEFAULT_MAX_ROLLS, rotate=False, log_turns=False, rules=None) -> Chunk:
     """Play games first .. first+count-1 of root seed `seed` on all Numba threads, under `rules`
-    (a sim.rules.Rules or a --rules text; None: the rulebook).
+    (a sim.rules.Rules or a --rules text; None: the rulebook, or a Lineup's rules).
 
     `strategies` gives one spec per seat, or one spec for every seat when
     `players` says how many; players == 1 is the solo game. With `rotate`,
@@ -228,6 +228,8 @@ def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
         specs = strategies.specs
         if players is None:
             players = strategies.players or len(specs)
+        if rules is None:   # as the players: what the line-up was set up for
+            rules = strategies.rules
     else:
         _check_specs(strategies)
         specs = strategies
@@ -372,8 +374,6 @@ def play_game(seed, game, strategies, sheet="standard", max_rolls=DEFAULT_MAX_RO
     the README (it names the rules, "rules", unless they are the rulebook's).
     """
     sheet_obj = load_sheet(sheet)
-    if rules is None and isinstance(strategies, Lineup):
-        rules = strategies.rules
     chunk = play_chunk(seed, game, 1, strategies, sheet=sheet_obj, max_rolls=max_rolls, log_turns=True,
                        rules=rules)
     check_chunk(chunk)

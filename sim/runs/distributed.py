@@ -127,7 +127,7 @@ def warm_up(job) -> None:
     line, sheet = resolve_job(job)
     st = job.settings
     play_chunk(st["seed"], 0, 1, line, players=st["players"], sheet=sheet, max_rolls=st["max_rolls"],
-               rotate=st["rotate"], log_turns=st["log_turns"])
+               rotate=st["rotate"], log_turns=st["log_turns"], rules=line.rules)
 
 
 def run_chunks(scheduler, job, chunks, retries: int = 3, task=chunk_task):
