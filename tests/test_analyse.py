@@ -103,7 +103,7 @@ def test_rollout_loss_matches_the_score_gap_and_the_value_alone_is_biased(tmp_pa
     assert score.index.equals(t.index)
     heuristic_taxed = score.to_numpy() - t["luck"].to_numpy()
     j = judged(ds)
-    learned_taxed = _learned_taxed(j.W, j.tab, SEED, 0, learned_games, "learned", j.sheet, None)[1]
+    learned_taxed = _learned_taxed(j.W, j.tab, SEED, 0, learned_games, "learned", j.sheet, j.settings.rules)[1]
     # the figures the analysis reports, from the same games
     assert t["loss"].mean() == pytest.approx(row["loss_per_game"], abs=1e-9)
     assert (learned_taxed[:games] - heuristic_taxed).mean() == pytest.approx(row["learned_gap_taxed"], abs=1e-9)
