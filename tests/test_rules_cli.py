@@ -110,6 +110,22 @@ def test_summary_names_the_rules(solo):
     assert es.summary(out).attrs["rules"] == CANONICAL
 
 
+def test_the_report_names_the_rules(solo, rulebook, tmp_path):
+    from sim.runs.report import report
+    pages = {}
+    for name, out in (("variant", solo[0]), ("rulebook", rulebook)):
+        report(out, tmp_path / f"{name}.html")
+        pages[name] = (tmp_path / f"{name}.html").read_text()
+    page = pages["variant"]
+    assert f'<tr><th class="l">rules</th><td class="l">{CANONICAL}</td></tr>' in page   # the settings
+    assert f", rules {CANONICAL}</p>" in page   # the headline under the title
+    assert "made for the rulebook&#x27;s scores" in page
+    data = json.loads(page.split('id="report-data">')[1].split("</script>")[0])
+    assert data["rules"] == CANONICAL
+    assert '<tr><th class="l">rules</th><td class="l">rulebook</td></tr>' in pages["rulebook"]
+    assert ", rules " not in pages["rulebook"] and "made for the rulebook" not in pages["rulebook"]
+
+
 @pytest.mark.parametrize("command, args", [("summary", []), ("report", []), ("replay", ["--game", 1]),
                                            ("analyse", [])])
 def test_rules_contradicting_a_dataset_are_refused(solo, command, args):

@@ -239,9 +239,12 @@ def collect(dataset, batch_size: int = BATCH_ROWS, progress: bool = False) -> di
             seats.append({"seat": s, "games": int(n), "win_rate": folds.seat_wins[s] / n, "win_ci_low": lo,
                           "win_ci_high": hi, "mean_score": mean, "score_ci": Z95 * sd / math.sqrt(n),
                           "diff_seat0": d, "diff_seat0_ci": Z95 * d_sd / math.sqrt(n)})
+    rules = summary.rules
     return {
         "dataset": str(dataset),
-        "headline": headline(summary),
+        # a variant's games are not the rulebook's: say so where the reader starts
+        "headline": headline(summary) + ("" if rules.is_rulebook else f", rules {rules.text}"),
+        "rules": rules.label,
         "manifest": manifest,
         "games": summary.games,
         "players": players,
@@ -735,7 +738,7 @@ def _settings(data: dict) -> list[tuple[str, str]]:
              ("players", "solo" if st.get("players") == 1 else st.get("players")),
              ("strategies", ", ".join(st.get("strategies") or [])),
              ("seats rotated", "yes" if st.get("rotate") else "no"), ("seed", st.get("seed")),
-             ("sheet", st.get("sheet")),
+             ("sheet", st.get("sheet")), ("rules", data.get("rules", "rulebook")),
              *([("roll cap", st.get("max_rolls"))] if st.get("players") != 1 else []),   # solo: always 30 rolls
              ("turns logged", "yes" if st.get("log_turns") else "no"), ("chunk size", f"{st.get('chunk_size', 0):,}")]
     for info in m.get("strategies") or []:
@@ -824,7 +827,8 @@ def report(dataset, out=None, fmt: str = "html", figures_dir=None, progress: boo
         if analysis["mistakes"]:
             sections.append(("Largest mistakes", html_table(mistakes_table(analysis))))
     if data["band_table"] is not None:
-        sections.append(("Solo rating bands (docs/rules.md, section 8)",
+        rated = "" if data.get("rules", "rulebook") == "rulebook" else "; made for the rulebook's scores"
+        sections.append((f"Solo rating bands (docs/rules.md, section 8{rated})",
                          html_table(data["band_table"], left=("rating",))))
     page = _page(f"encore-sim report: {data['dataset']}", data["headline"], sections, figs,
                  _pairs_table(_settings(data)), data)
