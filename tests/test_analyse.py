@@ -103,7 +103,7 @@ def test_rollout_loss_matches_the_score_gap_and_the_value_alone_is_biased(tmp_pa
     assert score.index.equals(t.index)
     heuristic_taxed = score.to_numpy() - t["luck"].to_numpy()
     j = judged(ds)
-    learned_taxed = _learned_taxed(j.W, j.tab, SEED, 0, learned_games, "learned", j.sheet, j.settings.rules)[1]
+    learned_taxed = _learned_taxed(j.W, j.tab, SEED, 0, learned_games, j.settings.rules)[1]
     # the figures the analysis reports, from the same games
     assert t["loss"].mean() == pytest.approx(row["loss_per_game"], abs=1e-9)
     assert (learned_taxed[:games] - heuristic_taxed).mean() == pytest.approx(row["learned_gap_taxed"], abs=1e-9)
@@ -227,6 +227,21 @@ def test_learned_loses_nothing_by_its_value_and_its_improvement_is_measured_on_i
     direct = measure(games=4, seed=SEED, rollouts=10, top=2, threads=1)
     assert np.array_equal(b.improvement.means, direct.means) and np.array_equal(b.improvement.scores, direct.scores)
     assert "One step of policy improvement over learned" in b.text()
+
+
+@pytest.mark.parametrize("sheet", ["standard", "green"])
+def test_the_judge_plays_learned_s_own_games_as_run_plays_them(data, sheet):
+    """The analysis's learned baseline is played by the judge itself (rollouts.judge_solo with
+    own=True: learned's choice is the best of the judge's ranking), not by a run of learned: the
+    same games, score for score, as `run -s learned` plays on those dice."""
+    ds = data["learned"] if sheet == "standard" else run(data["root"] / f"learned-{sheet}", "-s", "learned",
+                                                          "-n", "5", "--sheet", sheet)
+    j = judged(ds)
+    first, n = 1000, 400
+    scores, taxed = _learned_taxed(j.W, j.tab, SEED, first, n, j.settings.rules)
+    played = play_chunk(SEED, first, n, ["learned"], players=1, sheet=sheet).seats[:, 0, PS_SCORE]
+    assert np.array_equal(scores, played)
+    assert np.isfinite(taxed).all() and not np.array_equal(taxed, scores)
 
 
 def test_a_deliberate_blunder_is_found_at_its_roll(data):

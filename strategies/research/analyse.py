@@ -43,7 +43,8 @@ import numba
 import numpy as np
 
 from sim.engine import (
-    LOG_ACTIVE, LOG_AVAIL, LOG_CDIE, LOG_CHOICES, LOG_COST, LOG_NDIE, LOG_ROLL, LOG_SEAT, LOG_SUB, SOLO_ROLLS,
+    LOG_ACTIVE, LOG_AVAIL, LOG_CDIE, LOG_CHOICES, LOG_COST, LOG_NDIE, LOG_ROLL, LOG_SEAT, LOG_SIZE, LOG_SUB,
+    SOLO_ROLLS,
 )
 from sim.runs.api import check_int, lineup, play_chunk
 from sim.runs.dataset import DatasetError, as_numpy, done_chunks, json_safe, open_store, read_manifest, read_part
@@ -78,6 +79,8 @@ _F_STAGE = _F_KIND + 2 * len(KINDS)
 _N_F = _F_STAGE + 2 * len(STAGES)
 #: Score against luck (the report's figure): games per whole point of luck, -LUCK_SPAN..LUCK_SPAN.
 LUCK_SPAN = 20
+#: The log judge_solo does not read when it plays learned's own games (typed as a run's log).
+_NO_LOG = np.empty((0, LOG_SIZE), np.int64)
 
 
 class AnalyseError(ValueError):
@@ -317,7 +320,7 @@ def analyse(dataset, strategy: str | None = None, rollouts: int = 0, games: int 
                 scores = np.empty(n, np.int64)
                 judge_solo(W, tab, np.uint64(s.seed), game_ids, log, rollouts, True, out, scores)
                 scores = scores[:, None]
-                own = _learned_taxed(W, tab, s.seed, first, n, learned_spec, sheet, s.rules)
+                own = _learned_taxed(W, tab, s.seed, first, n, s.rules)
             else:
                 scores = np.empty((n, s.players), np.int64)
                 judge_table(W, tab, np.uint64(s.seed), game_ids, s.players, s.max_rolls, log, log_start, out, scores)
@@ -431,13 +434,14 @@ def _fold_block(folds, heap, out, log, log_start, chunk, first, stored, label, o
                 heapq.heapreplace(heap, item)
 
 
-def _learned_taxed(W, tab, seed, first, n, spec, sheet, rules):
+def _learned_taxed(W, tab, seed, first, n, rules):
     """learned's scores on solo games first..first+n-1 of `seed` under `rules`, and the same less each
-    game's luck: the same expectation, less noise (about half the raw gap's against heuristic)."""
-    chunk = play_chunk(seed, first, n, [spec], players=1, sheet=sheet, log_turns=True, rules=rules)
-    out = np.empty((len(chunk.log), J_SIZE))
+    game's luck: the same expectation, less noise (about half the raw gap's against heuristic).
+    The judge plays them itself (its best choice is learned's): no copy of learned's decision to compile."""
+    out = np.empty((n * rules.solo_rolls, J_SIZE))
     scores = np.empty(n, np.int64)
-    judge_solo(W, tab, np.uint64(seed), np.arange(first, first + n, dtype=np.int64), chunk.log, 0, True, out, scores)
+    judge_solo(W, tab, np.uint64(seed), np.arange(first, first + n, dtype=np.int64), _NO_LOG, 0, True, out, scores,
+               own=True)
     luck = out[:, J_LUCK].reshape(n, rules.solo_rolls).sum(axis=1)
     return scores, scores - luck
 

@@ -13,18 +13,18 @@ most of the dice's luck (learned's own solo scores, taxed: standard deviation ab
 instead of 6), so far fewer rollouts tell two choices apart.
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from sim.engine import (
     LOG_AVAIL, LOG_CDIE, LOG_COST, LOG_NDIE, LOG_SUB, active_move, end_of_game, end_of_roll, passive_moves,
     reset, solo_move, start_roll,
 )
-from sim.nbinternals import as_any
+from sim.nbinternals import JIT_DISABLED, as_any
 from sim.rng import game_key, mix64
 from sim.state import (
     PS_JOKERS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_SEAT, copy_game, new_state,
 )
-from sim.tables import N_GROUPS
+from sim.tables import N_GROUPS, TablesType
 from sim.threads import over_threads
 
 from ..features import EXPECT_SIZE, NEG
@@ -73,6 +73,29 @@ def _play_out(W, st, ps, bb, tab, sub, cost, roll, key, taxed, lay, sc, se, subs
         solo_move(st, ps, bb, tab, subs[b], costs[b], r)
     end_of_game(ps, bb, tab, 1)
     return ps[0, PS_SCORE] - tax
+
+
+_I1, _F1 = types.int64[::1], types.float64[::1]
+#: _play_out's signature as judge_solo calls it: through its address (a FunctionType argument),
+#: not compiled into the judge, so that an analysis without rollouts compiles none of it (3.6 s of
+#: CPU, a sixth of a first `analyse`'s compile). W: learned's weights as loaded (read-only float32).
+PLAY_OUT_SIG = types.float64(
+    types.Array(types.float32, 1, "C", readonly=True), _I1, types.int64[:, ::1], types.uint64[:, ::1], TablesType,
+    types.int64, types.int64, types.int64, types.uint64, types.boolean, _I1, _I1, _F1, _I1, _I1, _F1, _F1, _F1, _F1)
+
+
+@njit(cache=True)
+def _no_play_out(W, st, ps, bb, tab, sub, cost, roll, key, taxed, lay, sc, se, subs, costs, rewards, qs, reply, val):
+    """What judge_solo calls in place of _play_out when there are no rollouts (never called)."""
+    return 0.0
+
+
+def _compiled_play_out(rollouts: int):
+    """_play_out, or for no rollouts its stand-in, compiled for PLAY_OUT_SIG (or loaded from the cache)."""
+    fn = _play_out if rollouts > 0 else _no_play_out
+    if not JIT_DISABLED and PLAY_OUT_SIG.args not in fn.overloads:
+        fn.compile(PLAY_OUT_SIG)
+    return fn
 
 
 def rollout_means(W, tab, seed, first, count, top, rollouts, taxed, out, gaps, scores):
@@ -149,18 +172,21 @@ def _value_of(W, o, lay, tab, sc, se, subs, costs, qs, m, sub, cost, jokers):
     return r - cost + v + W[o + joker_entry(jokers - cost)]
 
 
-def judge_solo(W, tab, seed, games, log, rollouts, taxed, out, scores):
+def judge_solo(W, tab, seed, games, log, rollouts, taxed, out, scores, own=False):
     """Judge the solo games `games` of `seed` (game i's 30 decisions: log[30 i: 30 i + 30],
-    sim.engine's LOG_* rows; 30: the solo rolls of the rules of `tab`) by learned's value:
+    sim.engine's LOG_* rows; 30: the solo rolls of the rules of `tab`) by learned's value
+    (`own`: learned's own games on those dice instead, log unread, as if played by
+    `run -s learned`, whose solo choice is the best of the same ranking):
     out[30 i + roll - 1, J_*]. With `rollouts` > 0,
     wherever the choice made is not learned's, both are followed by that many of learned's
     rollouts on the same dice (rollout_key: the k-th rollout of each choice rolls the same
     dice), taxed for their luck if `taxed`. scores[i]: the game's final score, replayed."""
-    over_threads(_judge_solo, len(games), W, tab, seed, games, log, rollouts, taxed, out, scores)
+    over_threads(_judge_solo, len(games), W, tab, seed, games, log, rollouts, taxed, out, scores, bool(own),
+                 _compiled_play_out(rollouts))
 
 
 @njit(cache=True, nogil=True)
-def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores):
+def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores, own, play_out):
     st, ps, bb, _ = new_state()
     st2, ps2, bb2, _ = new_state()
     lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
@@ -181,7 +207,7 @@ def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores):
             m = ranked(as_any(W), 0, as_any(st), as_any(bb), SEAT0, jokers, tab, as_any(lay), sc, se, subs, costs,
                        rewards, qs)
             b = best_row(qs, m)
-            sub, cost = log[row, LOG_SUB], log[row, LOG_COST]
+            sub, cost = (subs[b], costs[b]) if own else (log[row, LOG_SUB], log[row, LOG_COST])
             out[row, J_MADE] = _value_of(W, o, lay, tab, sc, se, subs, costs, qs, m, sub, cost, jokers)
             out[row, J_BEST] = qs[b]
             out[row, J_LUCK] = qs[b] - mean
@@ -198,11 +224,11 @@ def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores):
                     for n in range(n_out):
                         k = rollout_key(key, roll, n)
                         copy_game(st, ps, bb, st2, ps2, bb2)
-                        total += _play_out(W, st2, ps2, bb2, tab, subs[b], costs[b], roll, k, taxed, lay2, sc2,
-                                           se2, subs2, costs2, rewards2, qs2, reply, val)
+                        total += play_out(W, st2, ps2, bb2, tab, subs[b], costs[b], roll, k, taxed, lay2, sc2,
+                                          se2, subs2, costs2, rewards2, qs2, reply, val)
                         copy_game(st, ps, bb, st2, ps2, bb2)
-                        total -= _play_out(W, st2, ps2, bb2, tab, sub, cost, roll, k, taxed, lay2, sc2, se2, subs2,
-                                           costs2, rewards2, qs2, reply, val)
+                        total -= play_out(W, st2, ps2, bb2, tab, sub, cost, roll, k, taxed, lay2, sc2, se2, subs2,
+                                          costs2, rewards2, qs2, reply, val)
                     out[row, J_ROLLED] = total / n_out
             solo_move(st, ps, bb, tab, sub, cost, roll)
         end_of_game(ps, bb, tab, 1)
