@@ -4,7 +4,7 @@ Everything works on the bitboard layout of sim.tables (two uint64 words, one
 byte per column, bit 8*col + row) and never modifies the state arrays.
 """
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from sim.moves import mobility
 from sim.nbinternals import borrow
@@ -42,7 +42,7 @@ def placement_fields(tab):
             borrow(tab, "size"), borrow(tab, "stars"), borrow(tab, "act_count"))
 
 
-@njit(types.uint64(types.uint64), cache=True)
+@njit(cache=True)
 def byte_counts(x):
     """Popcount of every byte of x, each in its own byte (SWAR)."""
     x = x - ((x >> _U1) & _M1)
@@ -67,8 +67,7 @@ def stacked_pairs(um, lo, hi):
 
 
 
-@njit(types.UniTuple(types.uint64, 2)(types.uint64, types.uint64, types.uint64, types.uint64),
-      cache=True)
+@njit(cache=True)
 def neighbours(lo, hi, m0, m1):
     """Boxes orthogonally next to a box of (lo, hi), inside board mask (m0, m1); may include (lo, hi)."""
     a = (lo << _U1) | (lo >> _U1) | (lo << _U8) | (lo >> _U8) | (hi << _U56)
@@ -77,7 +76,7 @@ def neighbours(lo, hi, m0, m1):
 
 
 
-@njit(types.int64(types.uint64[:, :], types.int64), cache=True)
+@njit(cache=True)
 def legal_count(bb, row):
     """Legal placements (any colour and number) open to seat `row` now."""
     return mobility(bb[row], BB_ALIVE, BB_TOUCH)

@@ -64,7 +64,7 @@ arguments on as sim.nbinternals.uncounted views, for the same reason.
 import math
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from sim.bits import ZERO, ONE, ctz, popcount
 from sim.engine import awards
@@ -208,7 +208,7 @@ def geometric(ctx, at, count, q):
         p *= q
 
 
-@njit(types.uint64(types.uint64, types.uint64), cache=True)
+@njit(cache=True)
 def byte_max(a, b):
     """Byte-wise max of two words whose bytes are all < 0x80 (column counts)."""
     ge = (((a | _HIGH) - b) & _HIGH) >> _B7          # 1 in the bytes where a >= b
@@ -332,7 +332,7 @@ def prepare(st, ps, bb, tab, params, ctx, ahead):
         ctx[C_COLOURV + k] = w_colour * v
 
 
-@njit(types.int64(types.uint64, types.uint64), cache=True)
+@njit(cache=True)
 def colour_pairs(u0, u1):
     """Orthogonally adjacent pairs of boxes in (u0, u1) (empty boxes of one colour), at most 31."""
     n = (popcount(u0 & (u0 >> ONE)) + popcount(u1 & (u1 >> ONE)) + popcount(u0 & (u0 >> np.uint64(8)))
