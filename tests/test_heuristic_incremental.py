@@ -230,9 +230,10 @@ def test_solo_values_match_with_every_term_on():
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_table_values_match_the_definition(players):
     seen = {"end": 0, "deny": 0, "joker": 0, "decisions": 0}
+    games = 2 if players <= 4 else 1     # a game of 5 or 6 seats already has 500-700 decisions to check
     for i, sheet in enumerate(SHEETS[:3]):
         params = heuristic_params(multi_colour_pair=0.8) if i == 1 else heuristic_params()
-        got = check_positions(players, 2, sheet, SEED + 100 * players + i, params)
+        got = check_positions(players, games, sheet, SEED + 100 * players + i, params)
         for key in seen:
             seen[key] += got[key]
     assert seen["decisions"] > 100 and seen["deny"] > 0 and seen["joker"] > 0
