@@ -146,11 +146,11 @@ def _compiled_name(module: str) -> str:
     return f"the {name} strategy" if layer == "strategies" else name
 
 
-# Measured with an empty cache (docs/performance.md, "Compile time"; 2 vCPUs): `run -s greedy` 13 s of
-# CPU, `-s learned` 25 s, `make run`'s four strategies 41 s, analyse after them 24 s more (the
-# sim.runs.coldstart rows of make bench); after a solo learned run, `train` 14 s more, `train -p 4`
+# Measured with an empty cache (docs/performance.md, "Compile time"; 2 vCPUs, 5 December): `run -s greedy`
+# 10 s of CPU, `-s learned` 20 s, `make run`'s four strategies 37-39 s, analyse after them 13 s more
+# (the sim.runs.coldstart rows of make bench); after a solo learned run, `train` 14 s more, `train -p 4`
 # 38 s, `bound` 26 s. A busy machine multiplies the wall time.
-COLD_NOTICE = ("Compiling the simulator (first run of this version only: 13-40 s of one core's time, "
+COLD_NOTICE = ("Compiling the simulator (first run of this version only: 10-40 s of one core's time, "
                "longer on a busy machine)...")
 WARM_NOTICE = "Compiling {name} (its first use with this version only: 5-40 s of one core's time)..."
 USER_NOTICE = "Compiling {name} (once per version of its file: a few seconds)..."
