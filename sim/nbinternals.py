@@ -1,4 +1,5 @@
-"""The Numba internals encore-sim relies on, in one place: arrays without reference counts.
+"""The Numba internals encore-sim's kernels rely on, in one place: arrays without reference counts.
+(The one change to how Numba compiles, a fix of its inliner's copying, is sim/nbinline.py.)
 
 Numba counts a reference (an atomic add, and a subtract when the copy dies) on every array
 it copies: each time a function taking it is inlined, each time an array field of the

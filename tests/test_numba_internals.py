@@ -1,4 +1,4 @@
-"""sim.nbinternals, the one module that uses Numba internals: each helper on its own, what
+"""sim.nbinternals, the kernels' helpers built on Numba internals: each helper on its own, what
 happens when an internal is missing, and the rule that no function returns a stack array."""
 import ast
 import os
