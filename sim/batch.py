@@ -18,7 +18,7 @@ from numba.extending import intrinsic
 
 from .engine import GR_ERR_VALUE, GR_ERROR, play
 from .guard import ERR_WRITE_SEEN_LATE, any_copy_written, guest_arrays
-from .nbinternals import JIT_DISABLED, python_fallback, uncounted
+from .nbinternals import JIT_DISABLED, compiled_for, python_fallback, uncounted
 from .state import BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SIZE, RNG_WORDS, ST_SIZE, StrategySet, seat_slot
 from .tables import TablesType, copy_tables
 from .threads import on_each_thread
@@ -188,9 +188,7 @@ def play_batch(strats, kinds, params, slots, rotate, tab, root, first, players, 
     address, not compiled into the kernel: a kernel's compiled code carries a copy of everything
     it calls, which LLVM optimises again. One indirect call per game costs nothing measurable.
     """
-    if not JIT_DISABLED and PLAY_SIG.args not in play.overloads:
-        play.compile(PLAY_SIG)
-    on_each_thread(_play_blocks, np.zeros(1, np.int64), play, strats, kinds, params, slots, rotate, tab, root, first,
+    on_each_thread(_play_blocks, np.zeros(1, np.int64), compiled_for(play, PLAY_SIG), strats, kinds, params, slots, rotate, tab, root, first,
                    players, max_rolls, games, seats, dice_start, dice_log, log_start, log)
 
 

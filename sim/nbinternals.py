@@ -50,6 +50,15 @@ if JIT_DISABLED:
     warnings.filterwarnings("ignore", r"overflow encountered in scalar", RuntimeWarning)
 
 
+def compiled_for(dispatcher, sig):
+    """dispatcher, compiled for `sig` once per process (or loaded from the cache), for a caller
+    that takes its address (a FunctionType argument) rather than letting Numba compile it at the
+    call; as it is under JIT_DISABLED, where the plain Python function is called."""
+    if not JIT_DISABLED and sig.args not in dispatcher.overloads:
+        dispatcher.compile(sig)
+    return dispatcher
+
+
 def python_fallback(py_func):
     """Decorates an @intrinsic: with JIT_DISABLED the name is `py_func` instead, plain Python
     doing what the intrinsic compiles to (an intrinsic cannot be called from Python)."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from sim.nbinternals import JIT_DISABLED
+from sim.nbinternals import compiled_for
 from sim.numba_cache import cache_folder
 from sim.state import DECIDE_SIG
 from sim.suggest import did_you_mean
@@ -58,15 +58,16 @@ class Strategy:
 
     @property
     def fn(self):
-        return _compiled_for_engine(self.dispatcher)
+        """The decision function, compiled for DECIDE_SIG (once per process, or loaded from the cache)."""
+        return compiled_for(self.dispatcher, DECIDE_SIG)
 
     def played_fn(self, players: int):
         """(function, True if it names its placement: sim.players.PLAYER_PLACE) that games of
         `players` are played with, compiled (or loaded) now: each compiled only if played."""
         if players == 1 and self.solo_placer is not None:
-            return _compiled_for_engine(self.solo_placer), True
+            return compiled_for(self.solo_placer, DECIDE_SIG), True
         if players > 1 and self.table_decider is not None:
-            return _compiled_for_engine(self.table_decider), False
+            return compiled_for(self.table_decider, DECIDE_SIG), False
         return self.fn, False
 
     def param_vector(self, overrides: dict[str, float]) -> np.ndarray:
@@ -74,15 +75,6 @@ class Strategy:
         if unknown:
             raise ValueError(f"strategy {self.name!r} " + unknown_params(unknown, self.params))
         return np.array([float(overrides.get(k, v)) for k, v in self.params.items()], np.float64)
-
-
-def _compiled_for_engine(dispatcher):
-    """dispatcher, compiled for DECIDE_SIG (once per process, or loaded from the cache)."""
-    if JIT_DISABLED:   # NUMBA_DISABLE_JIT: the plain Python function, played as it is
-        return dispatcher
-    if DECIDE_SIG.args not in dispatcher.overloads:
-        dispatcher.compile(DECIDE_SIG)
-    return dispatcher
 
 
 def unknown_params(unknown, params) -> str:

@@ -19,7 +19,7 @@ from sim.engine import (
     LOG_AVAIL, LOG_CDIE, LOG_COST, LOG_NDIE, LOG_SUB, active_move, end_of_game, end_of_roll, passive_moves,
     reset, solo_move, start_roll,
 )
-from sim.nbinternals import JIT_DISABLED, as_any
+from sim.nbinternals import as_any, compiled_for
 from sim.rng import game_key, mix64
 from sim.state import (
     PS_JOKERS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_SEAT, copy_game, new_state,
@@ -92,10 +92,7 @@ def _no_play_out(W, st, ps, bb, tab, sub, cost, roll, key, taxed, lay, sc, se, s
 
 def _compiled_play_out(rollouts: int):
     """_play_out, or for no rollouts its stand-in, compiled for PLAY_OUT_SIG (or loaded from the cache)."""
-    fn = _play_out if rollouts > 0 else _no_play_out
-    if not JIT_DISABLED and PLAY_OUT_SIG.args not in fn.overloads:
-        fn.compile(PLAY_OUT_SIG)
-    return fn
+    return compiled_for(_play_out if rollouts > 0 else _no_play_out, PLAY_OUT_SIG)
 
 
 def rollout_means(W, tab, seed, first, count, top, rollouts, taxed, out, gaps, scores):
