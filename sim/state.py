@@ -133,6 +133,14 @@ def new_state():
 
 
 @njit(cache=True)
+def copy_into(src, dst):
+    """dst[i] = src[i] for every i of the 1-D array src (dst as long or longer). Element by
+    element, as copy_game and for its reason."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@njit(cache=True)
 def copy_game(st, ps, bb, st_to, ps_to, bb_to):
     """Copy a game's state (st, ps, bb) into (st_to, ps_to, bb_to), of the same shapes: a position
     to play on from again (the research rollouts). Element by element: an array assigned to a

@@ -28,19 +28,20 @@ Every state carries the engine's own arrays (a bb row and a ps row), moved by
 sim.engine.cross and settle_awards and scored by finish: the bound is the exact
 score of a legal line of play, which is returned move by move. A beam search
 finds a lower bound of the clairvoyant optimum, which grows with the beam.
-Games run in parallel (prange), each searched by one thread: the results do not
-depend on the thread count.
+Games run in parallel (sim.threads.over_threads), each searched by one thread: the results
+do not depend on the thread count.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from sim.engine import SOLO_DICE, end_of_game, reset, solo_move, start_roll
 from sim.rng import game_key, mix64
 from sim.state import (
-    BB_CROSSED, BB_SIZE, MAX_SEATS, PS_JOKERS, PS_SCORE, PS_SIZE, ST_AVAIL, ST_IS_ACTIVE, ST_SEAT, ST_SIZE,
+    BB_CROSSED, BB_SIZE, MAX_SEATS, PS_JOKERS, PS_SCORE, PS_SIZE, ST_AVAIL, ST_IS_ACTIVE, ST_SEAT, ST_SIZE, copy_into,
 )
+from sim.threads import over_threads
 
 from ..learned import F_JOKER, N_FEAT, new_scratch, rank_placements, solo_rolls
 
@@ -115,7 +116,8 @@ def _top(keys, cand, n_cand, beam, heap):
 def _grown(a, rows):
     """a with room for `rows` rows (the first rows of a kept)."""
     b = np.empty((rows, a.shape[1]), a.dtype)
-    b[:a.shape[0]] = a
+    for r in range(a.shape[0]):
+        copy_into(a[r], b[r])
     return b
 
 
@@ -227,11 +229,11 @@ def search(W, tab, key, beam, line):
         for i in range(n):
             c = heap[i]
             p = ci[c, C_PARENT]
-            ps1[0] = cur_ps[p]
-            bb1[0] = cur_bb[p]
+            copy_into(cur_ps[p], ps1[0])
+            copy_into(cur_bb[p], bb1[0])
             solo_move(st, ps1, bb1, tab, ci[c, C_SUB], ci[c, C_COST], roll)
-            nxt_ps[i] = ps1[0]
-            nxt_bb[i] = bb1[0]
+            copy_into(ps1[0], nxt_ps[i])
+            copy_into(bb1[0], nxt_bb[i])
             nxt_g[i] = cf[c, C_GAINED]
             back[roll, i, 0] = p
             back[roll, i, 1] = ci[c, C_SUB]
@@ -243,13 +245,13 @@ def search(W, tab, key, beam, line):
     best = -1
     best_ps = np.zeros(PS_SIZE, np.int64)
     for i in range(n):
-        ps1[0] = cur_ps[i]
-        bb1[0] = cur_bb[i]
+        copy_into(cur_ps[i], ps1[0])
+        copy_into(cur_bb[i], bb1[0])
         end_of_game(ps1, bb1, tab, 1)
         if best < 0 or ps1[0, PS_SCORE] > best_ps[PS_SCORE] or (
                 ps1[0, PS_SCORE] == best_ps[PS_SCORE] and ps1[0, PS_JOKERS] > best_ps[PS_JOKERS]):
             best = i
-            best_ps[:] = ps1[0]
+            copy_into(ps1[0], best_ps)
     i = best
     for roll in range(rolls, 0, -1):
         line[roll - 1, LINE_SUB] = back[roll, i, 1]
@@ -258,12 +260,12 @@ def search(W, tab, key, beam, line):
     return best_ps
 
 
-@njit(cache=True, parallel=True)
-def bound_games(Ws, tab, seed, first, count, beam, ends, lines, guide_scores):
-    """Games first..first+count-1 of `seed`, one beam search per guide (rows of Ws) each:
+@njit(cache=True, nogil=True)
+def _bound_games(lo, hi, Ws, tab, seed, first, beam, ends, lines, guide_scores):
+    """Games first+lo..first+hi-1 of `seed`, one beam search per guide (rows of Ws) each:
     ends[i] the ps row of the best end over the guides, lines[i] its line, guide_scores[i, g]
-    each guide's best score. One game per thread at a time: results independent of threads."""
-    for i in prange(count):
+    each guide's best score. Each game is searched alone: results independent of threads."""
+    for i in range(lo, hi):
         key = game_key(np.uint64(seed), first + i)
         line = np.empty((solo_rolls(tab), 2), np.int64)
         for g in range(Ws.shape[0]):
@@ -271,8 +273,9 @@ def bound_games(Ws, tab, seed, first, count, beam, ends, lines, guide_scores):
             guide_scores[i, g] = end[PS_SCORE]
             if g == 0 or end[PS_SCORE] > ends[i, PS_SCORE] or (
                     end[PS_SCORE] == ends[i, PS_SCORE] and end[PS_JOKERS] > ends[i, PS_JOKERS]):
-                ends[i] = end
-                lines[i] = line
+                copy_into(end, ends[i])
+                for roll in range(line.shape[0]):
+                    copy_into(line[roll], lines[i, roll])
 
 
 def guide_weights(W, guides=GUIDES) -> np.ndarray:
@@ -296,6 +299,7 @@ def search_games(W, tab, seed: int, first: int, count: int, beam: int = DEFAULT_
     ends = np.zeros((count, PS_SIZE), np.int64)
     lines = np.zeros((count, solo_rolls(tab), 2), np.int64)
     guide_scores = np.zeros((count, len(guides)), np.int64)
-    bound_games(guide_weights(W, guides), tab, np.uint64(seed), first, count, beam, ends, lines, guide_scores)
+    over_threads(_bound_games, count, guide_weights(W, guides), tab, np.uint64(seed), first, beam, ends, lines,
+                 guide_scores)
     return ends, lines, guide_scores
 

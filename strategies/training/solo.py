@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from sim.engine import SOLO_DICE, end_of_game, reset, solo_move, start_roll
 from sim.nbinternals import uncounted
@@ -41,6 +41,7 @@ from sim.rules import RULEBOOK, parse_rules
 from sim.sheets import load_sheet
 from sim.state import PS_JOKERS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_SEAT, new_state
 from sim.tables import kernel_tables
+from sim.threads import over_threads
 
 from ..learned import (
     N_ACTIVE, N_FEAT, N_SHEET, N_T, best_row, joker_entry, new_scratch, rank_placements, row_offset, solo_choice,
@@ -89,15 +90,20 @@ def play_one(W, tab, key, st, ps, bb, lay, sc, se, subs, costs, rewards, qs, idx
     return ps[0, PS_SCORE]
 
 
-@njit(cache=True, parallel=True)
 def play_batch(W, tab, seed, first, count, feats, gains, values, scores):
-    """Play games first..first+count-1 of `seed` with weights W (read only), on all threads.
+    """Play games first..first+count-1 of `seed` with weights W (read only), over Numba's threads.
 
     Game i records, for each roll r = 1..30 (the rules' solo rolls), the active features of its afterstate
     (feats[i, r]), the reward of the move that made it (gains[i, r]: points, less the
     '!' it used) and the value the move was chosen by (values[i, r]); scores[i] its score.
     """
-    for i in prange(count):
+    over_threads(_play_games, count, W, tab, seed, first, feats, gains, values, scores)
+
+
+@njit(cache=True, nogil=True)
+def _play_games(lo, hi, W, tab, seed, first, feats, gains, values, scores):
+    """play_batch's games first+lo..first+hi-1 (rows lo..hi-1)."""
+    for i in range(lo, hi):
         st, ps, bb, _ = new_state()
         lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
         idx = np.empty(N_ACTIVE, np.int64)
@@ -187,11 +193,11 @@ def train(sheet="standard", games: int = DEFAULT_GAMES, seed: int = 7, threads: 
     return W.reshape(N_T, N_FEAT).astype(np.float32)
 
 
-@njit(cache=True, parallel=True)
-def play_solo(W, tab, seed, first, count, top, close, scores):
-    """Solo games first..first+count-1 of `seed` played by `learned`'s own decision
+@njit(cache=True, nogil=True)
+def _play_solo(lo, hi, W, tab, seed, first, top, close, scores):
+    """Solo games first+lo..first+hi-1 of `seed` played by `learned`'s own decision
     (learned.solo_choice, with its `top` and `close`) with flat weights W; scores[i] gets each score."""
-    for i in prange(count):
+    for i in range(lo, hi):
         st, ps, bb, _ = new_state()
         lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
         key = start_solo(st, ps, bb, tab, seed, first + i)
@@ -209,5 +215,5 @@ def evaluate(W, seed: int, first: int, count: int, top: int = 0, sheet="standard
     `sheet` under `rules`."""
     scores = np.zeros(count, np.int64)
     tab = kernel_tables(load_sheet(sheet), parse_rules(rules))
-    play_solo(np.asarray(W, np.float64).ravel(), tab, seed, first, count, top, close, scores)
+    over_threads(_play_solo, count, np.asarray(W, np.float64).ravel(), tab, seed, first, top, close, scores)
     return scores

@@ -19,7 +19,7 @@ weights depend on the arguments only, not on the thread count.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from sim.batch import play_batch
 from sim.engine import GR_ROLLS, GR_SIZE, LOG_COST, LOG_SEAT, LOG_SIZE, LOG_SUB, end_of_roll, play_move, reset
@@ -27,6 +27,7 @@ from sim.rules import RULEBOOK, parse_rules
 from sim.sheets import load_sheet
 from sim.state import MAX_SEATS, PS_JOKERS, PS_SIZE, PS_WINNER, ST_ROLL, new_state
 from sim.tables import kernel_tables
+from sim.threads import over_threads
 
 from ..learned import (
     DATA_LAY, DATA_W, N_ACTIVE, N_FEAT, N_ROW_TABLE, N_SHEET, SC_COUNT, joker_entry, layout_words, new_scratch, pack,
@@ -48,13 +49,18 @@ OPPONENTS = ("heuristic", "lookahead")
 DEFAULT_GAMES = {2: 300_000, 3: 200_000, 4: 600_000, 5: 120_000, 6: 100_000}
 
 
-@njit(cache=True, parallel=True)
 def replay_features(tab, players, count, rolls, log, learner, feats, gains, finals):
     """Replay each game's log (rolls[i] rolls, log rows i*MAX_ROLLS*players ..) through the
     engine's kernels; for every roll r and seat s: gains[i, r, s] the points now it gained in
     the roll, and for learner seats feats[i, r, s] the absolute weight indices of its afterstate
-    (row of the roll's stage). finals[i, s]: the final scores."""
-    for i in prange(count):
+    (row of the roll's stage). finals[i, s]: the final scores. Games 0..count-1 over Numba's threads."""
+    over_threads(_replay_games, count, tab, players, rolls, log, learner, feats, gains, finals)
+
+
+@njit(cache=True, nogil=True)
+def _replay_games(lo, hi, tab, players, rolls, log, learner, feats, gains, finals):
+    """replay_features of games lo..hi-1."""
+    for i in range(lo, hi):
         st, ps, bb, _ = new_state()
         lay, sc, _, _, _, _, _ = new_scratch(tab)
         tc = np.empty(TC_SIZE, np.int64)
