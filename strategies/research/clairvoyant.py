@@ -186,8 +186,8 @@ def search(W, tab, key, beam, line):
     nxt_bb = np.empty((beam, BB_SIZE), np.uint64)
     nxt_ps = np.empty((beam, PS_SIZE), np.int64)
     nxt_g = np.empty(beam)
-    cur_bb[0] = bb1[0]
-    cur_ps[0] = ps1[0]
+    copy_into(bb1[0], cur_bb[0])
+    copy_into(ps1[0], cur_ps[0])
     cur_g[0] = 0.0
     n = 1
     # back[roll, i]: the state of the roll before that state i came from, its placement and '!'.
