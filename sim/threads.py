@@ -4,8 +4,8 @@ A parallel=True kernel compiles its loop body into a function of its own, with a
 everything the body calls, which LLVM optimises again in the body and in the kernel's wrapper
 (docs/performance.md, "Compile time"): about 10 s of a cold start for each research kernel.
 Those kernels are instead compiled with nogil=True for a slice of the items, lo..hi-1, and
-called here on contiguous slices from Python threads, as many as Numba's thread count
-(numba.get_num_threads(), which every command's --threads sets). Each item is independent and
+called here on contiguous slices by as many threads as Numba's thread count (the caller's and
+pooled ones; numba.get_num_threads(), which every command's --threads sets). Each item is independent and
 written to its own rows, so the results do not depend on the slicing or the thread count.
 """
 import os
