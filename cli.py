@@ -147,12 +147,12 @@ def _compiled_name(module: str) -> str:
 
 
 # Measured with an empty cache (docs/performance.md, "Compile time"; 2 vCPUs, 5 December): `run -s greedy`
-# 10 s of CPU, `-s learned` 20 s, `make run`'s four strategies 37-39 s, analyse after them 13 s more
-# (the sim.runs.coldstart rows of make bench); after a solo learned run, `train` 14 s more, `train -p 4`
-# 38 s, `bound` 26 s. A busy machine multiplies the wall time.
-COLD_NOTICE = ("Compiling the simulator (first run of this version only: 10-40 s of one core's time, "
+# 8 s of CPU, `-s learned` 15 s, `make run`'s four strategies 29 s, analyse after them 10 s more
+# (the sim.runs.coldstart rows of make bench); after a solo learned run, `train` 8 s more, `train -p 4`
+# 28 s, `bound` 13 s. A busy machine multiplies the wall time.
+COLD_NOTICE = ("Compiling the simulator (first run of this version only: 8-30 s of one core's time, "
                "longer on a busy machine)...")
-WARM_NOTICE = "Compiling {name} (its first use with this version only: 5-40 s of one core's time)..."
+WARM_NOTICE = "Compiling {name} (its first use with this version only: 5-30 s of one core's time)..."
 USER_NOTICE = "Compiling {name} (once per version of its file: a few seconds)..."
 
 

@@ -8,7 +8,7 @@ from numba.core import inline_closurecall, ir
 
 from sim import nbinline
 
-BRANCHES = 40
+BRANCHES = 25
 
 
 def _many_blocks_source(name: str) -> str:
