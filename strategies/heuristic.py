@@ -744,12 +744,16 @@ def best_placement(st, ps, bb, tab, params, ctx, um):
     # Playing k leaves at most mob_now - 1 + act_count[k] legal placements (k itself goes, at
     # most act[k] arrive): most placements are out of the running before they are counted.
     bound_mob = w_mob > 0.0
+    # The groups of number 6 have placements only under joker-six (a number joker makes them).
+    top = MAX_NUMBER if (rules[R_NUMBERS] >> (MAX_NUMBER - 1)) & 1 else MAX_NUMBER - 1
     for g in range(N_GROUPS):
+        c = g // MAX_NUMBER
+        num = g - MAX_NUMBER * c + 1
+        if num > top:
+            continue
         cost = group_cost(cols, nums, cj, nj, g)
         if cost > jokers:
             continue
-        c = g // MAX_NUMBER
-        num = g - MAX_NUMBER * c + 1
         rest = base + w_joker * (jokers - cost)
         for half in range(2):
             w, word = legal_word(bb, seat, gword, gmask, g, half)
