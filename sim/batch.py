@@ -188,8 +188,8 @@ def play_batch(strats, kinds, params, slots, rotate, tab, root, first, players, 
     address, not compiled into the kernel: a kernel's compiled code carries a copy of everything
     it calls, which LLVM optimises again. One indirect call per game costs nothing measurable.
     """
-    on_each_thread(_play_blocks, np.zeros(1, np.int64), compiled_for(play, PLAY_SIG), strats, kinds, params, slots, rotate, tab, root, first,
-                   players, max_rolls, games, seats, dice_start, dice_log, log_start, log)
+    on_each_thread(_play_blocks, np.zeros(1, np.int64), compiled_for(play, PLAY_SIG), strats, kinds, params, slots,
+                   rotate, tab, root, first, players, max_rolls, games, seats, dice_start, dice_log, log_start, log)
 
 
 def _play_batch_watched(*args):
