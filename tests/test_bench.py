@@ -73,3 +73,24 @@ def test_a_chunk_digest_follows_every_array_it_holds():
     assert chunk_digest(a) != chunk_digest(play_chunk(4242, 1, 20, ["greedy"], players=1, log_turns=True))
     a.dice[3, 0] += 1
     assert chunk_digest(a) != chunk_digest(play_chunk(4242, 0, 20, ["greedy"], players=1, log_turns=True))
+
+
+def test_the_play_comparison_measures_a_tree_in_a_process_of_its_own():
+    """python -m sim.runs.playab's measurement: the child process plays the tree's code and hands
+    back one rate per row (the figures themselves are never asserted)."""
+    from sim import numba_cache
+    from sim.runs.playab import rates
+    got = rates(numba_cache.ROOT, None, [["greedy", 1], ["random", 2]], seconds=0.02)
+    assert len(got) == 2 and all(rate > 0 for rate in got)
+
+
+def test_the_play_comparison_says_when_the_reference_cannot_be_checked_out(capsys):
+    import pytest
+
+    from sim.runs.playab import main
+    with pytest.raises(SystemExit) as exit:
+        main(["--rounds", "1", "--reference", "no-such-revision-0123"])
+    assert "cannot make a git worktree of no-such-revision-0123" in str(exit.value)
+    with pytest.raises(SystemExit) as exit:
+        main(["--rounds", "0"])
+    assert exit.value.code == 2 and "--rounds must be at least 1" in capsys.readouterr().err

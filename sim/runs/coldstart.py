@@ -69,7 +69,7 @@ def _cold(tree: Path, tmp: Path, tag: str) -> dict[str, float]:
     return out
 
 
-def _reference_tree(tmp: Path, revision: str) -> Path | None:
+def reference_tree(tmp: Path, revision: str) -> Path | None:
     """A worktree of `revision` of this checkout, or None (no git, or not a clone)."""
     where = tmp / "reference"
     try:
@@ -80,7 +80,7 @@ def _reference_tree(tmp: Path, revision: str) -> Path | None:
     return where
 
 
-def _drop_tree(where: Path) -> None:
+def drop_tree(where: Path) -> None:
     subprocess.run(["git", "-C", str(numba_cache.ROOT), "worktree", "remove", "--force", str(where)],
                    capture_output=True)
 
@@ -127,12 +127,12 @@ def rows(reference: str | None = REFERENCE) -> list[dict]:
         tmp = Path(tmp)
         now = _cold(numba_cache.ROOT, tmp, "now")
         before = None
-        tree = _reference_tree(tmp, reference) if reference else None
+        tree = reference_tree(tmp, reference) if reference else None
         if tree is not None:
             try:
                 before = _cold(tree, tmp, "before")
             finally:
-                _drop_tree(tree)
+                drop_tree(tree)
         warm = installed_warm_start(tmp)
         shutil.rmtree(tmp, ignore_errors=True)
     out = []
