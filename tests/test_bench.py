@@ -1,5 +1,9 @@
 """The benchmark's plumbing (its figures are never asserted: machines are noisy)."""
+import pytest
+
+from sim import numba_cache
 from sim.runs.bench import _seed_cache
+from sim.runs.playab import main, rates
 
 
 def test_seed_cache_copies_only_what_the_cache_lacks(tmp_path):
@@ -78,16 +82,11 @@ def test_a_chunk_digest_follows_every_array_it_holds():
 def test_the_play_comparison_measures_a_tree_in_a_process_of_its_own():
     """python -m sim.runs.playab's measurement: the child process plays the tree's code and hands
     back one rate per row (the figures themselves are never asserted)."""
-    from sim import numba_cache
-    from sim.runs.playab import rates
     got = rates(numba_cache.ROOT, None, [["greedy", 1], ["random", 2]], seconds=0.02)
     assert len(got) == 2 and all(rate > 0 for rate in got)
 
 
 def test_the_play_comparison_says_when_the_reference_cannot_be_checked_out(capsys):
-    import pytest
-
-    from sim.runs.playab import main
     with pytest.raises(SystemExit) as exit:
         main(["--rounds", "1", "--reference", "no-such-revision-0123"])
     assert "cannot make a git worktree of no-such-revision-0123" in str(exit.value)

@@ -22,6 +22,8 @@ import sys
 import sysconfig
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from .. import numba_cache
@@ -69,20 +71,22 @@ def _cold(tree: Path, tmp: Path, tag: str) -> dict[str, float]:
     return out
 
 
-def reference_tree(tmp: Path, revision: str) -> Path | None:
-    """A worktree of `revision` of this checkout, or None (no git, or not a clone)."""
+@contextmanager
+def reference_tree(tmp: Path, revision: str) -> Iterator[Path | None]:
+    """A worktree of `revision` of this checkout for the `with` block, removed after it; None if
+    none can be made (no git, not a clone, or no such revision)."""
     where = tmp / "reference"
     try:
         subprocess.run(["git", "-C", str(numba_cache.ROOT), "worktree", "add", "--detach", str(where), revision],
                        check=True, capture_output=True)
     except (OSError, subprocess.CalledProcessError):
-        return None
-    return where
-
-
-def drop_tree(where: Path) -> None:
-    subprocess.run(["git", "-C", str(numba_cache.ROOT), "worktree", "remove", "--force", str(where)],
-                   capture_output=True)
+        yield None
+        return
+    try:
+        yield where
+    finally:
+        subprocess.run(["git", "-C", str(numba_cache.ROOT), "worktree", "remove", "--force", str(where)],
+                       capture_output=True)
 
 
 def install_wheel(tmp: Path) -> tuple[Path, Path, Path]:
@@ -127,12 +131,10 @@ def rows(reference: str | None = REFERENCE) -> list[dict]:
         tmp = Path(tmp)
         now = _cold(numba_cache.ROOT, tmp, "now")
         before = None
-        tree = reference_tree(tmp, reference) if reference else None
-        if tree is not None:
-            try:
-                before = _cold(tree, tmp, "before")
-            finally:
-                drop_tree(tree)
+        if reference:
+            with reference_tree(tmp, reference) as tree:
+                if tree is not None:
+                    before = _cold(tree, tmp, "before")
         warm = installed_warm_start(tmp)
         shutil.rmtree(tmp, ignore_errors=True)
     out = []

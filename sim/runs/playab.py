@@ -21,7 +21,8 @@ import tempfile
 from pathlib import Path
 
 from .. import numba_cache
-from .coldstart import REFERENCE, drop_tree, reference_tree
+from .bench import machine
+from .coldstart import REFERENCE, reference_tree
 
 #: (strategy, players); "make run" is make run's four-player line-up, seats rotated
 ROWS = (("greedy", 1), ("heuristic", 1), ("learned", 1), ("random", 1), ("lookahead", 1),
@@ -60,21 +61,16 @@ def rates(tree: Path, cache: Path | None, rows=ROWS, seconds: float = 1.0) -> li
 def compare(rounds: int = 3, reference: str = REFERENCE, rows=ROWS, report=print) -> list[dict]:
     """Each row's best games/s over `rounds` for this checkout and `reference`, and their ratio.
     `report` gets a line per process as it ends. RuntimeError if no worktree of `reference` can be made."""
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        tree = reference_tree(tmp, reference)
+    with tempfile.TemporaryDirectory() as tmp, reference_tree(Path(tmp), reference) as tree:
         if tree is None:
             raise RuntimeError(f"cannot make a git worktree of {reference} (is this a git clone that has it?)")
         trees = {"now": numba_cache.ROOT, reference: tree}
         best = {tag: [0.0] * len(rows) for tag in trees}
-        try:
-            for r in range(rounds):
-                for tag in (list(trees) if r % 2 == 0 else list(trees)[::-1]):
-                    got = rates(trees[tag], tmp / f"cache-{tag}", rows)
-                    report(f"round {r + 1}, {tag}: " + ", ".join(f"{x:,.0f}" for x in got))
-                    best[tag] = [max(a, b) for a, b in zip(best[tag], got)]
-        finally:
-            drop_tree(tree)
+        for r in range(rounds):
+            for tag in (list(trees) if r % 2 == 0 else list(trees)[::-1]):
+                got = rates(trees[tag], Path(tmp) / f"cache-{tag}", rows)
+                report(f"round {r + 1}, {tag}: " + ", ".join(f"{x:,.0f}" for x in got))
+                best[tag] = [max(a, b) for a, b in zip(best[tag], got)]
     return [{"workload": _label(name, players),
              reference: round(before), "now": round(now), "ratio": round(now / before, 3)}
             for (name, players), before, now in zip(rows, best[reference], best["now"])]
@@ -91,7 +87,6 @@ def main(argv=None) -> None:
         table = compare(args.rounds, args.reference, report=lambda line: print(line, file=sys.stderr, flush=True))
     except (RuntimeError, subprocess.CalledProcessError) as e:
         sys.exit(f"error: {getattr(e, 'stderr', None) or e}")
-    from .bench import machine
     info = machine()
     print(f"{info['cpu']}, {info['cores']} cores; Python {info['python']}, numba {info['numba']}\n")
     print(f"| workload | {args.reference} | now | now / {args.reference} |\n|---|---|---|---|")
