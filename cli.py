@@ -23,6 +23,8 @@ EXIT_USAGE = 2
 #: Set by entry(): this process is the encore-sim program (not a test invoking main()), so it
 #: decides what Ctrl-C does (sim.runs.interrupts).
 _PROGRAM = False
+#: True while _trains runs a command again, after training the weights it lacked.
+_AGAIN = False
 
 
 def _fail(message: str, code: int = EXIT_USAGE, details: bool = False):
@@ -96,7 +98,7 @@ def _announce_compiling(enabled: bool):
     version of its file, and says so the first time. Returns the numba event listener (None if
     not enabled).
     """
-    if not enabled:
+    if not enabled or _AGAIN:   # --train runs a command again: its first notice still listens
         return None
     from numba.core import event
 
@@ -300,14 +302,74 @@ def _dataset_rules(path, rules):
 
 SEED_HELP = "Root seed: game g of a seed is the same game in every command [default: 0; 'random': a fresh one]."
 
+TRAIN_HELP = ("Where `learned` has no weights for the sheet, players and rules played (a rule variant, your sheet), "
+              "train them first (from the rulebook's weights; progress shown), keep them in the weights store and "
+              "go on.")
+
+
+def _missing_weights(e):
+    """e if it is learned's MissingWeights (no weights shipped or stored), else None."""
+    learned = sys.modules.get("strategies.learned")
+    return e if learned is not None and isinstance(e, learned.MissingWeights) else None
+
+
+def _trains(fn):
+    """--train: a command that plays `learned` trains the weights it lacks (MissingWeights) into
+    the store, then runs again: a command resolves its players before it plays or writes anything.
+    Without --train, the error says how to get them. Inside _errors."""
+    @functools.wraps(fn)
+    def wrapper(*args, train, **kwargs):
+        global _AGAIN
+        done = set()
+        try:
+            while True:
+                try:
+                    return fn(*args, **kwargs)
+                except ValueError as e:
+                    missing = _missing_weights(e)
+                    if missing is None:
+                        raise
+                    if not train:
+                        raise ValueError(missing.message(train="--train")) from None
+                    from strategies.training.ondemand import Need, train_need
+                    need = Need.of(missing)
+                    if need in done:
+                        raise
+                    quiet = kwargs.get("quiet", False)
+                    train_need(need, threads=kwargs.get("threads"), progress=_progress_enabled(quiet),
+                               say=None if quiet else lambda line: click.echo(line, err=True))
+                    done.add(need)
+                    _AGAIN = True
+        finally:
+            _AGAIN = False
+    return click.option("--train", is_flag=True, help=TRAIN_HELP)(wrapper)
+
+
+def _players_lines(specs, sheet, players, rules) -> list[str]:
+    """What plays each strategy of a line-up under `rules` (strategies.adaptation)."""
+    from sim.rules import parse_rules
+    from strategies.adaptation import players_lines, warning
+    from strategies.registry import resolve
+    from sim.sheets import load_sheet
+    rules, sheet = parse_rules(rules), load_sheet(sheet)
+    lines = [f"Players under {rules.label}:"] + [f"  {line}" for line in players_lines(specs, sheet, players, rules)]
+    from sim.rules import RULEBOOK
+    return lines + [w for w in dict.fromkeys(warning(resolve(x), RULEBOOK, rules) for x in specs) if w]
+
 
 @click.group(cls=_Group)
 @click.version_option(package_name="encore-sim")
 @click.option("--profile-compile", is_flag=True, hidden=True,
               help="After the command, where its compile time went, per function (docs/performance.md).")
+@click.option("--weights-store", type=click.Path(file_okay=False), envvar="ENCORE_SIM_WEIGHTS", default=None,
+              metavar="DIR", help="The folder of your trained weights, where `train` writes and `learned` looks "
+                                  "after the shipped ones [env ENCORE_SIM_WEIGHTS; default: your user data folder, "
+                                  "see `encore-sim weights`].")
 @click.pass_context
-def main(ctx, profile_compile) -> None:
+def main(ctx, profile_compile, weights_store) -> None:
     """Monte Carlo simulator of the dice game Encore! (Noch mal!)."""
+    if weights_store:
+        os.environ["ENCORE_SIM_WEIGHTS"] = weights_store   # strategies.store reads it, in every process of the run
     if profile_compile:
         from sim.runs.coldstart import CompileProfile
         profile = CompileProfile()
@@ -353,6 +415,7 @@ def main(ctx, profile_compile) -> None:
 @PYTHON
 @click.pass_context
 @_errors
+@_trains
 def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size, out, max_rolls, log_turns,
         resume, force, quiet, scheduler, retries, rules, unchecked, python):
     """Play many games in parallel and write them to a Parquet dataset.
@@ -402,6 +465,9 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
         from sim.runs.summary import default_by_seat, format_table, summarise
         by_seat = default_by_seat(manifest)
         click.echo(format_table(summarise(out, by_seat=by_seat)))
+        if not settings.rules.is_rulebook:   # who answered the variant, and whether they read it
+            click.echo("\n" + "\n".join(_players_lines(settings.strategies, settings.sheet, settings.players,
+                                                         settings.rules)))
         path = shlex.quote(str(out))
         more = f"figures: encore-sim report {path}"
         if manifest["settings"]["players"] > 1 and not by_seat:
@@ -535,6 +601,7 @@ def _rules_field(rules) -> dict:
 @UNCHECKED
 @PYTHON
 @_errors
+@_trains
 def compare(strategies, players, opponents, games, until_ci, max_games, seed, sheet, max_rolls, threads,
             chunk_size, fmt, quiet, report_file, rules, unchecked, python):
     """Compare strategies on common random numbers (the same dice), paired against the first.
@@ -559,6 +626,9 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
                          checked=not unchecked, rules=rules)
     if fmt == "table":
         click.echo(format_table(result))
+        if rules is not None and not rules.is_rulebook:
+            click.echo("\n" + "\n".join(_players_lines(list(strategies) + list(opponents or ()), sheet,
+                                                         result.settings["players"], rules)))
     else:
         _emit(result.table, fmt, None, {"games": result.games, "settings": result.settings,
                                         "stop": result.stop})
@@ -601,20 +671,27 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
               metavar="FILE.html",
               help="Also write an HTML report drawing the paired differences, the score's parts, the win rate "
                    "by seat, the game lengths and the score distributions.")
+@click.option("--check-adaptation/--no-check-adaptation", default=True, show_default=True,
+              help="Also play each B's games with learned's weights of A's rules, to show what B's own weights "
+                   "gain (near 0: the players did not adapt to B).")
 @UNCHECKED
 @PYTHON
 @_errors
+@_trains
 def compare_rules(rules, strategy, players, rotate, games, until_ci, max_games, seed, sheet, max_rolls, threads,
-                  chunk_size, fmt, quiet, report_file, unchecked, python):
+                  chunk_size, fmt, quiet, report_file, check_adaptation, unchecked, python):
     """What a rule change does: the same strategies on the same dice under each rule set, paired.
 
     RULES are rule sets, each a --rules text (comma-separated variants; `rulebook` for none): the
     first is A, each other a B compared with it game by game; one alone is compared with the
     rulebook. Per rule set B: mean score, game length, win rate by seat, '!' used, columns and
     colours completed, passes, star penalty, ... under A and B, and the mean of the games'
-    differences B - A with a 95% t interval (docs/variants.md).
+    differences B - A with a 95% t interval (docs/variants.md). Each rule set is played by its own
+    players: `learned` with weights trained under its rules (--train trains those it lacks), and
+    the output says what played each, warns of a strategy that ignores a change, and measures
+    what B's own weights gain over A's under B (--check-adaptation).
 
-    Example: encore-sim compare-rules rulebook pass-penalty=1 end-colours=3 -s heuristic -p 4
+    Example: encore-sim compare-rules rulebook joker-six -s learned -p 4 --train
     """
     _python(python, unchecked=unchecked, threads=threads is not None and threads > 1)
     _announce_compiling(_progress_enabled(quiet))
@@ -626,12 +703,18 @@ def compare_rules(rules, strategy, players, rotate, games, until_ci, max_games, 
     result = run_compare_rules(list(strategy) or ["greedy"], list(rules), games=games, players=players, seed=seed,
                                sheet=sheet, rotate=rotate, max_rolls=max_rolls, threads=threads,
                                chunk_size=chunk_size, until_ci=until_ci, max_games=max_games,
-                               progress=_progress_enabled(quiet), checked=not unchecked)
+                               progress=_progress_enabled(quiet), checked=not unchecked,
+                               check_adaptation=check_adaptation)
     if fmt == "table":
         click.echo(format_table(result))
     else:
+        adaptation = None if result.adaptation is None else json.loads(result.adaptation.to_json(orient="records"))
         _emit(result.table, fmt, None, {"games": result.games, "rules": result.labels,
-                                        "settings": result.settings, "stop": result.stop})
+                                        "settings": result.settings, "stop": result.stop,
+                                        "played_by": result.played_by, "warnings": result.warnings,
+                                        "adaptation": adaptation})
+        for w in result.warnings if fmt == "csv" else ():
+            click.echo(w, err=True)
         if fmt == "csv" and result.stop is not None and not result.stop["target_reached"]:
             click.echo(f"Warning: {stop_message(result)}", err=True)
     if report_file is not None:
@@ -713,6 +796,7 @@ def report_command(dataset, output, figures_dir, fmt, analyse_too, quiet, rules)
 @_quiet_option()
 @_rules_option(RULES_HELP + " The search and its validation play under them.")
 @_errors
+@_trains
 def tune(spec, params, players, opponents, objective, budget, seed, validate_games, validation_seed, trial_games,
          sheet, max_rolls, threads, out, fmt, quiet, rules):
     """Search SPEC's parameters for the best mean score (or win rate) with CMA-ES.
@@ -852,24 +936,28 @@ def moves(sheet, crossed, colour, number, rules):
 @click.option("--players", "-p", type=int, default=1, show_default=True, help="1 = the solo game.")
 @click.option("--games", "-n", type=COUNT, default=None,
               help="Training games [default: solo 5,000,000; tables 300,000 (2 players), 200,000 (3), 600,000 (4), "
-                   "120,000 (5), 100,000 (6): each about 2-8 minutes on one core].")
+                   "120,000 (5), 100,000 (6); docs/variants.md, \"Training time\", says how long they take].")
 @click.option("--seed", type=int, default=7, show_default=True,
               help="Root seed of the training dice (7: no other command's default plays its games).")
 @_threads_option("Numba threads [default: all cores]; the weights do not depend on it.")
 @click.option("--init", default=None, metavar="W.npz",
-              help="Continue training these weights (same sheet and players) [default: start afresh].")
+              help="Continue training these weights (same sheet and players; any rules: a variant may start from "
+                   "the rulebook's) [default: start afresh].")
 @click.option("--step", type=float, nargs=2, default=None, metavar="START END",
               help="Step size at the start and at the end of the run, falling linearly [default: 0.5 0.03].")
-@click.option("--out", "-o", required=True, help="Weights file to write (.npz), replaced if it exists.")
+@click.option("--out", "-o", default=None,
+              help="Weights file to write (.npz), replaced if it exists [default: the weights store's file for the "
+                   "sheet, players and rules, where `learned` finds them].")
 @_quiet_option()
 @_rules_option(RULES_HELP + " The weights are for games under them.")
 @_errors
 def train(sheet, players, games, seed, threads, init, step, out, quiet, rules):
     """Train the weights of `learned` for a sheet by self-play.
 
-    Play them with --strategy learned:weights=FILE. The shipped weights are made by
-    `encore-sim train --sheet NAME --out strategies/data/learned-NAME.npz` for each
-    built-in sheet, continued by the same command with `--init` that file `--games
+    By default into your weights store (`encore-sim weights` lists it), where `learned` finds
+    them for the same sheet, players and rules without a weights= parameter. The shipped
+    weights are made by `encore-sim train --sheet NAME --out strategies/data/learned-NAME.npz`
+    for each built-in sheet, continued by the same command with `--init` that file `--games
     8000000 --seed 77 --step 0.03 0.003`, and `encore-sim train --players N --out
     strategies/data/learned-standard-Np.npz` for tables of 2-6 (docs/strategies.md).
     Interrupted, it writes nothing. Its --seed is 7, not 0 like every other command's, so
@@ -881,18 +969,59 @@ def train(sheet, players, games, seed, threads, init, step, out, quiet, rules):
     if _PROGRAM:
         interrupts.install("Interrupted: no weights were written.")
     try:
-        train_file(out, sheet=sheet, players=players, games=games, seed=seed, threads=threads,
-                   progress=_progress_enabled(quiet), init=init, step=step, rules=rules)
+        written = train_file(out, sheet=sheet, players=players, games=games, seed=seed, threads=threads,
+                             progress=_progress_enabled(quiet), init=init, step=step, rules=rules)
     except KeyboardInterrupt:
         click.echo("\nInterrupted: no weights were written.", err=True)
         _exit_interrupted()
     if not quiet:
-        # Weights trained under variants are for games under them: the command to play them says so.
         variants = rules is not None and not rules.is_rulebook
-        click.echo(f"Wrote {out}: weights for {'the solo game' if players == 1 else f'{players} players'} on "
-                   f"sheet {sheet}{f', under the rules {rules.text}' if variants else ''}. Play them with "
-                   f"--strategy learned:weights={shlex.quote(out)}"
-                   + (f" --rules {shlex.quote(rules.text)}" if variants else ""))
+        what = (f"weights for {'the solo game' if players == 1 else f'{players} players'} on sheet {sheet}"
+                f"{f', under the rules {rules.text}' if variants else ''}")
+        run_rules = f" --rules {shlex.quote(rules.text)}" if variants else ""
+        if out is None:
+            click.echo(f"Wrote {written}: {what}, in your weights store. `learned` plays them wherever it plays "
+                       f"these rules on this sheet and table (e.g. encore-sim run -s learned"
+                       f"{'' if players == 1 else f' -p {players}'}{run_rules}).")
+        else:
+            # Weights trained under variants are for games under them: the command to play them says so.
+            click.echo(f"Wrote {out}: {what}. Play them with --strategy learned:weights={shlex.quote(out)}"
+                       + run_rules)
+
+
+@main.command("weights")
+@click.option("--format", "-f", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+              show_default=True, help="table: for reading; csv, json: for programs.")
+@_errors
+def weights_command(fmt):
+    """List `learned`'s weights: the shipped ones and those in your weights store.
+
+    Per file: where it comes from (shipped, or yours), the sheet, players and rules it was
+    trained for, its training games, when, from which weights, and its path. `learned` plays
+    the shipped file for a sheet, table size and rules if there is one, else yours.
+    """
+    import pandas as pd
+    from strategies import store
+    rows = [{"source": e.source, "sheet": e.sheet, "players": e.players, "rules": e.rules,
+             "games": e.games, "trained": e.trained, "from": e.start, "file": str(e.file),
+             **({"problem": e.problem} if e.problem else {})} for e in store.entries()]
+    df = pd.DataFrame(rows, columns=["source", "sheet", "players", "rules", "games", "trained", "from", "file"]
+                      + (["problem"] if any(e.problem for e in store.entries()) else []))
+    if fmt != "table":
+        _emit(df, fmt, None, {"store": str(store.folder())})
+        return
+    shown = df.assign(players=[("solo" if p == 1 else str(p)) if p else "?" for p in df["players"]],
+                      games=[f"{g:,}" if g == g and g is not None else "" for g in df["games"]],
+                      file=[Path(f).name if src == "shipped" else f for src, f in zip(df["source"], df["file"])])
+    click.echo(shown.fillna("").to_string(index=False))
+    mine = sum(df["source"] == "yours")
+    click.echo(f"\nWeights store: {store.folder()} ({mine} file{'s' if mine != 1 else ''}"
+               f"{'' if store.folder().is_dir() else ', not made yet'}; set ENCORE_SIM_WEIGHTS or "
+               "--weights-store to use another). Shipped files are in the installed package, read-only.")
+    if "problem" in df:
+        for f, p in zip(df["file"], df["problem"]):
+            if p == p and p:
+                click.echo(f"Warning: {f}: {p}", err=True)
 
 
 # --- bound ------------------------------------------------------------------------
@@ -954,6 +1083,7 @@ def bound(games, seed, sheet, beam, weights, threads, quiet, rules):
 @_rules_option(DATASET_RULES_HELP)
 @UNCHECKED
 @_errors
+@_trains
 def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, output, threads, quiet, game, roll, seat,
             rules, unchecked):
     """Where each strategy of a dataset loses its points against `learned`, and how much was luck.

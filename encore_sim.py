@@ -27,6 +27,18 @@ import pandas as pd
 __all__ = ["run", "summary", "compare", "analyse", "report", "replay", "compare_rules"]
 
 
+def _training(call, train: bool, threads=None, progress=False):
+    """call(), with the weights `learned` lacks trained first where `train` (the commands' --train:
+    strategies.training.ondemand); without it, the error names this module's keyword."""
+    from strategies.learned import MissingWeights
+    from strategies.training.ondemand import with_training
+    try:
+        return with_training(call, train=train, threads=threads, progress=progress,
+                             say=print if progress else None)
+    except MissingWeights as e:
+        raise ValueError(e.message(train="train=True")) from None
+
+
 def _frame(rows, **attrs) -> pd.DataFrame:
     df = pd.DataFrame(rows)
     df.attrs.update(attrs)
@@ -36,16 +48,18 @@ def _frame(rows, **attrs) -> pd.DataFrame:
 def run(out=None, *, games: int = 100_000, players: int | None = None, strategy="greedy", rotate: bool = True,
         sheet: str = "standard", seed: int | None = 0, threads: int | None = None, chunk_size: int | None = None,
         max_rolls: int = 200, log_turns: bool = False, resume: bool = False, force: bool = False,
-        progress: bool = False, unchecked: bool = False, rules=None) -> pd.DataFrame:
+        progress: bool = False, unchecked: bool = False, rules=None, train: bool = False) -> pd.DataFrame:
     """`encore-sim run`: play the games into the dataset `out` [default: results/run-TIMESTAMP]
     under `rules` (None: the rulebook; with `resume`, the run's own, as every option) and return
-    its summary (summary()'s frame); attrs["dataset"] is the dataset's path."""
+    its summary (summary()'s frame); attrs["dataset"] is the dataset's path. `train`: train the
+    weights `learned` lacks first (the command's --train)."""
     from sim.runs import runner
     out = Path("results") / _dt.datetime.now().strftime("run-%Y%m%d-%H%M%S") if out is None else out
     strategies = [strategy] if isinstance(strategy, str) else list(strategy)
-    runner.run(out, games=games, players=players, strategies=strategies, sheet=sheet, seed=seed, threads=threads,
-               chunk_size=chunk_size, max_rolls=max_rolls, rotate=rotate, log_turns=log_turns, resume=resume,
-               force=force, progress=progress, checked=not unchecked, rules=rules)
+    _training(lambda: runner.run(out, games=games, players=players, strategies=strategies, sheet=sheet, seed=seed,
+                                 threads=threads, chunk_size=chunk_size, max_rolls=max_rolls, rotate=rotate,
+                                 log_turns=log_turns, resume=resume, force=force, progress=progress,
+                                 checked=not unchecked, rules=rules), train, threads, progress)
     return summary(out)
 
 
@@ -69,14 +83,16 @@ def summary(path, *, by: str | None = None, rules=None) -> pd.DataFrame:
 def compare(*strategies, players: int = 1, opponents=None, games: int | None = None, until_ci: float | None = None,
             max_games: int | None = None, seed: int | None = 0, sheet: str = "standard", max_rolls: int = 200,
             threads: int | None = None, chunk_size: int | None = None, report: str | Path | None = None,
-            progress: bool = False, unchecked: bool = False, rules=None) -> pd.DataFrame:
+            progress: bool = False, unchecked: bool = False, rules=None, train: bool = False) -> pd.DataFrame:
     """`encore-sim compare A B ...`: a row per strategy, its mean and its paired difference from
     the first (at tables, win rates too), every strategy under `rules` (None: the rulebook). `opponents`: one spec, or one per opponent seat. attrs:
-    games, settings, stop (with until_ci), headline, and with `report` the HTML file written."""
+    games, settings, stop (with until_ci), headline, and with `report` the HTML file written.
+    `train`: train the weights `learned` lacks first."""
     from sim.runs import compare as c
-    result = c.compare(list(strategies), players=players, opponents=opponents, games=games, seed=seed,
-                       until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
-                       max_rolls=max_rolls, threads=threads, progress=progress, checked=not unchecked, rules=rules)
+    result = _training(lambda: c.compare(list(strategies), players=players, opponents=opponents, games=games,
+                                         seed=seed, until_ci=until_ci, max_games=max_games, chunk_size=chunk_size,
+                                         sheet=sheet, max_rolls=max_rolls, threads=threads, progress=progress,
+                                         checked=not unchecked, rules=rules), train, threads, progress)
     attrs = {"games": result.games, "settings": result.settings, "stop": result.stop, "headline": c.headline(result)}
     if report is not None:
         from sim.runs.report import compare_report
@@ -87,7 +103,7 @@ def compare(*strategies, players: int = 1, opponents=None, games: int | None = N
 def analyse(dataset, *, strategy: str | None = None, rollouts: int = 0, top: int = 4, games: int | None = None,
             mistakes: int = 10, weights=None, threads: int | None = None, game: int | None = None,
             roll: int | None = None, seat: int | None = None, progress: bool = False,
-            unchecked: bool = False, rules=None) -> pd.DataFrame:
+            unchecked: bool = False, rules=None, train: bool = False) -> pd.DataFrame:
     """`encore-sim analyse DATASET`: a row per strategy (and seat, at tables) with its loss per game
     and per decision against learned's choice, its luck, ... (the JSON rows' figures). attrs:
     "mistakes" (a frame: the largest, each with the decision view's arguments), "by_stage" and
@@ -105,9 +121,9 @@ def analyse(dataset, *, strategy: str | None = None, rollouts: int = 0, top: int
         if roll is not None or seat is not None:
             raise ValueError("roll and seat pick decisions of the game given by game=N")
         from strategies.research.analyse import analyse as judge
-        a = judge(dataset, strategy=strategy, rollouts=rollouts, games=games, weights=weights, threads=threads,
-                  mistakes=mistakes, progress=progress, checked=not unchecked, top=top if rollouts else 0,
-                  rules=rules)
+        a = _training(lambda: judge(dataset, strategy=strategy, rollouts=rollouts, games=games, weights=weights,
+                                    threads=threads, mistakes=mistakes, progress=progress, checked=not unchecked,
+                                    top=top if rollouts else 0, rules=rules), train, threads, progress)
         data = a.to_dict()
         parts = {key: _frame([{"strategy": r["strategy"], "seat": r["seat"], key[3:]: part, **figures}
                               for r in data["rows"] for part, figures in r[key].items()])
@@ -120,8 +136,8 @@ def analyse(dataset, *, strategy: str | None = None, rollouts: int = 0, top: int
         return _frame(rows, **{k: data[k] for k in ("dataset", "players", "sheet", "seed", "games", "rollouts",
                                                    "judge")}, mistakes=mistakes_df, **parts, text=a.text())
     from strategies.research.decisions import decisions
-    v = decisions(dataset, game, roll=roll, seat=seat, rollouts=rollouts, weights=weights, checked=not unchecked,
-                  rules=rules)
+    v = _training(lambda: decisions(dataset, game, roll=roll, seat=seat, rollouts=rollouts, weights=weights,
+                                    checked=not unchecked, rules=rules), train, threads, progress)
     rows = [{"game": v.game, "roll": d["roll"], "seat": d["seat"], "strategy": d["strategy"], "dice": d["dice"],
              **{k: o[k] for k in o if k not in ("pass",)}, "pass": o["pass"], "choice": _describe(o),
              "loss": d["loss"]}
@@ -186,19 +202,24 @@ def compare_rules(*rules, strategy="greedy", players: int | None = None, rotate:
                   games: int | None = None, until_ci: float | None = None, max_games: int | None = None,
                   seed: int | None = 0, sheet: str = "standard", max_rolls: int = 200, threads: int | None = None,
                   chunk_size: int | None = None, report: str | Path | None = None, progress: bool = False,
-                  unchecked: bool = False) -> pd.DataFrame:
+                  unchecked: bool = False, check_adaptation: bool = True, train: bool = False) -> pd.DataFrame:
     """`encore-sim compare-rules A B ...`: the line-up `strategy` (one name, or one per seat) on the
     same games under each rule set (A first; one alone against the rulebook); a row per rule set B,
     who (the game, all seats, a strategy, a seat) and metric: the means under A and B and the mean
     of the games' differences B - A with its 95% CI. attrs: games, rules, settings, stop (with
-    until_ci), headline, and with `report` the HTML file written."""
+    until_ci), headline, played_by (per rule set, what played each strategy), warnings,
+    adaptation (a frame: with check_adaptation, what B's own weights gain over A's under B), and
+    with `report` the HTML file written. `train`: train the weights `learned` lacks first."""
     from sim.runs import rulescompare as rc
     strategies = [strategy] if isinstance(strategy, str) else list(strategy)
-    result = rc.compare_rules(strategies, list(rules), games=games, players=players, seed=seed, sheet=sheet,
-                              rotate=rotate, max_rolls=max_rolls, threads=threads, chunk_size=chunk_size,
-                              until_ci=until_ci, max_games=max_games, progress=progress, checked=not unchecked)
+    result = _training(lambda: rc.compare_rules(strategies, list(rules), games=games, players=players, seed=seed,
+                                                sheet=sheet, rotate=rotate, max_rolls=max_rolls, threads=threads,
+                                                chunk_size=chunk_size, until_ci=until_ci, max_games=max_games,
+                                                progress=progress, checked=not unchecked,
+                                                check_adaptation=check_adaptation), train, threads, progress)
     attrs = {"games": result.games, "rules": result.labels, "settings": result.settings, "stop": result.stop,
-             "headline": rc.headline(result)}
+             "headline": rc.headline(result), "played_by": result.played_by, "warnings": result.warnings,
+             "adaptation": result.adaptation}
     if report is not None:
         from sim.runs.report import rules_report
         attrs["report"] = str(rules_report(result, report).html)

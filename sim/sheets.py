@@ -12,6 +12,7 @@ import functools
 import os
 import re
 from collections import Counter
+import dataclasses
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -44,6 +45,7 @@ class Sheet:
     colour: np.ndarray = field(repr=False)  # int8 (7, 15) [row, col], colour index 0..4
     star: np.ndarray = field(repr=False)  # bool (7, 15) [row, col]
     text: str = field(repr=False)  # the 7 data rows joined by '\n'
+    path: str = field(default="", repr=False)  # the file it was read from ("" for a built-in): for messages
 
     # The arrays make dataclass equality ambiguous and unhashable; name + text determine
     # the sheet completely, so they serve as identity (and as cache key).
@@ -97,7 +99,7 @@ def load_sheet(name_or_path: str | os.PathLike | Sheet) -> Sheet:
         raise unknown from None
     except (OSError, UnicodeDecodeError) as exc:
         raise SheetError(f"cannot read sheet file {str(path)!r}: {exc}") from exc
-    return parse_sheet(text, path.stem)
+    return dataclasses.replace(parse_sheet(text, path.stem), path=str(path))
 
 
 @functools.lru_cache(maxsize=None)

@@ -798,6 +798,10 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
     return best
 
 
-heuristic = strategy(_choose, name="heuristic", params=PARAMS,
+#: The rules' numbers its evaluation reads (strategies.adaptation; tests/test_adaptation.py checks
+#: them against the R_* constants and column values the module reads).
+READS_RULES = frozenset({"pass_penalty", "star_penalty", "end_colours", "solo_rolls", "free_rolls", "joker_six",
+                         "colour_bonus", "column_points"})
+heuristic = strategy(_choose, name="heuristic", params=PARAMS, reads_rules=READS_RULES,
                      description="one-move evaluation: column/colour completion potential, stars, jokers, "
                                  "reach, races, end-game, dice denial (solo_* / multi_* weights)")

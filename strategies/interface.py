@@ -46,6 +46,10 @@ class Strategy:
     Solo games are played with it. And `table_decider`: the decision (DECIDE_SIG) at tables of
     2-6 alone, which table games are played with: compiled without the solo decision, where `fn`
     holds both. Everything else (a user's view of the strategy, training, analysis) uses `fn`.
+
+    `reads_rules`: the sim.rules.Rules fields its decisions read (e.g. {"pass_penalty"}), so that
+    compare-rules can say which rule changes it plays as it plays the rulebook
+    (strategies.adaptation); None: not declared.
     """
     name: str
     dispatcher: object
@@ -55,6 +59,7 @@ class Strategy:
     file_param: str | None = None
     solo_placer: object = None
     table_decider: object = None
+    reads_rules: frozenset | None = None
 
     @property
     def fn(self):
@@ -97,7 +102,7 @@ def cached_on_disk(f) -> bool:
 
 
 def strategy(fn=None, *, name: str | None = None, description: str | None = None, params=None, data=None,
-             file_param=None):
+             file_param=None, reads_rules=None):
     """Declare a strategy: `fn` is compiled with the decision signature when first played.
 
     Use as ``@strategy`` or ``@strategy(params={"joker_cost": 2.0})``. The
@@ -113,6 +118,7 @@ def strategy(fn=None, *, name: str | None = None, description: str | None = None
             params=dict(params or {}),
             data=data,
             file_param=file_param,
+            reads_rules=None if reads_rules is None else frozenset(reads_rules),
         )
 
     return wrap(fn) if fn is not None else wrap

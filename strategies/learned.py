@@ -57,10 +57,13 @@ weights_data picks them for the run's sheet and number of players, or reads the
 file of learned:weights=FILE).
 """
 import dataclasses
+import datetime
 import functools
 import hashlib
 import importlib.resources
 import os
+import re
+import shlex
 import zipfile
 from pathlib import Path
 
@@ -85,6 +88,7 @@ from sim.moves import dice_faces, group_cost, legal_word, next_row
 from sim.nbinternals import at as _at, borrow, stack_f64, stack_i64, stack_u64, uncounted
 
 from .features import EXPECT_SIZE, NEG, candidate_of, expected_best_reply
+from . import store
 from .interface import strategy
 from .table_features import (
     N_STAGES, T_SIZE, TC_COLOURS_TAKEN, TC_COLS_TAKEN, TC_SIZE, TE_SIZE, margin_change, stage, table_after,
@@ -807,20 +811,22 @@ class WeightsError(ValueError):
 
 
 def save_weights(path, W, sheet, games: int, seed: int, players: int = 1, init_sha256: str = "",
-                 step=(0.0, 0.0), rules=RULEBOOK) -> None:
+                 step=(0.0, 0.0), rules=RULEBOOK, init_name: str = "") -> None:
     """Write weights W (weights_shape(players)) trained on `sheet` under `rules` to the .npz file
     `path`, atomically: a temporary file beside it is renamed over it once complete, so an
-    interrupted save leaves no half-written weights file. games, seed, init_sha256 (of the weights
-    training continued from, "" if none) and step (at the start and at the end) record how they
-    were trained; `rules` is recorded as the --rules text of weights_rules ("" for the rulebook)."""
+    interrupted save leaves no half-written weights file. games, seed, init_sha256 and init_name
+    (of the weights training continued from, "" if none) and step (at the start and at the end)
+    record how they were trained, `trained` when (UTC); `rules` is recorded as the --rules text of
+    weights_rules ("" for the rulebook)."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    trained = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
     try:
         with open(tmp, "wb") as f:
             np.savez_compressed(f, W=np.asarray(W, np.float32).reshape(weights_shape(players)), format=FORMAT,
                                 sheet=sheet.text, sheet_name=sheet.name, players=players, games=games, seed=seed,
-                                init_sha256=init_sha256, step=np.asarray(step, np.float64),
-                                rules=weights_rules(rules, players).text)
+                                init_sha256=init_sha256, init_name=init_name, step=np.asarray(step, np.float64),
+                                rules=weights_rules(rules, players).text, trained=trained)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
@@ -861,7 +867,8 @@ def read_weights(path, sheet=None, players=None, rules=None) -> np.ndarray:
         wanted = weights_rules(rules, trained_players)
         if recorded != wanted:
             raise WeightsError(f"{name} was trained under the rules {recorded.label}, not under {wanted.label}: "
-                               f"train weights for them with encore-sim train --rules {wanted.text or 'rulebook'}")
+                               f"play it under its own rules, or leave weights= out to play the weights of "
+                               f"{wanted.label} (shipped, or in the weights store)")
     return W.astype(np.float32, copy=False)
 
 
@@ -891,37 +898,74 @@ def shipped_file(sheet, players: int = 1, rules=RULEBOOK):
     return f if f.is_file() else None
 
 
-def _no_weights(sheet, players: int, rules: Rules) -> str:
-    """The one line saying how to train weights where `learned` has none."""
-    where = _game(players)
-    r = weights_rules(rules, players)
-    if r.is_rulebook:
-        return (f"`learned` has no shipped weights for {where} on sheet {sheet.name!r}: train them with "
-                f"`encore-sim train --sheet SHEET --players {players} --out W.npz`, then play learned:weights=W.npz")
-    return (f"`learned` has no weights for {where} on sheet {sheet.name!r} under the rules {r.text}: train them "
-            f"with `encore-sim train --rules {r.text} --sheet {_builtin_name(sheet) or 'SHEET'} --players {players} "
-            "--out W.npz`, then play learned:weights=W.npz")
+def store_name(sheet, players: int = 1, rules=RULEBOOK) -> str:
+    """The file name of the weights for `sheet` (a Sheet), solo or a table of `players`, under
+    `rules`, in the weights store (strategies.store): a built-in sheet's is its shipped name; any
+    other sheet's carries a digest of its text, so that two sheets of one name do not share a file."""
+    name = _builtin_name(sheet)
+    if name is None:
+        digest = hashlib.sha256(sheet.text.encode()).hexdigest()[:10]
+        name = re.sub(r"[^A-Za-z0-9._-]+", "_", sheet.name or "sheet") + f"-{digest}"
+    return shipped_name(name, players, rules)
+
+
+class MissingWeights(WeightsError):
+    """`learned` has no weights for a sheet, table size and rules: none ship, none in the store.
+    `sheet`, `players` and `rules` (weights_rules) say which; `message(train=...)` words the
+    remedy for the caller (a command's --train flag, or a Python keyword)."""
+
+    def __init__(self, sheet, players: int, rules: Rules):
+        self.sheet, self.players, self.rules = sheet, players, weights_rules(rules, players)
+        super().__init__(self.message())
+
+    def message(self, train: str | None = None) -> str:
+        """The one line; `train` names the caller's way to train them at once (a flag, a keyword)."""
+        r = self.rules
+        what = f"{_game(self.players)} on sheet {self.sheet.name!r}" + ("" if r.is_rulebook else
+                                                                       f" under the rules {r.text}")
+        sheet = _builtin_name(self.sheet) or shlex.quote(self.sheet.path or self.sheet.name)
+        command = ("encore-sim train" + ("" if r.is_rulebook else f" --rules {r.text}")
+                   + ("" if sheet == "standard" else f" --sheet {sheet}")
+                   + ("" if self.players == 1 else f" --players {self.players}"))
+        return (f"`learned` has no weights for {what}, shipped or in the weights store ({store.folder()}): "
+                + (f"add {train} to train them now, or " if train else "") + f"train them with `{command}`")
 
 
 @functools.lru_cache(maxsize=16)
 def _weights_vector(sheet, file, digest, players, rules):
     if file is None:
         shipped = shipped_file(sheet, players, rules)
-        if shipped is None:
-            raise WeightsError(_no_weights(sheet, players, rules))
-        with importlib.resources.as_file(shipped) as p:
-            W = read_weights(p, sheet, players, rules)
-    else:
-        W = read_weights(file, sheet, players, rules)
-    return W.ravel()
+        if shipped is not None:
+            with importlib.resources.as_file(shipped) as p:
+                return read_weights(p, sheet, players, rules).ravel()
+        file = store.find(store_name(sheet, players, rules))
+        if file is None:
+            raise MissingWeights(sheet, players, rules)
+    # A stored file found by its name is still checked against what it records: a damaged or
+    # mismatched one is an error naming it, never a silent fall-back to other weights.
+    return read_weights(file, sheet, players, rules).ravel()
+
+
+def weights_file(sheet, players: int = 1, rules=RULEBOOK):
+    """Where `learned`'s own weights for `sheet`, `players` and `rules` are: (path, "shipped" or
+    "yours"), or None where there are none."""
+    shipped = shipped_file(sheet, players, rules)
+    if shipped is not None:
+        return Path(str(shipped)), "shipped"
+    found = store.find(store_name(sheet, players, rules))
+    return (found, "yours") if found is not None else None
 
 
 def weights_array(sheet, file=None, players: int = 1, rules=RULEBOOK) -> np.ndarray:
     """The weights `learned` plays with on `sheet` (solo, or at a table of `players`) under `rules`
     (a Rules or a --rules text), flat float32: those of `file` (learned:weights=FILE; trained under
-    the same rules), else the shipped ones of the sheet's layout and the rules. Read-only (cached
-    per file content)."""
+    the same rules), else the shipped ones of the sheet's layout and the rules, else those in the
+    weights store (strategies.store); MissingWeights where there are none. Read-only (cached per
+    file content)."""
     rules = weights_rules(rules, players)
+    if file is None:
+        found = weights_file(sheet, players, rules)
+        file = None if found is None or found[1] == "shipped" else found[0]
     digest = hashlib.sha256(Path(file).read_bytes()).hexdigest() if file is not None else None
     v = _weights_vector(sheet, None if file is None else str(file), digest, players, rules)
     v.flags.writeable = False
@@ -1009,7 +1053,9 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
     return candidate_of(cands, n, sub, cost)
 
 
+# Every rule: its weights are trained under the rules it plays (training on demand where none ship).
 learned = strategy(_choose, name="learned", params=PARAMS, data=weights_data, file_param="weights",
+                   reads_rules=frozenset(f.name for f in dataclasses.fields(Rules)),
                    description="one-ply search on an afterstate value learned by TD(lambda) self-play "
                                "(encore-sim train): solo per sheet, and at 2-6 player tables with the race")
 learned = dataclasses.replace(learned, solo_placer=_place_solo, table_decider=_decide_at_table)

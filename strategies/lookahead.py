@@ -29,6 +29,7 @@ from sim.state import BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, PASS,
 from sim.tables import MAX_NUMBER, N_GROUPS, NW
 
 from .features import EXPECT_SIZE, expected_best_reply, placement_fields
+from .heuristic import READS_RULES as HEURISTIC_READS
 from .heuristic import (
     C_JOKER, C_MOB, CTX_SIZE, NEG, NEXT_ROLL, NOW, PARAMS as H_PARAMS, U_ALIVE, U_TOUCH, UM_SIZE, VALUES_SIZE, delta,
     evaluate, prepare, score_candidates, set_base, sheet_masks,
@@ -157,6 +158,6 @@ def evaluate_after(bb, seat, tab, ctx, um, sub, jokers):
     return evaluate(ctx, um, lo, hi, mob, jokers)
 
 
-lookahead = strategy(_choose, name="lookahead", params=PARAMS,
+lookahead = strategy(_choose, name="lookahead", params=PARAMS, reads_rules=HEURISTIC_READS,  # heuristic's evaluation
                      description="heuristic plus exact expectation over the next roll for the top choices "
                                  "(heuristic parameters, plus top)")

@@ -37,6 +37,9 @@ from .api import check_chunk, play_chunk
 from .compare import _settings, _stop, play_batches, stop_message
 from .settings import DEFAULT_MAX_ROLLS, Settings
 from .summary import t_quantile
+from strategies.adaptation import for_rules, players_lines, plays_weights, unadapted, warning, weights_rules_of
+from strategies.learned import weights_rules as learned_rules
+from strategies.registry import resolve
 from ..engine import GR_CAPPED, GR_ROLLS
 from ..rules import RULEBOOK, Rules, parse_rules
 from ..state import (
@@ -200,6 +203,13 @@ class RulesComparison:
     stop: dict | None = None
     #: per rule set label: {"score": {score: seats}, "rolls": {rolls: games}}, for the report
     hists: dict = field(default_factory=dict)
+    #: per rule set label: one line per distinct strategy saying what played it (strategies.adaptation)
+    played_by: dict = field(default_factory=dict)
+    #: one line per strategy that does not read a rule that a B changes
+    warnings: list = field(default_factory=list)
+    #: with check_adaptation: a row per B, who and metric: the B players' figure against the same
+    #: players with weights trained under A, both under B on the same games (None: not measured)
+    adaptation: pd.DataFrame | None = None
 
     @property
     def labels(self) -> list[str]:
@@ -239,7 +249,7 @@ def rule_sets(rules) -> list[Rules]:
 
 def compare_rules(strategies, rules, games=None, players=None, seed=0, sheet="standard", rotate=True,
                   max_rolls=DEFAULT_MAX_ROLLS, threads=None, chunk_size=None, until_ci=None, max_games=None,
-                  progress=False, checked=True) -> RulesComparison:
+                  progress=False, checked=True, check_adaptation=True) -> RulesComparison:
     """Play the line-up `strategies` (one spec per seat, or one for every seat of `players`) on the
     same games under each rule set of `rules` (rule_sets: one, against the rulebook, or A, B, ...)
     and compare every B with A, game by game.
@@ -249,6 +259,12 @@ def compare_rules(strategies, rules, games=None, players=None, seed=0, sheet="st
     from game to game, as `encore-sim run` does. `checked`: users' strategies are compiled with
     bounds checking. Raises ValueError for bad input, sim.runs.api.StrategyError for a strategy's
     illegal move.
+
+    Each rule set is played by the players of its rules: `learned` with weights trained under
+    them (a learned:weights=FILE spec names the weights of the rule set FILE was trained for; the
+    others play their own). `check_adaptation`: also play each B's games with the weights players
+    of A's rules (learned trained under A, playing under B), to measure what B's own weights gain
+    (RulesComparison.adaptation); a gain near 0 says B was answered by players who did not adapt.
     """
     sets = rule_sets(rules)
     specs = [strategies] if isinstance(strategies, str) else list(strategies)
@@ -258,13 +274,32 @@ def compare_rules(strategies, rules, games=None, players=None, seed=0, sheet="st
     s = _settings(players=base.players, opponents=None, games=games, seed=base.seed, until_ci=until_ci,
                   max_games=max_games, chunk_size=chunk_size, sheet=base.sheet, max_rolls=max_rolls, threads=threads,
                   checked=checked)
-    lineups = [api.lineup(specs, sheet=s.sheet, players=s.players, checked=s.checked, rules=r) for r in sets]
+    resolved = [resolve(spec, checked=s.checked) for spec in specs]
+    _check_weights_files(resolved, sets, s.players)
+    lineups = [api.lineup([for_rules(r, rules, s.players) for r in resolved], sheet=s.sheet, players=s.players,
+                          checked=s.checked, rules=rules) for rules in sets]
     labels = list(lineups[0].labels or lineups[0].specs)
+    played_by = {r.label: players_lines([for_rules(x, r, s.players) for x in resolved], s.sheet, s.players, r)
+                 for r in sets}
+    warnings = list(dict.fromkeys(w for b in sets[1:] for x in resolved
+                                  if (w := warning(x, sets[0], b)) is not None))
+    unadapted_lineups = [None] * len(sets)
+    if check_adaptation:
+        for i, b in enumerate(sets[1:], 1):
+            if learned_rules(b, s.players) == learned_rules(sets[0], s.players):
+                continue      # B's weights are A's: the variant does not change the game they are for
+            swapped = [unadapted(for_rules(x, sets[0], s.players), sets[0]) for x in resolved]
+            if any(x is not None for x in swapped):
+                unadapted_lineups[i] = api.lineup([u or for_rules(x, b, s.players) for u, x in zip(swapped, resolved)],
+                                                  sheet=s.sheet, players=s.players, checked=s.checked, rules=b)
     groups = list(dict.fromkeys(labels))          # the distinct strategies, in the line-up's order
     keys = _keys(s.players)
     keys += _group_keys(s.players, labels, groups)
     numba.set_num_threads(s.threads)
-    tally = _play(lineups, sets, keys, s, base.rotate, labels, groups, until_ci, progress)
+    adapt_keys = _adaptation_keys(s.players, labels, groups, resolved)
+    adapt = [None if u is None else _Tally(adapt_keys, 2) for u in unadapted_lineups]
+    tally = _play(lineups, sets, keys, s, base.rotate, labels, groups, until_ci, progress,
+                  [(u, t) for u, t in zip(unadapted_lineups, adapt)], adapt_keys)
     settings = {"strategies": specs, "players": s.players, "rotate": base.rotate, "seed": s.seed,
                 "sheet": s.sheet.name, "max_rolls": s.max_rolls, "rules": [r.text for r in sets],
                 "until_ci": until_ci}
@@ -272,7 +307,48 @@ def compare_rules(strategies, rules, games=None, players=None, seed=0, sheet="st
         settings["max_games"] = s.games
     hists = {r.label: {k: dict(sorted(h.items())) for k, h in tally.hists[i].items()} for i, r in enumerate(sets)}
     return RulesComparison(_table(sets, keys, tally), sets, tally.done, s.players, s.seed, labels, settings,
-                           None if until_ci is None else _stop(tally, until_ci, s.games), hists)
+                           None if until_ci is None else _stop(tally, until_ci, s.games), hists, played_by,
+                           warnings, _adaptation_table(sets, adapt_keys, adapt) if check_adaptation else None)
+
+
+def _check_weights_files(resolved, sets, players: int) -> None:
+    """A weights file named in the line-up must be of one of the rule sets compared."""
+    wanted = {learned_rules(r, players) for r in sets}
+    for x in resolved:
+        if plays_weights(x) and x.file is not None:
+            got = weights_rules_of(x.file, players)
+            if got is not None and got not in wanted:
+                raise ValueError(f"{x.spec}: {x.file} was trained under the rules {got.label}, which none of the "
+                                 f"rule sets compared is ({', '.join(r.label for r in sets)})")
+
+
+def _adaptation_keys(players: int, labels: list[str], groups: list[str], resolved) -> list[_Key]:
+    """The rows of the adaptation check: score and passes (at tables, the win rate of a strategy
+    among others) over every seat, and for each weights player among other strategies, its own."""
+    keys = [_Key(m, ALL, players) for m in ("score", "passes")]
+    if len(groups) > 1:
+        weighted = {labels[i] for i, x in enumerate(resolved) if plays_weights(x)} if len(resolved) == len(labels) \
+            else set()
+        seats = [labels.count(g) for g in groups] if len(labels) == players else [players]
+        for slot, g in enumerate(groups):
+            if g in weighted:
+                keys += [_Key(m, g, seats[slot], slot=slot) for m in ("score", "win_rate", "passes")
+                         if players > 1 or m != "win_rate"]
+    return keys
+
+
+def _adaptation_table(sets, keys, tallies) -> pd.DataFrame:
+    rows = []
+    for i, t in enumerate(tallies):
+        if t is None or not t.done:
+            continue
+        for k, key in enumerate(keys):
+            d, sd, h = t.ci(1, k)
+            rows.append({"rules_a": sets[0].label, "rules_b": sets[i].label, "metric": key.metric, "who": key.who,
+                         "games": t.done, "unadapted": t.mean(0, k), "adapted": t.mean(1, k), "gain": d,
+                         "gain_ci_low": d - h, "gain_ci_high": d + h, "significant": bool(abs(d) > h)})
+    return pd.DataFrame(rows, columns=["rules_a", "rules_b", "metric", "who", "games", "unadapted", "adapted", "gain",
+                                       "gain_ci_low", "gain_ci_high", "significant"])
 
 
 def _group_keys(players: int, labels: list[str], groups: list[str]) -> list[_Key]:
@@ -311,20 +387,29 @@ def _values(chunk, rules: Rules, keys: list[_Key], labels: list[str], groups: li
     return out
 
 
-def _play(lineups, sets, keys, s, rotate, labels, groups, until_ci, progress) -> _Tally:
+def _play(lineups, sets, keys, s, rotate, labels, groups, until_ci, progress, adapt, adapt_keys) -> _Tally:
     """Play every rule set batch by batch on the same games (s.games, or with until_ci until its
-    target), as sim.runs.compare plays its candidates (its schedule)."""
+    target), as sim.runs.compare plays its candidates (its schedule); and where adapt[i] is
+    (a line-up, a tally), B_i's games by that line-up too, into that tally against B_i's own."""
     tally = _Tally(keys, len(sets))
+
+    def play(line, r, first, count):
+        chunk = play_chunk(s.seed, first, count, line, players=s.players, sheet=s.sheet,
+                           max_rolls=s.max_rolls, rotate=rotate, rules=r)
+        check_chunk(chunk)
+        return chunk
 
     def batch(first, count):
         values = []
-        for line, r, h in zip(lineups, sets, tally.hists):
-            chunk = play_chunk(s.seed, first, count, line, players=s.players, sheet=s.sheet,
-                               max_rolls=s.max_rolls, rotate=rotate, rules=r)
-            check_chunk(chunk)
+        for i, (line, r, h) in enumerate(zip(lineups, sets, tally.hists)):
+            chunk = play(line, r, first, count)
             values.append(_values(chunk, r, keys, labels, groups))
             for name, v in (("score", chunk.seats[:, :, PS_SCORE]), ("rolls", chunk.games[:, GR_ROLLS])):
                 h[name].update(dict(zip(*(a.tolist() for a in np.unique(v, return_counts=True)))))
+            other, t = adapt[i]
+            if other is not None:
+                t.add([_values(play(other, r, first, count), r, adapt_keys, labels, groups),
+                       _values(chunk, r, adapt_keys, labels, groups)])
         return values
 
     return play_batches(tally, s, until_ci, progress, batch)
@@ -382,14 +467,50 @@ def display_table(result: RulesComparison) -> pd.DataFrame:
     })
 
 
+def format_players(result: RulesComparison) -> str:
+    """Who played each rule set, and the warnings for strategies that ignore a change."""
+    lines = ["Players:"]
+    for label, played in result.played_by.items():
+        lines += [f"  {label}: {played[0]}"] + [f"  {' ' * len(label)}  {p}" for p in played[1:]]
+    return "\n".join(lines + result.warnings)
+
+
+def format_adaptation(result: RulesComparison, b: str) -> str | None:
+    """B's block of the adaptation check: B's players against A's under B, and a warning when
+    B's weights gain nothing measurable."""
+    t = result.adaptation
+    if t is None or not len(t) or not (t["rules_b"] == b).any():
+        return None
+    t = t[t["rules_b"] == b]
+    a = result.rules[0].label
+    shown = pd.DataFrame({
+        "who": t["who"], "metric": [METRICS[m].label for m in t["metric"]],
+        f"weights of {_short(b, 20)}": [_value(m, v) for m, v in zip(t["metric"], t["adapted"])],
+        f"weights of {_short(a, 20)}": [_value(m, v) for m, v in zip(t["metric"], t["unadapted"])],
+        "gain (95% CI)": [_diff(m, d, lo, hi) for m, d, lo, hi in
+                          zip(t["metric"], t["gain"], t["gain_ci_low"], t["gain_ci_high"])],
+    })
+    text = (f"Adaptation under {b}: the players' weights trained for {b} against the same players with weights "
+            f"trained for {a}, both playing {b} on the same dice\n\n" + shown.to_string(index=False))
+    score = t[(t["metric"] == "score") & (t["who"] == ALL)].iloc[0]
+    if not score["significant"] or abs(score["gain"]) < 0.1:
+        text += (f"\nWarning: the weights trained for {b} gain no measurable score over {a}'s under {b}: "
+                 "these players may not have adapted to the change")
+    return text
+
+
 def format_table(result: RulesComparison) -> str:
-    """The headline, then a table per B: its rows against A, named by the two rule sets."""
+    """The headline and who played, then a table per B: its rows against A, named by the two rule
+    sets, and its adaptation check."""
     shown = display_table(result)
     a = result.rules[0].label
-    parts = [headline(result)]
+    parts = [headline(result)] + ([format_players(result)] if result.played_by else [])
     for b in result.labels[1:]:
         block = shown[shown["rules B"] == b].drop(columns="rules B").rename(
             columns={"A": _short(a), "B": _short(b)})
         parts.append(f"A = {a}, B = {b}\n\n" + block.to_string(index=False))
+        adaptation = format_adaptation(result, b)
+        if adaptation:
+            parts.append(adaptation)
     message = stop_message(result)
     return "\n\n".join(parts + ([message] if message else []))

@@ -20,7 +20,8 @@ from sim.rules import parse_rules
 from sim.sheets import load_sheet
 from sim.state import MAX_SEATS
 
-from ..learned import DATA_W, N_PARAMS, N_ROW_TABLE, read_weights, save_weights, weights_rules
+from .. import store
+from ..learned import DATA_W, N_PARAMS, N_ROW_TABLE, read_weights, save_weights, store_name, weights_rules
 from ..registry import resolve
 from ..table_features import N_STAGES
 from .solo import DEFAULT_GAMES, Settings, train
@@ -55,19 +56,21 @@ def check_step(step) -> tuple[float, float]:
     return start, end
 
 
-def train_file(out, sheet="standard", players: int = 1, games: int | None = None, seed: int = 7,
+def train_file(out=None, sheet="standard", players: int = 1, games: int | None = None, seed: int = 7,
                threads: int | None = None, progress: bool = False, init=None, step=None,
-               rules=None) -> np.ndarray:
+               rules=None) -> Path:
     """`encore-sim train`: check the arguments, train (solo, or a table of `players`: see
     strategies.training.table), and write the weights to `out` atomically (nothing is written if
-    training is interrupted). Returns the weights.
+    training is interrupted). Returns the file written.
 
-    init: a weights file of the same sheet, number of players and rules to continue training from
-    (without it, training starts afresh); step: (at the start, at the end) of the step size,
-    which falls linearly over the run (default 0.5 to 0.03); rules: the rules the training games
-    are played under (a sim.rules.Rules or a --rules text; None: the rulebook), which the file
-    records (learned.weights_rules: the part of them the game of `players` depends on), and by
-    which `learned` finds the weights it plays under those rules."""
+    out: the weights file; None: the weights store's file for the sheet, players and rules
+    (strategies.store), where `learned` finds them. init: a weights file of the same sheet and
+    number of players to continue training from, under any rules (a variant's training may start
+    from the rulebook's weights); without it, training starts afresh. step: (at the start, at the
+    end) of the step size, which falls linearly over the run (default 0.5 to 0.03); rules: the
+    rules the training games are played under (a sim.rules.Rules or a --rules text; None: the
+    rulebook), which the file records (learned.weights_rules: the part of them the game of
+    `players` depends on), and by which `learned` finds the weights it plays under those rules."""
     sheet = load_sheet(sheet)
     rules = parse_rules(rules)
     players = check_int("players", players, 1, MAX_SEATS)
@@ -75,6 +78,8 @@ def train_file(out, sheet="standard", players: int = 1, games: int | None = None
                       1, MAX_GAMES)
     seed = check_int("seed", seed, 0, MAX_SEED)
     threads = check_threads(threads)
+    if out is None:
+        out = store.writable() / store_name(sheet, players, rules)
     out = Path(out)
     if out.suffix != ".npz":
         raise ValueError(f"the weights file must end in .npz, got {out}")
@@ -83,19 +88,21 @@ def train_file(out, sheet="standard", players: int = 1, games: int | None = None
     if out.is_dir():
         raise ValueError(f"cannot write {out}: it is a folder")
     alpha, alpha_end = check_step((Settings.alpha, Settings.alpha_end) if step is None else step)
-    W0, init_sha256 = None, ""
+    W0, init_sha256, init_name = None, "", ""
     if init is not None:
-        W0 = read_weights(init, sheet, players, rules)     # read before training, so out may be init itself
+        W0 = read_weights(init, sheet, players)     # read before training, so out may be init itself
         init_sha256 = hashlib.sha256(Path(init).read_bytes()).hexdigest()
+        init_name = Path(init).name
     numba.set_num_threads(threads)
     bar = Progress(games, 0, enabled=progress, unit="training games")
-    last = [0.0]
+    last = [0.0, None]
 
     def show(done, figure):
+        last[1] = last[1] if figure is None else figure
         if time.monotonic() - last[0] > 0.5 or done == games:   # a batch takes ~30 ms
             last[0] = time.monotonic()
-            bar.update(done, f"mean score {figure:5.2f}" if players == 1 else
-                       f"wins {100 * figure:3.0f}% against built-ins")
+            bar.update(done, "" if last[1] is None else f"mean score {last[1]:5.2f}" if players == 1 else
+                       f"wins {100 * last[1]:3.0f}% against built-ins")
 
     if players == 1:
         W = train(sheet, games, seed, settings=Settings(alpha=alpha, alpha_end=alpha_end), progress=show, init=W0,
@@ -108,5 +115,5 @@ def train_file(out, sheet="standard", players: int = 1, games: int | None = None
     # that save_weights removes its temporary file: no half-written weights are left behind.
     with interrupts.raising():
         save_weights(out, W, sheet, games, seed, players, init_sha256=init_sha256, step=(alpha, alpha_end),
-                     rules=weights_rules(rules, players))
-    return W
+                     rules=weights_rules(rules, players), init_name=init_name)
+    return out

@@ -128,7 +128,7 @@ def train_table(lineup, sheet="standard", players: int = 4, games: int | None = 
                 init=None, rules=RULEBOOK) -> np.ndarray:
     """Table weights (float32 (N_STAGES, N_ROW_TABLE)) of `learned` for `players` on `sheet`
     after `games` training games of `seed`; progress(done, the learner's win rate against the
-    built-ins in the last batch). `lineup` is (functions, kinds, parameters) for play_batch with
+    built-ins in the last batch, None for a batch of self-play alone). `lineup` is (functions, kinds, parameters) for play_batch with
     learned in slot 0 and the OPPONENTS after it (strategies.training.run.table_lineup); the weights
     start at `init` (continuing their training) or at 0, and each batch is played with those
     learnt so far. Every game is played under `rules` (a sim.rules.Rules or a --rules text), the
@@ -185,6 +185,6 @@ def train_table(lineup, sheet="standard", players: int = 4, games: int | None = 
         learn_table(W, feats, gains, finals, res[:n, GR_ROLLS], learner, n, players, alpha_now, lam)
         done += n
         batch += 1
-        if progress is not None:
-            progress(done, wins / max(n - n_self, 1))
+        if progress is not None:   # a last batch short enough to be all self-play has no win rate
+            progress(done, wins / (n - n_self) if n > n_self else None)
     return W.reshape(N_STAGES, N_ROW_TABLE).astype(np.float32)
