@@ -1,11 +1,26 @@
-"""Fixtures shared by the whole test run: one headless Chromium, one Dask local cluster, and a
-game count that keeps a run going long enough to be signalled on any machine."""
+"""Fixtures shared by the whole test run: a weights store of its own, one headless Chromium, one
+Dask local cluster, and a game count that keeps a run going long enough to be signalled on any
+machine."""
 import os
 import math
 import time
 
 import numba
 import pytest
+
+
+@pytest.fixture(scope="session", autouse=True)
+def weights_store(tmp_path_factory):
+    """The weights store of the whole run (and of the commands it starts): a folder of its own,
+    never the user's (strategies.store). A test that needs an empty one sets ENCORE_SIM_WEIGHTS."""
+    folder = tmp_path_factory.mktemp("weights-store")
+    before = os.environ.get("ENCORE_SIM_WEIGHTS")
+    os.environ["ENCORE_SIM_WEIGHTS"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("ENCORE_SIM_WEIGHTS", None)
+    else:
+        os.environ["ENCORE_SIM_WEIGHTS"] = before
 
 
 @pytest.fixture(scope="session")

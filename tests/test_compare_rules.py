@@ -146,9 +146,13 @@ def test_format_table(penalty):
     lines = format_table(penalty).splitlines()
     assert lines[0].startswith("300 games of seed 11 under each rule set, on the same dice (4 players, greedy in "
                                "every seat)")
-    assert lines[2] == "A = rulebook, B = pass-penalty=1"
-    assert lines[4].split() == ["who", "metric", "rulebook", "pass-penalty=1", "B", "-", "A", "(95%", "CI)",
-                                "significant"]
+    at = lines.index("A = rulebook, B = pass-penalty=1")
+    assert lines[2:at - 1] == ["Players:", "  rulebook: greedy: hand-written; reads no rule's points",
+                               "  pass-penalty=1: greedy: hand-written; reads no rule's points",
+                               "Warning: greedy does not read pass-penalty: under pass-penalty=1 it decides as under "
+                               "rulebook, so its figures are those of a player who ignores the change"]
+    assert lines[at + 2].split() == ["who", "metric", "rulebook", "pass-penalty=1", "B", "-", "A", "(95%", "CI)",
+                                     "significant"]
     score = next(line for line in lines if line.split()[:3] == ["all", "seats", "score"])
     s = penalty.row("score")
     assert score.split()[3:] == [f"{s['mean_a']:.2f}", f"{s['mean_b']:.2f}", f"{s['diff']:+.2f}",
@@ -222,7 +226,10 @@ def test_the_report_draws_the_differences(tmp_path, mixed):
 def test_cli_report_and_the_notebook_function(tmp_path, penalty):
     r = invoke("compare-rules", "pass-penalty=1", "-p", 4, "-n", 300, "--seed", 11, "-f", "csv",
                "--report", tmp_path / "r.html")
-    assert r.exit_code == 0 and r.stderr == f"Report: {tmp_path / 'r.html'}\n", r.output
+    # stdout is the csv alone; the warning that greedy ignores the penalty goes to stderr
+    assert r.exit_code == 0 and r.stderr == ("Warning: greedy does not read pass-penalty: under pass-penalty=1 it "
+                                             "decides as under rulebook, so its figures are those of a player who "
+                                             f"ignores the change\nReport: {tmp_path / 'r.html'}\n"), r.output
     assert "Win rate by seat" in (tmp_path / "r.html").read_text()
     df = es.compare_rules("pass-penalty=1", strategy="greedy", players=4, games=300, seed=11)
     pd.testing.assert_frame_equal(df, penalty.table)

@@ -161,7 +161,8 @@ def test_learned_without_weights_for_the_rules_says_how_to_train_them():
         with pytest.raises(L.WeightsError) as e:
             play_chunk(0, 0, 2, ["learned"] * players, players=players, rules=rules)
         text = str(e.value)
-        assert "\n" not in text and f"encore-sim train --rules {rules} --sheet standard --players {players}" in text
+        command = f"encore-sim train --rules {rules}" + ("" if players == 1 else f" --players {players}")
+        assert "\n" not in text and f"train them with `{command}`" in text, text
     # What the solo game does not depend on, it does not need weights of its own for.
     assert L.weights_rules("end-colours=3,free-rolls=5,star-penalty=3", 1) == parse_rules("star-penalty=3")
     assert L.weights_rules("solo-rolls=20", 4) == RULEBOOK
@@ -180,8 +181,8 @@ def test_weights_recorded_with_rules_are_matched(tmp_path):
     assert chunk.games.shape[0] == 5
     with pytest.raises(L.WeightsError, match="trained under the rules star-penalty=3, not under rulebook"):
         play_chunk(0, 0, 5, [f"learned:weights={mine}"], players=1)
-    with pytest.raises(L.WeightsError, match="trained under the rules rulebook, not under pass-penalty=1: train weights "
-                                             "for them with encore-sim train --rules pass-penalty=1"):
+    with pytest.raises(L.WeightsError, match="trained under the rules rulebook, not under pass-penalty=1: play it "
+                                             "under its own rules, or leave weights= out"):
         L.weights_array(SHEET, L.shipped_file(SHEET), 1, "pass-penalty=1")
 
 

@@ -59,7 +59,7 @@ from sim.sheets import COLOURS
 from sim.state import COLOUR_JOKER, NUMBER_JOKER, PS_SCORE
 from sim.tables import build_tables, kernel_tables
 
-from ..learned import WeightsError, weights_array
+from ..learned import MissingWeights, WeightsError, weights_array
 from .rollouts import J_BEST, J_BEST_COST, J_BEST_SUB, J_LUCK, J_MADE, J_ROLLED, J_SIZE, judge_solo, judge_table
 
 #: Stages of a game: rolls 1-5, 6-10, ... (a table's last stage, and a solo game longer than the
@@ -245,7 +245,9 @@ def judged(dataset, weights=None, checked: bool = True, rollouts: int = 0, rules
         raise AnalyseError(f"weights file {weights} does not exist")
     try:
         W = weights_array(sheet, weights, s.players, s.rules)
-    except WeightsError as e:      # the judge's weights are missing (how to train them) or unusable
+    except MissingWeights:         # the caller may train them (--train) and judge again
+        raise
+    except WeightsError as e:      # the judge's weights file is unusable
         raise AnalyseError(f"{e}; analyse with --weights W.npz") from None
     judge = "learned" if weights is None else f"learned:weights={weights}"
     check_files(manifest)

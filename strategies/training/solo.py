@@ -51,9 +51,8 @@ from ..learned import (
 #: Games played with the same weights before they learn from them (fixed, so that the weights do
 #: not depend on the thread count; small against the millions of a run).
 BATCH = 512
-#: encore-sim train's default budget: about 5 minutes on one core of this project's machines
-#: (2-vCPU AMD EPYC VM, ~20k training games/s on the standard sheet). More barely helps: with the
-#: earlier online trainer 3M games gave 28.5 points on the standard sheet, 12M 28.6.
+#: encore-sim train's default budget (its time: docs/variants.md, "Training time"). More barely
+#: helps: with an earlier online trainer 3M games gave 28.5 points on the standard sheet, 12M 28.6.
 DEFAULT_GAMES = 5_000_000
 
 

@@ -43,9 +43,9 @@ BATCH = 256
 MAX_ROLLS = 120
 #: The built-ins the learner meets, batch after batch.
 OPPONENTS = ("heuristic", "lookahead")
-#: encore-sim train --players N's default budget, the shipped weights' own (docs/strategies.md):
-#: 2-8 minutes on one core. At 4 players a quarter of today's (150,000 games) gave a user's sheet
-#: 44% of the wins against three `lookahead`, short of the 45% promised for a user's sheet.
+#: encore-sim train --players N's default budget, the shipped weights' own (docs/strategies.md;
+#: its time: docs/variants.md, "Training time"). At 4 players a quarter of it (150,000 games from
+#: nothing) gave a user's sheet 44% of the wins against three `lookahead`, short of the 45% promised.
 DEFAULT_GAMES = {2: 300_000, 3: 200_000, 4: 600_000, 5: 120_000, 6: 100_000}
 
 
