@@ -923,12 +923,14 @@ class MissingWeights(WeightsError):
         r = self.rules
         what = f"{_game(self.players)} on sheet {self.sheet.name!r}" + ("" if r.is_rulebook else
                                                                        f" under the rules {r.text}")
-        sheet = _builtin_name(self.sheet) or shlex.quote(self.sheet.path or self.sheet.name)
+        # A sheet read from a dataset has no file of its own: the command then names the file to give.
+        sheet = _builtin_name(self.sheet) or (shlex.quote(self.sheet.path) if self.sheet.path else "FILE")
         command = ("encore-sim train" + ("" if r.is_rulebook else f" --rules {r.text}")
                    + ("" if sheet == "standard" else f" --sheet {sheet}")
                    + ("" if self.players == 1 else f" --players {self.players}"))
+        file = "" if sheet != "FILE" else f", FILE being sheet {self.sheet.name!r}'s file"
         return (f"`learned` has no weights for {what}, shipped or in the weights store ({store.folder()}): "
-                + (f"add {train} to train them now, or " if train else "") + f"train them with `{command}`")
+                + (f"add {train} to train them now, or " if train else "") + f"train them with `{command}`{file}")
 
 
 @functools.lru_cache(maxsize=16)

@@ -116,6 +116,31 @@ def python_speed() -> str:
     return f"{parts[0]} and {parts[1]}, on one core of the benchmark's machine ({when})"
 
 
+@register("training-time")
+def training_time() -> str:
+    """How long train's defaults and training on demand take, from make bench's training rows."""
+    from strategies.training.ondemand import WARM_GAMES
+    from strategies.training.solo import DEFAULT_GAMES as SOLO_GAMES
+    from strategies.training.table import DEFAULT_GAMES as TABLE_GAMES
+    rows = {r["workload"]: r for r in bench()["results"]}
+    solo = next(r for w, r in rows.items() if w.startswith("training, solo,"))
+    four = next(r for w, r in rows.items() if w.startswith("training, 4 players,"))
+    six = next(r for w, r in rows.items() if w.startswith("training, 4 players under joker-six,"))
+    threads = solo["workload"].rsplit(", ", 1)[1]
+    lines = [f"| training | games | games/s ({threads}) | time |", "|---|---|---|---|"]
+    for label, games, r in (("`train` solo (default)", SOLO_GAMES, solo),
+                            ("`train --players 4` (default)", TABLE_GAMES[4], four),
+                            ("`train --players 4 --rules joker-six` (default)", TABLE_GAMES[4], six),
+                            ("on demand, solo (warm)", WARM_GAMES[1], solo),
+                            ("on demand, 4 players (warm)", WARM_GAMES[4], four),
+                            ("on demand, 4 players under joker-six (warm)", WARM_GAMES[4], six)):
+        lines.append(f"| {label} | {games:,} | {r['value']:,} | {_about(games / r['value'])} |")
+    machine = bench()["machine"]
+    return "\n".join(lines) + (f"\n\nMeasured by `make bench --all` ({machine['cpu']}, {machine['cores']} vCPUs; "
+                               f"{solo['date']}, load average {solo['load']:.1f}); the first training of a "
+                               "version also compiles its kernels (about 10-30 s of CPU).")
+
+
 @register("bench-table")
 def bench_table() -> str:
     lines = ["| workload | measured | target | ratio | took |", "|---|---|---|---|---|"]

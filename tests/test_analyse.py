@@ -23,7 +23,7 @@ from sim.runs.api import play_chunk
 from sim.state import PS_JOKERS, PS_SCORE
 from sim.tables import N_GROUPS
 from strategies.features import EXPECT_SIZE
-from strategies.learned import best_row, new_scratch, rank_placements
+from strategies.learned import MissingWeights, best_row, new_scratch, rank_placements
 from strategies.research.analyse import AnalyseError, STAGES, _learned_taxed, analyse, judged
 from strategies.research.decisions import _before_each, decisions
 from strategies.research.rollouts import (
@@ -306,10 +306,11 @@ def test_a_table_sheet_without_weights_says_how_to_train(tmp_path):
     sheet.write_text(subprocess.run([sys.executable, str(Path(__file__).parent / "sheetgen.py"), "--seed", "5"],
                                     capture_output=True, text=True, check=True).stdout)
     ds = run(tmp_path / "t", "-s", "greedy", "-p", "2", "-n", "2", "--sheet", str(sheet))
-    with pytest.raises(AnalyseError, match="encore-sim train"):
+    with pytest.raises(MissingWeights, match="encore-sim train --sheet FILE --players 2`, FILE being sheet 'mine'"):
         analyse(ds)
     r = cli(ds)
-    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1 and "encore-sim train" in r.output
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+    assert "add --train to train them now" in r.output
 
 
 def test_report_with_the_analysis(data, tmp_path):

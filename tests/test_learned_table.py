@@ -1,6 +1,7 @@
 """`learned` at a table: the table features on hand-built positions, the exact incremental value,
 legal play at 2-6 players on every sheet, shipped weights, and training."""
 import importlib.resources
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -200,9 +201,10 @@ def test_a_sheet_without_table_weights_says_how_to_train_them(tmp_path):
     r = CliRunner().invoke(main, ["run", "-n", "2", "-p", "4", "-s", "learned", "--sheet", str(sheet),
                                   "--out", str(tmp_path / "out")])
     assert r.exit_code == 2
+    store = os.environ["ENCORE_SIM_WEIGHTS"]
     assert r.output.strip().splitlines() == [
-        "Error: `learned` has no shipped weights for 4 players on sheet 'mine': train them with "
-        "`encore-sim train --sheet SHEET --players 4 --out W.npz`, then play learned:weights=W.npz"]
+        f"Error: `learned` has no weights for 4 players on sheet 'mine', shipped or in the weights store ({store}): "
+        f"add --train to train them now, or train them with `encore-sim train --sheet {sheet} --players 4`"]
     assert not (tmp_path / "out").exists()
 
 

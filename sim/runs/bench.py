@@ -4,7 +4,8 @@ Speed is measured here and never asserted in tests: the machines are shared
 and noisy. Each workload runs after a warm-up, several times; the median is
 reported with the machine and versions, beside the targets of issues 5 and 36.
 The rows are the workloads of those targets (greedy, heuristic, learned); --all adds
-every other built-in strategy, which costs each one's compilation on a cold cache. Without
+every other built-in strategy, which costs each one's compilation on a cold cache, and the
+training rows (--training measures those alone). Without
 --quick, the cold-start rows of issue 44 close the table (sim.runs.coldstart: CPU seconds of a
 user's first commands, beside the code before the compile work, measured in the same run).
 """
@@ -184,6 +185,8 @@ def run(quick: bool, everything: bool = False) -> list[dict]:
             rows.append(_timed(_lineup_row, quick))
             compiled = {r["workload"]: r["value"] for r in rows}
             rows.extend(_python_rows(tmp, quick, compiled))
+        if everything:
+            rows.extend(training_rows(quick))
         if numba.config.NUMBA_NUM_THREADS >= 2:
             rows.append(_timed(_scaling_row, quick))
         rows.append(_timed(_startup_row, tmp))
@@ -260,6 +263,32 @@ def _memory_row(tmp: str, games: int) -> dict:
             "unit": "MB", "target": 300, "ratio": round(300 / (rss / 1024), 2)}
 
 
+#: Training workloads: (players, rules, games timed); their rates give the training times the docs
+#: state (docs/variants.md, "Training time": train's defaults and training on demand).
+TRAINING = ((1, "", 400_000), (4, "", 40_000), (4, "joker-six", 40_000))
+
+
+def training_rows(quick: bool = False) -> list[dict]:
+    """Training games a second on every core (as `encore-sim train` runs by default), after a
+    short run that compiles: solo, and at 4 players under the rulebook and under joker-six."""
+    from strategies.training.run import train_file
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for players, rules, games in TRAINING:
+            games //= 10 if quick else 1
+            out = Path(tmp, "w.npz")
+            train_file(out, players=players, games=2048, rules=rules)     # compiled
+            t = time.perf_counter()
+            train_file(out, players=players, games=games, rules=rules)
+            took = time.perf_counter() - t
+            rows.append({"workload": f"training, {'solo' if players == 1 else f'{players} players'}"
+                                    f"{f' under {rules}' if rules else ''}, {numba.config.NUMBA_NUM_THREADS} threads",
+                         "value": round(games / took), "unit": "games/s", "target": None, "ratio": None,
+                         "seconds": round(took, 1), "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+                         "load": round(os.getloadavg()[0], 2)})
+    return rows
+
+
 def _throughput_rows(names: list[str], quick: bool) -> list[dict]:
     rows = []
     rates = {}
@@ -330,7 +359,22 @@ def main(argv=None) -> None:
                         help="also write the results as JSON to FILE, with the date, the machine, its load and "
                              "the git revision: the docs quote docs/bench.json (python -m tests.docs_check "
                              "--update copies its figures into them)")
+    parser.add_argument("--training", action="store_true",
+                        help="measure only the training rows; with --record, put them into FILE's record in place "
+                             "of its own (each row says when it was measured, and the load then)")
     args = parser.parse_args(argv)
+    if args.training:
+        rows = training_rows(args.quick)
+        if args.record:
+            record = json.loads(Path(args.record).read_text())
+            names = {r["workload"] for r in rows}
+            record["results"] = [r for r in record["results"] if r["workload"] not in names] + rows
+            tmp = f"{args.record}.{os.getpid()}.tmp"
+            Path(tmp).write_text(json.dumps(record, indent=2) + "\n")
+            os.replace(tmp, args.record)
+        for r in rows:
+            print(f"{r['workload']:48} {r['value']:>9,} {r['unit']}  ({r['seconds']:.0f} s, load {r['load']})")
+        return
     info = machine()
     load = [round(x, 2) for x in os.getloadavg()]
     started = time.strftime("%Y-%m-%d %H:%M %Z")
