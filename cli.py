@@ -346,15 +346,9 @@ def _trains(fn):
 
 
 def _players_lines(specs, sheet, players, rules) -> list[str]:
-    """What plays each strategy of a line-up under `rules` (strategies.adaptation)."""
-    from sim.rules import parse_rules
-    from strategies.adaptation import players_lines, warning
-    from strategies.registry import resolve
     from sim.sheets import load_sheet
-    rules, sheet = parse_rules(rules), load_sheet(sheet)
-    lines = [f"Players under {rules.label}:"] + [f"  {line}" for line in players_lines(specs, sheet, players, rules)]
-    from sim.rules import RULEBOOK
-    return lines + [w for w in dict.fromkeys(warning(resolve(x), RULEBOOK, rules) for x in specs) if w]
+    from strategies.adaptation import players_block
+    return players_block(specs, load_sheet(sheet), players, rules)
 
 
 @click.group(cls=_Group)

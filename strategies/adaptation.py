@@ -147,3 +147,11 @@ def players_lines(specs, sheet, players: int, rules) -> list[str]:
             seen.add(key)
             lines.append(describe(r, sheet, players, rules))
     return lines
+
+
+def players_block(specs, sheet, players: int, rules) -> list[str]:
+    """What `run` and `compare` print under a variant: a heading, players_lines(), and a warning
+    for each strategy that ignores the change from the rulebook."""
+    rules = parse_rules(rules)
+    lines = [f"Players under {rules.label}:"] + [f"  {line}" for line in players_lines(specs, sheet, players, rules)]
+    return lines + [w for w in dict.fromkeys(warning(resolve(x), RULEBOOK, rules) for x in specs) if w]

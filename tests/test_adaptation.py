@@ -98,6 +98,20 @@ def test_the_command_prints_players_warnings_and_adaptation(variant_weights):
     assert ("learned", "score") in rows and ("learned", "win_rate") in rows and ("all seats", "passes") in rows
 
 
+def test_run_and_compare_under_a_variant_say_who_played(variant_weights, tmp_path):
+    r = invoke("run", "-s", "learned", "--rules", VARIANT, "-n", 20, "-j", 1, "--out", tmp_path / "r")
+    assert r.exit_code == 0, r.output
+    block = r.output.split(f"Players under {VARIANT}:\n")[1].splitlines()
+    assert block[0].startswith(f"  learned: weights for {VARIANT}, the solo game, trained ") and "yours" in block[0]
+    c = invoke("compare", "greedy", "heuristic", "-p", 2, "--rules", "pass-penalty=1", "-n", 20, "-j", 1, "-q")
+    assert c.exit_code == 0, c.output
+    block = c.output.split("Players under pass-penalty=1:\n")[1].splitlines()
+    assert block[0].startswith("  greedy: ") and block[1].startswith("  heuristic: ")
+    assert block[2].startswith("Warning: greedy does not read pass-penalty") and len(block) == 3
+    rulebook = invoke("compare", "greedy", "heuristic", "-p", 2, "-n", 20, "-j", 1, "-q")
+    assert rulebook.exit_code == 0 and "Players under" not in rulebook.output
+
+
 R_FIELDS = {"R_PASS_PENALTY": "pass_penalty", "R_STAR_PENALTY": "star_penalty", "R_END_COLOURS": "end_colours",
             "R_SOLO_ROLLS": "solo_rolls", "R_FREE_ROLLS": "free_rolls", "R_JOKERS": "jokers", "R_NUMBERS": "joker_six",
             "R_COLOUR_FIRST": "colour_bonus", "R_COLOUR_LATER": "colour_bonus", "col_first": "column_points",
