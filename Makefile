@@ -31,8 +31,9 @@ run: install
 test: install
 	$(VENV)/bin/python -m pytest -q --durations=15
 
+# BENCH: the benchmark's options, e.g. make bench BENCH='--training --record docs/bench.json'.
 bench: install
-	$(VENV)/bin/python -m sim.runs.bench
+	$(VENV)/bin/python -m sim.runs.bench $(BENCH)
 
 # Keeps .venv and results/; removes build output and caches (including numba's).
 clean:

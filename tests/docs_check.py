@@ -144,6 +144,9 @@ def commands(block: str) -> list[tuple[str, list[str]]]:
 def run_command(command: str, cwd: Path) -> list[str]:
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
                COLUMNS="100", LC_ALL="C.UTF-8")
+    # The examples' weights store is the sandbox's: an example that trains (--train) does it
+    # from nothing every time, as on a fresh machine, and never writes into the user's store.
+    env["ENCORE_SIM_WEIGHTS"] = str(cwd / "weights-store")
     r = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT, check=False)
     return r.stdout.splitlines()

@@ -136,7 +136,7 @@ def training_time() -> str:
                             ("on demand, 4 players under joker-six (warm)", WARM_GAMES[4], six)):
         lines.append(f"| {label} | {games:,} | {r['value']:,} | {_about(games / r['value'])} |")
     machine = bench()["machine"]
-    return "\n".join(lines) + (f"\n\nMeasured by `make bench --all` ({machine['cpu']}, {machine['cores']} vCPUs; "
+    return "\n".join(lines) + (f"\n\nMeasured by `make bench BENCH=--training` ({machine['cpu']}, {machine['cores']} vCPUs; "
                                f"{solo['date']}, load average {solo['load']:.1f}); the first training of a "
                                "version also compiles its kernels (about 10-30 s of CPU).")
 

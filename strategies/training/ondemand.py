@@ -23,10 +23,12 @@ from .. import store
 from ..learned import MissingWeights, weights_file, weights_rules
 from .run import train_file
 
-#: Training games of a warm start, solo and at tables of 2-6 (docs/variants.md, "Training on demand").
-WARM_GAMES = {1: 1_000_000, 2: 150_000, 3: 150_000, 4: 150_000, 5: 100_000, 6: 100_000}
-#: The step size of a warm start, at its start and at its end (falling linearly).
-WARM_STEP = (0.1, 0.02)
+#: Training games of a warm start, solo and at tables of 2-6: as many as fit in about two minutes
+#: on two cores, where docs/variants.md measures them as good as a full training (larger tables
+#: play slower games, so fewer).
+WARM_GAMES = {1: 1_000_000, 2: 400_000, 3: 400_000, 4: 400_000, 5: 300_000, 6: 250_000}
+#: The step size of a warm start, at its start and at its end (falling linearly), solo and at a table.
+WARM_STEP = {1: (0.1, 0.01), 2: (0.1, 0.02)}
 #: Training on demand's root seed: train's own (no default comparison plays its games).
 SEED = 7
 
@@ -58,7 +60,7 @@ def plan(need: Need) -> tuple[object, int | None, tuple[float, float] | None, st
         return None, None, None, "from scratch (train's default games)"
     path, source = start
     games = WARM_GAMES[need.players]
-    return path, games, WARM_STEP, (f"{games:,} games from the {'shipped ' if source == 'shipped' else ''}"
+    return path, games, WARM_STEP[min(need.players, 2)], (f"{games:,} games from the {'shipped ' if source == 'shipped' else ''}"
                                     f"rulebook weights {path.name}")
 
 
