@@ -6,8 +6,8 @@ exit code 2.
 """
 from __future__ import annotations
 
-import datetime as _dt
 import functools
+import importlib.util
 import io
 import json
 import os
@@ -18,6 +18,23 @@ import sys
 from pathlib import Path
 
 import click
+
+
+def _defaults():
+    """sim.runs.defaults, read without importing the package `sim`: that imports Numba, and
+    `--python` must disable its compiling before (defaults.py itself imports nothing). Registered
+    under its name, so that the commands layer later finds this same module."""
+    name = "sim.runs.defaults"
+    if name not in sys.modules:
+        path = Path(__file__).resolve().parent / "sim" / "runs" / "defaults.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules[name] = module
+    return sys.modules[name]
+
+
+defaults = _defaults()
 
 EXIT_USAGE = 2
 #: Set by entry(): this process is the encore-sim program (not a test invoking main()), so it
@@ -80,8 +97,9 @@ def _errors(fn):
             api, registry = sys.modules.get("sim.runs.api"), sys.modules.get("strategies.registry")
             if not isinstance(e, (ValueError, OSError) + ((api.StrategyError,) if api else ())):
                 raise
-            _fail(str(e) or type(e).__name__, details=registry is not None and
-                  isinstance(e, registry.StrategyCompileError))
+            from sim.errors import SettingError, flag_name
+            _fail((e.words(flag_name) if isinstance(e, SettingError) else str(e)) or type(e).__name__,
+                  details=registry is not None and isinstance(e, registry.StrategyCompileError))
     return wrapper
 
 
@@ -239,18 +257,16 @@ _PYTHON_EXCLUDES = {
     "unchecked": "Python checks every index",
     "threads": "it plays on one thread",
 }
-# Options most commands share, declared once (each command may say more in its help).
-#: sim.runs.settings.DEFAULT_MAX_ROLLS: the CLI loads no kernel before a command runs, and
-#: tests/test_cli.py checks the two agree.
-MAX_ROLLS = 200
+# Options most commands share, declared once (each command may say more in its help); their
+# defaults are the commands layer's (sim.runs.defaults).
 
 
 def _sheet_option(help="Built-in sheet name or sheet file."):
-    return click.option("--sheet", default="standard", show_default=True, help=help)
+    return click.option("--sheet", default=defaults.SHEET, show_default=True, help=help)
 
 
 def _max_rolls_option(help="Roll cap for tables: a game still running then ends, flagged as capped."):
-    return click.option("--max-rolls", type=int, default=MAX_ROLLS, show_default=True, help=help)
+    return click.option("--max-rolls", type=int, default=defaults.MAX_ROLLS, show_default=True, help=help)
 
 
 def _threads_option(help="Numba threads [default: all cores]."):
@@ -272,7 +288,7 @@ class _RulesText(click.ParamType):
         try:
             return parse_rules(value)
         except ValueError as e:
-            self.fail(str(e).removeprefix("--rules: "), param, ctx)
+            self.fail(str(e).removeprefix("rules: "), param, ctx)   # click names the option itself
 
 
 RULES = _RulesText()
@@ -345,6 +361,22 @@ def _trains(fn):
     return click.option("--train", is_flag=True, help=TRAIN_HELP)(wrapper)
 
 
+#: --train of a command whose function in sim.runs.commands trains on demand itself.
+TRAIN = click.option("--train", is_flag=True, help=TRAIN_HELP)
+
+
+def _say(quiet: bool):
+    """How the commands layer announces training on demand: a line on stderr, unless --quiet."""
+    return None if quiet else lambda line: click.echo(line, err=True)
+
+
+def _given(ctx, **params) -> dict:
+    """The parameters the command line gave, leaving out those at their defaults: the commands
+    layer (sim.runs.commands) fills those in, and a resumed run takes them from its manifest."""
+    default = click.core.ParameterSource.DEFAULT
+    return {k: v for k, v in params.items() if ctx.get_parameter_source(k) != default}
+
+
 def _players_lines(specs, sheet, players, rules) -> list[str]:
     from sim.sheets import load_sheet
     from strategies.adaptation import players_block
@@ -377,16 +409,17 @@ def main(ctx, profile_compile, weights_store) -> None:
 # --- run ------------------------------------------------------------------------
 
 @main.command()
-@click.option("--games", "-n", type=COUNT, default=100_000, show_default=True, help="Games to play.")
+@click.option("--games", "-n", type=COUNT, default=defaults.RUN_GAMES, show_default=True,
+              help="Games to play.")
 @click.option("--players", "-p", type=int, default=None,
               help="Seats, 1 = solo game, 2..6 [default: one per --strategy; one strategy: the solo game].")
 @click.option("--strategy", "-s", "strategy", multiple=True,
-              help="Strategy spec, once per seat or once for all seats (repeatable) [default: greedy]. "
+              help=f"Strategy spec, once per seat or once for all seats (repeatable) [default: {defaults.RUN_STRATEGY}]. "
                    "NAME[:k=v,..] or path/file.py:function[:k=v,..].")
 @click.option("--rotate/--no-rotate", default=True, show_default=True,
               help="Rotate the strategies over the seats from game to game.")
 @_sheet_option()
-@click.option("--seed", type=SEED, default=0, help=SEED_HELP)
+@click.option("--seed", type=SEED, default=defaults.SEED, help=SEED_HELP)
 @_threads_option("Numba threads [default: all cores; with --scheduler: per task, default 1].")
 @click.option("--chunk-size", type=COUNT, default=None,
               help="Games per Parquet file [default: 50,000 solo, 10,000 at tables; less with --log-turns].")
@@ -407,45 +440,28 @@ def main(ctx, profile_compile, weights_store) -> None:
 @_rules_option(RULES_HELP + " With --resume: the run's own, or left out.")
 @UNCHECKED
 @PYTHON
+@TRAIN
 @click.pass_context
 @_errors
-@_trains
 def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size, out, max_rolls, log_turns,
-        resume, force, quiet, scheduler, retries, rules, unchecked, python):
+        resume, force, quiet, scheduler, retries, rules, unchecked, python, train):
     """Play many games in parallel and write them to a Parquet dataset.
 
     Without options: 100,000 solo games of greedy, seed 0.
     """
     _python(python, scheduler=scheduler, unchecked=unchecked, threads=threads is not None and threads > 1)
     _announce_compiling(_progress_enabled(quiet))
-    from sim.runs import runner
-    from sim.runs.dataset import MANIFEST, is_url, open_store
-    from sim.runs.manifest import stored_run_args
-    from sim.runs.settings import Settings
-
-    if resume and force:
-        raise ValueError("--resume and --force exclude each other")
-    if out is None:
-        if resume:
-            raise ValueError("--resume needs --out, the folder of the run to finish")
-        out = Path("results") / _dt.datetime.now().strftime("run-%Y%m%d-%H%M%S")
-    elif not is_url(out):
-        out = Path(out)
-    strategies = list(strategy) or ["greedy"]
-    args = {"games": games, "players": players, "strategies": strategies, "rotate": rotate, "seed": seed,
-            "chunk_size": chunk_size, "max_rolls": max_rolls, "log_turns": log_turns, "sheet": sheet, "rules": rules}
-    if resume and open_store(out).is_file(MANIFEST):
-        # An option given on the command line wins over what the run was started with.
-        stored = stored_run_args(out)
-        default = click.core.ParameterSource.DEFAULT
-        args = {k: stored[k] if ctx.get_parameter_source("strategy" if k == "strategies" else k) == default else v
-                for k, v in args.items()}
-    settings = Settings.of(**args, threads=runner.task_threads(threads, scheduler), checked=not unchecked)
+    from sim.runs import commands, runner
+    from sim.runs.dataset import MANIFEST, open_store
+    out = commands.run_folder(out, resume)
+    given = _given(ctx, games=games, players=players, strategy=list(strategy), rotate=rotate, sheet=sheet, seed=seed,
+                   chunk_size=chunk_size, max_rolls=max_rolls, log_turns=log_turns, rules=rules)
     command = "encore-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if Path(sys.argv[0]).name.startswith("encore-sim") else None
     try:
-        manifest = runner.run(out, settings=settings, resume=resume, force=force, progress=_progress_enabled(quiet),
-                              command=command, scheduler=scheduler, retries=retries)
+        r = commands.run(out, **given, threads=threads, resume=resume, force=force, unchecked=unchecked,
+                         scheduler=scheduler, retries=retries, progress=_progress_enabled(quiet), command=command,
+                         train=train, say=_say(quiet))
     except KeyboardInterrupt:
         if not open_store(out).is_file(MANIFEST):   # interrupted before the run created anything
             click.echo("Aborted.", err=True)
@@ -455,6 +471,7 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
         _exit_interrupted()
     except runner.RunFailed as e:   # the run itself broke (a cluster's task or scheduler), not its input
         _fail(str(e), 1)
+    out, manifest, settings = r.out, r.manifest, r.settings
     if not quiet:
         from sim.runs.summary import default_by_seat, format_table, summarise
         by_seat = default_by_seat(manifest)
@@ -578,7 +595,7 @@ def _rules_field(rules) -> dict:
 @click.option("--max-games", type=COUNT, default=None,
               help="With --until-ci: stop after this many games even if the target is not reached "
                    "[default: 1,000,000].")
-@click.option("--seed", type=SEED, default=0, help=SEED_HELP + " Every strategy plays the same games of it.")
+@click.option("--seed", type=SEED, default=defaults.SEED, help=SEED_HELP + " Every strategy plays the same games of it.")
 @_sheet_option()
 @_max_rolls_option()
 @_threads_option()
@@ -594,10 +611,10 @@ def _rules_field(rules) -> dict:
 @_rules_option(RULES_HELP + " Every strategy plays under them.")
 @UNCHECKED
 @PYTHON
+@TRAIN
 @_errors
-@_trains
 def compare(strategies, players, opponents, games, until_ci, max_games, seed, sheet, max_rolls, threads,
-            chunk_size, fmt, quiet, report_file, rules, unchecked, python):
+            chunk_size, fmt, quiet, report_file, rules, unchecked, python, train):
     """Compare strategies on common random numbers (the same dice), paired against the first.
 
     Either --games N, or --until-ci X (at most --max-games; giving --games too is an error):
@@ -609,15 +626,15 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
     """
     _python(python, unchecked=unchecked, threads=threads is not None and threads > 1)
     _announce_compiling(_progress_enabled(quiet))
-    from sim.runs.compare import compare as run_compare
+    from sim.runs import commands
     from sim.runs.compare import format_table, stop_message
     if report_file is not None:
         from sim.runs.report import check_output
         check_output(report_file)
-    result = run_compare(strategies, players=players, opponents=opponents or None, games=games, seed=seed,
-                         until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
-                         max_rolls=max_rolls, threads=threads, progress=_progress_enabled(quiet),
-                         checked=not unchecked, rules=rules)
+    result = commands.compare(*strategies, players=players, opponents=opponents or None, games=games, seed=seed,
+                              until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
+                              max_rolls=max_rolls, threads=threads, progress=_progress_enabled(quiet),
+                              unchecked=unchecked, rules=rules, train=train, say=_say(quiet))
     if fmt == "table":
         click.echo(format_table(result))
         if rules is not None and not rules.is_rulebook:
@@ -638,7 +655,8 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
 @main.command("compare-rules")
 @click.argument("rules", nargs=-1, required=True, type=RULES, metavar="RULES...")
 @click.option("--strategy", "-s", "strategy", multiple=True,
-              help="Strategy spec, once per seat or once for all seats (repeatable), as in `run` [default: greedy].")
+              help="Strategy spec, once per seat or once for all seats (repeatable), as in `run` "
+                   f"[default: {defaults.RUN_STRATEGY}].")
 @click.option("--players", "-p", type=int, default=None,
               help="Seats, 1 = solo game, 2..6 [default: one per --strategy; one strategy: the solo game].")
 @click.option("--rotate/--no-rotate", default=True, show_default=True,
@@ -651,7 +669,7 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
 @click.option("--max-games", type=COUNT, default=None,
               help="With --until-ci: stop after this many games even if the target is not reached "
                    "[default: 1,000,000].")
-@click.option("--seed", type=SEED, default=0, help=SEED_HELP + " Every rule set plays the same games of it.")
+@click.option("--seed", type=SEED, default=defaults.SEED, help=SEED_HELP + " Every rule set plays the same games of it.")
 @_sheet_option()
 @_max_rolls_option()
 @_threads_option()
@@ -670,10 +688,11 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
                    "gain (near 0: the players did not adapt to B).")
 @UNCHECKED
 @PYTHON
+@TRAIN
+@click.pass_context
 @_errors
-@_trains
-def compare_rules(rules, strategy, players, rotate, games, until_ci, max_games, seed, sheet, max_rolls, threads,
-                  chunk_size, fmt, quiet, report_file, check_adaptation, unchecked, python):
+def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_games, seed, sheet, max_rolls, threads,
+                  chunk_size, fmt, quiet, report_file, check_adaptation, unchecked, python, train):
     """What a rule change does: the same strategies on the same dice under each rule set, paired.
 
     RULES are rule sets, each a --rules text (comma-separated variants; `rulebook` for none): the
@@ -689,16 +708,16 @@ def compare_rules(rules, strategy, players, rotate, games, until_ci, max_games, 
     """
     _python(python, unchecked=unchecked, threads=threads is not None and threads > 1)
     _announce_compiling(_progress_enabled(quiet))
-    from sim.runs.rulescompare import compare_rules as run_compare_rules
+    from sim.runs import commands
     from sim.runs.rulescompare import format_table, stop_message
     if report_file is not None:
         from sim.runs.report import check_output
         check_output(report_file)
-    result = run_compare_rules(list(strategy) or ["greedy"], list(rules), games=games, players=players, seed=seed,
-                               sheet=sheet, rotate=rotate, max_rolls=max_rolls, threads=threads,
-                               chunk_size=chunk_size, until_ci=until_ci, max_games=max_games,
-                               progress=_progress_enabled(quiet), checked=not unchecked,
-                               check_adaptation=check_adaptation)
+    result = commands.compare_rules(*rules, **_given(ctx, strategy=list(strategy)), games=games, players=players,
+                                    seed=seed, sheet=sheet, rotate=rotate, max_rolls=max_rolls, threads=threads,
+                                    chunk_size=chunk_size, until_ci=until_ci, max_games=max_games,
+                                    progress=_progress_enabled(quiet), unchecked=unchecked,
+                                    check_adaptation=check_adaptation, train=train, say=_say(quiet))
     if fmt == "table":
         click.echo(format_table(result))
     else:
@@ -773,7 +792,7 @@ def report_command(dataset, output, figures_dir, fmt, analyse_too, quiet, rules)
               help="Mean score, or win rate (tables).")
 @click.option("--budget", type=COUNT, default=100_000, show_default=True,
               help="Games the whole search may play (a table counts once); the validation is extra.")
-@click.option("--seed", type=SEED, default=0, help="Root seed of the search's games [default: 0; 'random': a fresh one].")
+@click.option("--seed", type=SEED, default=defaults.SEED, help="Root seed of the search's games [default: 0; 'random': a fresh one].")
 @click.option("--validate-games", type=COUNT, default=None,
               help="Games the best and the start spec each play on the validation seed; 0 = no validation "
                    "[default: 20,000 solo, 5,000 at tables].")
@@ -836,7 +855,7 @@ def tune(spec, params, players, opponents, objective, budget, seed, validate_gam
 @click.option("--game", "-g", type=COUNT, required=True, help="Game number.")
 @click.option("--strategy", "-s", multiple=True,
               help="Without PATH: strategy per seat, or one for all, as given to `run`.")
-@click.option("--seed", type=SEED, default=0, help="Without PATH: the root seed, as given to `run` [default: 0].")
+@click.option("--seed", type=SEED, default=defaults.SEED, help="Without PATH: the root seed, as given to `run` [default: 0].")
 @click.option("--players", "-p", type=int, default=None,
               help="Without PATH: seats [default: one per --strategy, as in `run`].")
 @click.option("--rotate/--no-rotate", default=True, show_default=True,

@@ -19,10 +19,13 @@ strategies.research) hold the work; this module only shapes their results into f
 """
 from __future__ import annotations
 
-import datetime as _dt
+import inspect
 from pathlib import Path
 
 import pandas as pd
+
+from sim.runs import commands
+from sim.runs.defaults import MAX_ROLLS, RUN_STRATEGY, SEED, SHEET
 
 __all__ = ["run", "summary", "compare", "analyse", "report", "replay", "compare_rules"]
 
@@ -45,22 +48,33 @@ def _frame(rows, **attrs) -> pd.DataFrame:
     return df
 
 
-def run(out=None, *, games: int = 100_000, players: int | None = None, strategy="greedy", rotate: bool = True,
-        sheet: str = "standard", seed: int | None = 0, threads: int | None = None, chunk_size: int | None = None,
-        max_rolls: int = 200, log_turns: bool = False, resume: bool = False, force: bool = False,
-        progress: bool = False, unchecked: bool = False, rules=None, train: bool = False) -> pd.DataFrame:
-    """`encore-sim run`: play the games into the dataset `out` [default: results/run-TIMESTAMP]
-    under `rules` (None: the rulebook; with `resume`, the run's own, as every option) and return
-    its summary (summary()'s frame); attrs["dataset"] is the dataset's path. `train`: train the
-    weights `learned` lacks first (the command's --train)."""
-    from sim.runs import runner
-    out = Path("results") / _dt.datetime.now().strftime("run-%Y%m%d-%H%M%S") if out is None else out
-    strategies = [strategy] if isinstance(strategy, str) else list(strategy)
-    _training(lambda: runner.run(out, games=games, players=players, strategies=strategies, sheet=sheet, seed=seed,
-                                 threads=threads, chunk_size=chunk_size, max_rolls=max_rolls, rotate=rotate,
-                                 log_turns=log_turns, resume=resume, force=force, progress=progress,
-                                 checked=not unchecked, rules=rules), train, threads, progress)
-    return summary(out)
+def _call(name: str, args: tuple, kwargs: dict) -> str:
+    """How a command was called from Python, as a manifest records it."""
+    shown = [repr(str(a) if isinstance(a, Path) else a) for a in args]
+    shown += [f"{k}={str(v) if isinstance(v, Path) else v!r}" for k, v in kwargs.items()]
+    return f"encore_sim.{name}({', '.join(shown)})"
+
+
+def _signature_of(command, drop=("command", "say")):
+    """The notebook function of `command` takes its keywords, with its defaults (sim.runs.commands)."""
+    def wrap(fn):
+        sig = inspect.signature(command)
+        fn.__signature__ = sig.replace(parameters=[p for n, p in sig.parameters.items() if n not in drop],
+                                       return_annotation=pd.DataFrame)
+        return fn
+    return wrap
+
+
+@_signature_of(commands.run)
+def run(out=None, **options) -> pd.DataFrame:
+    """`encore-sim run`: play the games into the dataset `out` [default: a new folder
+    results/run-TIMESTAMP] under `rules` (None: the rulebook) and return its summary (summary()'s
+    frame); attrs["dataset"] is the dataset's path. With `resume`, a run in `out` is finished with
+    its own settings: those not given are its manifest's. `train`: train the weights `learned`
+    lacks first (the command's --train). The manifest records this call."""
+    r = commands.run(out, **options, command=_call("run", (out,) if out is not None else (), options),
+                     say=print if options.get("progress") else None)
+    return summary(r.out)
 
 
 def summary(path, *, by: str | None = None, rules=None) -> pd.DataFrame:
@@ -81,7 +95,7 @@ def summary(path, *, by: str | None = None, rules=None) -> pd.DataFrame:
 
 
 def compare(*strategies, players: int = 1, opponents=None, games: int | None = None, until_ci: float | None = None,
-            max_games: int | None = None, seed: int | None = 0, sheet: str = "standard", max_rolls: int = 200,
+            max_games: int | None = None, seed: int | None = SEED, sheet: str = SHEET, max_rolls: int = MAX_ROLLS,
             threads: int | None = None, chunk_size: int | None = None, report: str | Path | None = None,
             progress: bool = False, unchecked: bool = False, rules=None, train: bool = False) -> pd.DataFrame:
     """`encore-sim compare A B ...`: a row per strategy, its mean and its paired difference from
@@ -89,10 +103,10 @@ def compare(*strategies, players: int = 1, opponents=None, games: int | None = N
     games, settings, stop (with until_ci), headline, and with `report` the HTML file written.
     `train`: train the weights `learned` lacks first."""
     from sim.runs import compare as c
-    result = _training(lambda: c.compare(list(strategies), players=players, opponents=opponents, games=games,
-                                         seed=seed, until_ci=until_ci, max_games=max_games, chunk_size=chunk_size,
-                                         sheet=sheet, max_rolls=max_rolls, threads=threads, progress=progress,
-                                         checked=not unchecked, rules=rules), train, threads, progress)
+    result = commands.compare(*strategies, players=players, opponents=opponents, games=games, seed=seed,
+                              until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
+                              max_rolls=max_rolls, threads=threads, progress=progress, unchecked=unchecked,
+                              rules=rules, train=train, say=print if progress else None)
     attrs = {"games": result.games, "settings": result.settings, "stop": result.stop, "headline": c.headline(result)}
     if report is not None:
         from sim.runs.report import compare_report
@@ -169,8 +183,8 @@ def report(dataset, *, out=None, figures=None, analyse: bool = False, progress: 
     return _frame({"figure": r.figures, "png": pngs}, html=str(r.html))
 
 
-def replay(path=None, *, game: int, strategy=None, seed: int = 0, players: int | None = None, rotate: bool = True,
-           sheet: str = "standard", max_rolls: int = 200, unchecked: bool = False, rules=None) -> pd.DataFrame:
+def replay(path=None, *, game: int, strategy=None, seed: int = SEED, players: int | None = None, rotate: bool = True,
+           sheet: str = SHEET, max_rolls: int = MAX_ROLLS, unchecked: bool = False, rules=None) -> pd.DataFrame:
     """`encore-sim replay [PATH] --game N`: a row per move of the game (roll, dice, seat, its
     strategy, what it crossed and the '!' it spent). attrs: "log" (the game log, sim.runs.api.play_game's
     format), "result" (a frame: the final scores), "text" (the replay as the command prints it:
@@ -198,9 +212,9 @@ def replay(path=None, *, game: int, strategy=None, seed: int = 0, players: int |
     return _frame(rows, **attrs)
 
 
-def compare_rules(*rules, strategy="greedy", players: int | None = None, rotate: bool = True,
+def compare_rules(*rules, strategy=RUN_STRATEGY, players: int | None = None, rotate: bool = True,
                   games: int | None = None, until_ci: float | None = None, max_games: int | None = None,
-                  seed: int | None = 0, sheet: str = "standard", max_rolls: int = 200, threads: int | None = None,
+                  seed: int | None = SEED, sheet: str = SHEET, max_rolls: int = MAX_ROLLS, threads: int | None = None,
                   chunk_size: int | None = None, report: str | Path | None = None, progress: bool = False,
                   unchecked: bool = False, check_adaptation: bool = True, train: bool = False) -> pd.DataFrame:
     """`encore-sim compare-rules A B ...`: the line-up `strategy` (one name, or one per seat) on the
@@ -211,12 +225,11 @@ def compare_rules(*rules, strategy="greedy", players: int | None = None, rotate:
     adaptation (a frame: with check_adaptation, what B's own weights gain over A's under B), and
     with `report` the HTML file written. `train`: train the weights `learned` lacks first."""
     from sim.runs import rulescompare as rc
-    strategies = [strategy] if isinstance(strategy, str) else list(strategy)
-    result = _training(lambda: rc.compare_rules(strategies, list(rules), games=games, players=players, seed=seed,
-                                                sheet=sheet, rotate=rotate, max_rolls=max_rolls, threads=threads,
-                                                chunk_size=chunk_size, until_ci=until_ci, max_games=max_games,
-                                                progress=progress, checked=not unchecked,
-                                                check_adaptation=check_adaptation), train, threads, progress)
+    result = commands.compare_rules(*rules, strategy=strategy, games=games, players=players, seed=seed, sheet=sheet,
+                                    rotate=rotate, max_rolls=max_rolls, threads=threads, chunk_size=chunk_size,
+                                    until_ci=until_ci, max_games=max_games, progress=progress,
+                                    unchecked=unchecked, check_adaptation=check_adaptation, train=train,
+                                    say=print if progress else None)
     attrs = {"games": result.games, "rules": result.labels, "settings": result.settings, "stop": result.stop,
              "headline": rc.headline(result), "played_by": result.played_by, "warnings": result.warnings,
              "adaptation": result.adaptation}

@@ -19,6 +19,8 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
+from .errors import SettingError
+
 #: Column values for the first player to complete a column, and for later ones (columns A..O).
 COLUMN_FIRST = (5, 3, 3, 3, 2, 2, 2, 1, 2, 2, 2, 3, 3, 3, 5)
 COLUMN_LATER = (3, 2, 2, 2, 1, 1, 1, 0, 1, 1, 1, 2, 2, 2, 3)
@@ -185,7 +187,7 @@ def parse_rules(text: str | Rules | None) -> Rules:
     try:
         return _parse(text)
     except ValueError as e:
-        raise ValueError(f"--rules: {e} (variants: {VARIANT_LIST})") from None
+        raise SettingError(f"{{rules}}: {e} (variants: {VARIANT_LIST})") from None
 
 
 def _parse(text) -> Rules:

@@ -4,6 +4,7 @@ import ast
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -12,7 +13,7 @@ from sim.rules import RULEBOOK, parse_rules
 from sim.sheets import load_sheet
 from sim.runs.api import lineup, play_chunk
 from sim.runs.rulescompare import compare_rules
-from sim.state import PS_SCORE
+from sim.state import PS_PASSES, PS_SCORE, PS_WINNER
 from strategies import adaptation, store
 from strategies.learned import shipped_file
 from strategies.registry import resolve
@@ -66,6 +67,26 @@ def test_the_adaptation_check_plays_the_rulebooks_weights_under_the_variant(vari
     assert compare_rules("learned", VARIANT, games=50, check_adaptation=False).adaptation is None
 
 
+def test_at_a_table_of_one_strategy_one_seat_in_turn_plays_the_rulebooks_weights():
+    """Swapping every seat would measure another table; one seat in turn (seat -g mod 4 in game g)
+    plays the rulebook's weights among the variant's players, set against that seat in B's games."""
+    b = "pass-penalty=1"
+    r = compare_rules("learned", b, players=4, games=120, seed=3)
+    a = r.adaptation.set_index("metric")
+    assert set(r.adaptation["who"]) == {"one seat"} and list(a.index) == ["score", "win_rate", "passes"]
+    own = lineup(["learned"] * 4, players=4, rules=b)
+    swapped = lineup([adaptation.unadapted(resolve("learned"), RULEBOOK)] + ["learned"] * 3, players=4, rules=b)
+    seat = (-np.arange(120)) % 4
+    theirs = play_chunk(3, 0, 120, swapped, players=4, rotate=True, rules=b).seats[np.arange(120), seat]
+    mine = play_chunk(3, 0, 120, own, players=4, rules=b).seats[np.arange(120), seat]
+    for metric, column in (("score", PS_SCORE), ("win_rate", PS_WINNER), ("passes", PS_PASSES)):
+        assert a.loc[metric, "unadapted"] == pytest.approx(theirs[:, column].mean(), abs=1e-12)
+        assert a.loc[metric, "adapted"] == pytest.approx(mine[:, column].mean(), abs=1e-12)
+    # the whole table's rows of a line-up of several strategies: the weights player's own seats
+    mixed = compare_rules(["learned", "greedy", "greedy", "greedy"], b, games=40, seed=3)
+    assert set(mixed.adaptation["who"]) == {"learned"}
+
+
 def test_a_weights_file_plays_the_rule_set_it_was_trained_for(variant_weights, tmp_path):
     spec = f"learned:weights={variant_weights}"
     r = compare_rules(spec, ["rulebook", VARIANT], games=200, seed=2, check_adaptation=False)
@@ -95,7 +116,7 @@ def test_the_command_prints_players_warnings_and_adaptation(variant_weights):
                                                       "600,000 games")
     assert any("greedy does not read pass-penalty" in w for w in data["warnings"])
     rows = {(x["who"], x["metric"]) for x in data["adaptation"]}
-    assert ("learned", "score") in rows and ("learned", "win_rate") in rows and ("all seats", "passes") in rows
+    assert rows == {("learned", "score"), ("learned", "win_rate"), ("learned", "passes")}
 
 
 def test_run_and_compare_under_a_variant_say_who_played(variant_weights, tmp_path):

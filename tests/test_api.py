@@ -40,7 +40,7 @@ def test_legal_placements_rejects_bad_sheets(tmp_path):
         (dict(strategies="greedy"), "1..6 strategy specs"),
         (dict(strategies=["nope"]), "unknown strategy 'nope'"),
         (dict(strategies=["greedy:speed=3"]), "has no parameter speed"),
-        (dict(strategies=["greedy"], max_rolls=0), "max-rolls must be"),
+        (dict(strategies=["greedy"], max_rolls=0), "max_rolls must be"),
         (dict(strategies=["greedy"], sheet="plaid"), "no sheet 'plaid'"),
         (dict(strategies=["greedy"], seed=-1), "seed must be"),
         (dict(strategies=["greedy"], game="3"), "game must be an integer"),

@@ -120,7 +120,7 @@ def test_report_breakdown_adds_up_to_the_score():
 
 def test_cli_one_line_errors():
     r = CliRunner().invoke(main, ["bound", "--beam", "0"])
-    assert r.exit_code == 2 and r.output.strip() == "Error: beam must be 1..65536, got 0"
+    assert r.exit_code == 2 and r.output.strip() == "Error: --beam must be 1..65536, got 0"
     r = CliRunner().invoke(main, ["bound", "--games", "2", "--weights", "missing.npz"])
     assert r.exit_code == 2 and r.output.strip() == "Error: weights file missing.npz does not exist"
 

@@ -444,9 +444,3 @@ def test_train_refuses_bad_init_and_step_in_one_line(tmp_path):
         assert r.exit_code == 2 and r.stderr.count("\n") == 1 and message in r.stderr, (args, r.stderr)
         assert not out.exists()
 
-
-def test_the_roll_cap_default_is_the_settings_one():
-    """The CLI declares --max-rolls' default without loading the kernels: it must be the API's."""
-    import cli
-    from sim.runs.settings import DEFAULT_MAX_ROLLS
-    assert cli.MAX_ROLLS == DEFAULT_MAX_ROLLS

@@ -128,7 +128,7 @@ def test_rule_sets_and_bad_input():
                          (["rulebook", "penalty=1"], "unknown rule variant 'penalty'")):
         with pytest.raises(ValueError, match=message):
             rule_sets(bad)
-    with pytest.raises(ValueError, match="--games and --until-ci exclude each other"):
+    with pytest.raises(ValueError, match="games and until_ci exclude each other"):
         compare_rules("greedy", "pass-penalty=1", games=10, until_ci=1)
     with pytest.raises(ValueError, match="2 strategies for 3 players"):
         compare_rules(["greedy", "random"], "pass-penalty=1", games=10, players=3)

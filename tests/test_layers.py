@@ -15,10 +15,11 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS = [
     ("rules and kernels", re.compile(r"sim(\.(?!runs\b)\w+)?$")),
     ("players", re.compile(r"strategies(\.(?!training\b|research\b)\w+)?$")),
-    ("runs and files", re.compile(r"sim\.runs(\.\w+)?$")),
+    ("runs and files", re.compile(r"sim\.runs(\.(?!commands\b)\w+)?$")),
     ("training", re.compile(r"strategies\.training(\.\w+)?$")),
     ("research", re.compile(r"strategies\.research(\.\w+)?$")),
-    ("commands", re.compile(r"(cli|encore_sim)$")),
+    ("commands", re.compile(r"sim\.runs\.commands$")),
+    ("front ends", re.compile(r"(cli|encore_sim)$")),
 ]
 
 

@@ -221,7 +221,7 @@ def test_strategy_objects_need_a_spec(tmp_path):
     ({"strategies": ["nonsense"]}, "unknown strategy"),
     ({"strategies": ["greedy:foo=1"]}, "no parameter foo"),
     ({"sheet": "nosuchsheet"}, "no sheet"),
-    ({"chunk_size": 0}, "chunk-size"),
+    ({"chunk_size": 0}, "chunk_size"),
     ({"threads": 99}, "threads"),
     ({"players": 3, "strategies": ["greedy", "random"]}, "2 strategies for 3 players"),
 ])

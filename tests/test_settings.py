@@ -18,9 +18,9 @@ from sim.state import seat_slot
     (dict(games=0), "games must be"),
     (dict(seed=-1), "seed must be"),
     (dict(seed=2**64), "seed must be"),
-    (dict(max_rolls=0), "max-rolls must be"),
+    (dict(max_rolls=0), "max_rolls must be"),
     (dict(threads=0), "threads must be"),
-    (dict(chunk_size=0), "chunk-size must be"),
+    (dict(chunk_size=0), "chunk_size must be"),
     (dict(sheet="plaid"), "no sheet 'plaid'"),
 ])
 def test_bad_settings_are_one_message(kwargs, message):
@@ -36,9 +36,9 @@ def _entry_points():
     too_many_threads = numba.config.NUMBA_NUM_THREADS + 1
     return [
         (lambda: tune("heuristic", ["box=0..1"], budget=MAX_GAMES + 1), f"budget must be 1..{MAX_GAMES},"),
-        (lambda: tune("heuristic", ["box=0..1"], max_rolls=ROLL_CAP + 1), f"max-rolls must be 1..{ROLL_CAP},"),
+        (lambda: tune("heuristic", ["box=0..1"], max_rolls=ROLL_CAP + 1), f"max_rolls must be 1..{ROLL_CAP},"),
         (lambda: tune("heuristic", ["box=0..1"], validate_games=MAX_GAMES + 1),
-         f"validate-games must be 0..{MAX_GAMES},"),
+         f"validate_games must be 0..{MAX_GAMES},"),
         (lambda: tune("heuristic", ["box=0..1"], threads=too_many_threads), "threads must be 1.."),
         (lambda: train_file("w.npz", games=MAX_GAMES + 1), f"games must be 1..{MAX_GAMES},"),
         (lambda: train_file("w.npz", threads=too_many_threads), "threads must be 1.."),

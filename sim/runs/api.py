@@ -18,6 +18,7 @@ from ..sheets import COLOURS, load_sheet, parse_cell
 from ..state import CAND_SUB, MAX_SEATS, NUMBER_JOKER, PS_SIZE, ST_AVAIL, ST_DICE, ST_SEAT, new_state, seat_slot
 from ..rules import RULEBOOK, Rules, parse_rules
 from ..tables import build_tables, kernel_tables
+from .defaults import SHEET
 
 __all__ = ["DEFAULT_MAX_ROLLS", "MAX_SEED", "check_int"]   # the validation is sim.runs.settings'; named here too
 
@@ -45,7 +46,7 @@ def _crossed_state(crossed, sheet, players: int = 1, rules=RULEBOOK):
     return st, ps, bb, cands
 
 
-def legal_placements(crossed, colour, number, sheet="standard", rules=None) -> list[frozenset[str]]:
+def legal_placements(crossed, colour, number, sheet=SHEET, rules=None) -> list[frozenset[str]]:
     """Every legal placement of `number` boxes of `colour` (RULES section 4) under `rules` (a
     Rules or a --rules text; None: the rulebook, numbers 1..5; joker-six allows 6).
 
@@ -93,7 +94,7 @@ def _check_specs(strategies) -> None:
         raise ValueError(f"strategies must be a list of 1..{MAX_SEATS} strategy specs, one per seat")
 
 
-def lineup(strategies, files=None, sheet="standard", players=None, checked=True, rules=None) -> Lineup:
+def lineup(strategies, files=None, sheet=SHEET, players=None, checked=True, rules=None) -> Lineup:
     """Resolve strategy specs ("greedy", "heuristic:joker_cost=2", "file.py:fn", ...) for games
     of `players` (default: one per spec) on `sheet`.
 
@@ -213,7 +214,7 @@ class Chunk:
         return self.to_arrow(table, columns).to_pandas()
 
 
-def play_chunk(seed, first, count, strategies, players=None, sheet="standard",
+def play_chunk(seed, first, count, strategies, players=None, sheet=SHEET,
                max_rolls=DEFAULT_MAX_ROLLS, rotate=False, log_turns=False, rules=None) -> Chunk:
     """Play games first .. first+count-1 of root seed `seed` on all Numba threads, under `rules`
     (a sim.rules.Rules or a --rules text; None: the rulebook, or a Lineup's rules).
@@ -365,7 +366,7 @@ def check_chunk(chunk: Chunk) -> None:
                             "a strategy may only read the game it is shown")
 
 
-def play_game(seed, game, strategies, sheet="standard", max_rolls=DEFAULT_MAX_ROLLS, rules=None) -> dict:
+def play_game(seed, game, strategies, sheet=SHEET, max_rolls=DEFAULT_MAX_ROLLS, rules=None) -> dict:
     """Play game number `game` of root seed `seed` and return its complete log.
 
     `strategies` has one spec per seat (or is a Lineup, set up for `rules`); a single one is the

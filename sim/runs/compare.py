@@ -40,6 +40,8 @@ import pandas as pd
 from . import api
 from .api import check_chunk, play_chunk
 from .progress import Progress
+from .defaults import COMPARE_GAMES, COMPARE_MAX_GAMES, SEED, SHEET
+from ..errors import SettingError
 from .settings import DEFAULT_MAX_ROLLS, MAX_GAMES, Settings, check_int
 from ..state import PS_SCORE, PS_WINNER
 from .summary import mean_ci, wilson
@@ -61,8 +63,8 @@ class _Sums:
         return mean_ci(self.n, self.s, self.ss)
 
 
-DEFAULT_GAMES = 10_000
-DEFAULT_MAX_GAMES = 1_000_000
+DEFAULT_GAMES = COMPARE_GAMES
+DEFAULT_MAX_GAMES = COMPARE_MAX_GAMES
 #: With until_ci: games played before the target is first checked.
 FIRST_CHECK = 1_000
 
@@ -127,8 +129,8 @@ def opponents_text(opponents, players: int) -> str:
     return f"{players - 1} x {opponents}" if isinstance(opponents, str) else ", ".join(opponents)
 
 
-def compare(strategies, players=1, opponents=None, games=None, seed=0, until_ci=None, max_games=None,
-            chunk_size=None, sheet="standard", max_rolls=DEFAULT_MAX_ROLLS, threads=None,
+def compare(strategies, players=1, opponents=None, games=None, seed=SEED, until_ci=None, max_games=None,
+            chunk_size=None, sheet=SHEET, max_rolls=DEFAULT_MAX_ROLLS, threads=None,
             progress=False, checked=True, rules=None) -> Comparison:
     """Compare the candidates (first = baseline) on common random numbers.
 
@@ -168,20 +170,20 @@ def _settings(players, opponents, games, seed, until_ci, max_games, chunk_size, 
     plays: `games`, or with `until_ci` `max_games`. The chunk size is the largest batch."""
     if until_ci is None:
         if max_games is not None:
-            raise ValueError("--max-games is the limit of --until-ci and needs it "
-                             "(without --until-ci, --games sets the number of games)")
+            raise SettingError("{max_games} is the limit of {until_ci} and needs it "
+                             "(without {until_ci}, {games} sets the number of games)")
         limit = DEFAULT_GAMES if games is None else games
     else:
         if games is not None:
-            raise ValueError("--games and --until-ci exclude each other: --until-ci plays until its target "
-                             "is reached, at most --max-games games")
+            raise SettingError("{games} and {until_ci} exclude each other: {until_ci} plays until its target "
+                             "is reached, at most {max_games} games")
         if not until_ci > 0:
-            raise ValueError(f"--until-ci must be a positive number of points, got {until_ci}")
+            raise SettingError(f"{{until_ci}} must be a positive number of points, got {until_ci}")
         limit = check_int("max-games", DEFAULT_MAX_GAMES if max_games is None else max_games, 1, MAX_GAMES)
     s = Settings.of(players=players, games=limit, seed=seed, sheet=sheet, max_rolls=max_rolls, threads=threads,
                     chunk_size=chunk_size, checked=checked, rules=rules)
     if s.players == 1 and opponents is not None:
-        raise ValueError("--opponents needs --players 2..6 (the solo game has none)")
+        raise SettingError("{opponents} needs {players} 2..6 (the solo game has none)")
     if s.chunk_size is None:
         default = 20_000 if s.players == 1 else 5_000
         s = s.with_(chunk_size=default if until_ci is not None else min(default, s.games))

@@ -24,6 +24,7 @@ import uuid
 
 from .api import StrategyError, play_chunk
 from .chunks import play_and_write, resolve_job
+from ..errors import SettingError
 
 class ClusterError(RuntimeError):
     """The cluster could not play a chunk: its task failed every retry, or the scheduler is gone."""
@@ -33,7 +34,7 @@ def import_distributed():
     try:
         import distributed
     except ImportError:
-        raise ValueError("--scheduler needs Dask: pip install 'encore-sim[dask]'") from None
+        raise SettingError("{scheduler} needs Dask: pip install 'encore-sim[dask]'") from None
     return distributed
 
 
@@ -43,7 +44,7 @@ def local_workers(scheduler: str) -> int | None:
     if not rest:
         return None
     if not rest.startswith(":") or not rest[1:].isdigit() or int(rest[1:]) < 1:
-        raise ValueError(f"--scheduler {scheduler}: expected local or local:N with N >= 1 workers")
+        raise SettingError(f"{{scheduler}} {scheduler}: expected local or local:N with N >= 1 workers")
     return int(rest[1:])
 
 
@@ -62,11 +63,11 @@ def check_reachable(scheduler: str, timeout: float = 5.0) -> None:
     except ValueError:
         host = port = None
     if not host or not port:
-        raise ValueError(f"--scheduler {scheduler}: expected local, local:N or an address such as tcp://HOST:8786")
+        raise SettingError(f"{{scheduler}} {scheduler}: expected local, local:N or an address such as tcp://HOST:8786")
     try:
         socket.create_connection((host, port), timeout=timeout).close()
     except OSError as e:
-        raise ValueError(f"--scheduler {scheduler}: cannot reach the scheduler ({e.strerror or e})") from None
+        raise SettingError(f"{{scheduler}} {scheduler}: cannot reach the scheduler ({e.strerror or e})") from None
 
 
 def connect(scheduler: str):

@@ -10,6 +10,7 @@ from ..rules import Rules, parse_rules
 from ..sheets import Sheet, parse_sheet
 from .dataset import DatasetError, read_manifest
 from .settings import Settings
+from ..errors import SettingError
 
 
 def manifest_sheet(manifest: dict) -> Sheet:
@@ -36,8 +37,8 @@ def dataset_rules(manifest: dict, given=None) -> Rules:
     set, and reading them under another would judge or replay other games."""
     rules = manifest_rules(manifest)
     if given is not None and parse_rules(given) != rules:
-        raise ValueError(f"--rules {parse_rules(given).label} contradicts the dataset, played under the rules "
-                         f"{rules.label}: leave --rules out, a dataset is read under its own rules")
+        raise SettingError(f"{{rules}} {parse_rules(given).label} contradicts the dataset, played under the rules "
+                         f"{rules.label}: leave {{rules}} out, a dataset is read under its own rules")
     return rules
 
 

@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow.compute as pc
 
+from ..errors import SettingError
 from .dataset import (
     DatasetError,
     as_numpy,
@@ -773,12 +774,12 @@ def check_output(out, fmt: str = "html", figures_dir=None) -> Path | None:
         raise ValueError(f"cannot write {out}: folder {out.parent} does not exist")
     if fmt == "png":
         if figures_dir is None:
-            raise ValueError("--format png needs --out DIR, the folder for the PNG files")
+            raise SettingError("{format} png needs {out}, the folder for the PNG files")
         figures_dir = Path(figures_dir)
         if figures_dir.exists() and not figures_dir.is_dir():
             raise ValueError(f"{figures_dir} is not a folder")
     elif figures_dir is not None:
-        raise ValueError("--out DIR is the folder of --format png's figures: give --format png too")
+        raise SettingError("{out} is the folder of {format} png's figures: give {format} png too")
     return figures_dir
 
 

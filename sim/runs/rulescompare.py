@@ -35,6 +35,7 @@ import pandas as pd
 from . import api
 from .api import check_chunk, play_chunk
 from .compare import _settings, _stop, play_batches, stop_message
+from .defaults import SEED, SHEET
 from .settings import DEFAULT_MAX_ROLLS, Settings
 from .summary import t_quantile
 from strategies.adaptation import for_rules, players_lines, plays_weights, unadapted, warning, weights_rules_of
@@ -84,6 +85,8 @@ METRICS = {m.name: m for m in GAME_METRICS + SEAT_METRICS}
 #: Per seat (tables): the seat's own rows, the first player's edge and how a rule moves it.
 SEAT_ROWS = ("score", "win_rate")
 ALL = "all seats"
+#: The adaptation check's row at a table of one strategy: the seat that, in turn, plays A's weights.
+ONE_SEAT = "one seat"
 GAME = "game"
 
 
@@ -247,7 +250,7 @@ def rule_sets(rules) -> list[Rules]:
     return sets
 
 
-def compare_rules(strategies, rules, games=None, players=None, seed=0, sheet="standard", rotate=True,
+def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=SHEET, rotate=True,
                   max_rolls=DEFAULT_MAX_ROLLS, threads=None, chunk_size=None, until_ci=None, max_games=None,
                   progress=False, checked=True, check_adaptation=True) -> RulesComparison:
     """Play the line-up `strategies` (one spec per seat, or one for every seat of `players`) on the
@@ -284,22 +287,31 @@ def compare_rules(strategies, rules, games=None, players=None, seed=0, sheet="st
     warnings = list(dict.fromkeys(w for b in sets[1:] for x in resolved
                                   if (w := warning(x, sets[0], b)) is not None))
     unadapted_lineups = [None] * len(sets)
+    one_seat = s.players > 1 and len(set(specs)) == 1
     if check_adaptation:
         for i, b in enumerate(sets[1:], 1):
             if learned_rules(b, s.players) == learned_rules(sets[0], s.players):
                 continue      # B's weights are A's: the variant does not change the game they are for
+            own = [for_rules(x, b, s.players) for x in resolved]
             swapped = [unadapted(for_rules(x, sets[0], s.players), sets[0]) for x in resolved]
-            if any(x is not None for x in swapped):
-                unadapted_lineups[i] = api.lineup([u or for_rules(x, b, s.players) for u, x in zip(swapped, resolved)],
-                                                  sheet=s.sheet, players=s.players, checked=s.checked, rules=b)
+            if one_seat and swapped[0] is not None:
+                # At a table of one strategy, swapping every seat would change the whole table (a
+                # slower table scores more for everyone): one seat, in turn, plays A's weights
+                # against B's players, and is set against the same seat in B's own games.
+                line = [swapped[0]] + own[:1] * (s.players - 1)
+            elif any(x is not None for x in swapped):
+                line = [u or x for u, x in zip(swapped, own)]
+            else:
+                continue
+            unadapted_lineups[i] = api.lineup(line, sheet=s.sheet, players=s.players, checked=s.checked, rules=b)
     groups = list(dict.fromkeys(labels))          # the distinct strategies, in the line-up's order
     keys = _keys(s.players)
     keys += _group_keys(s.players, labels, groups)
     numba.set_num_threads(s.threads)
-    adapt_keys = _adaptation_keys(s.players, labels, groups, resolved)
+    adapt_keys = _adaptation_keys(s.players, labels, groups, resolved, one_seat)
     adapt = [None if u is None else _Tally(adapt_keys, 2) for u in unadapted_lineups]
     tally = _play(lineups, sets, keys, s, base.rotate, labels, groups, until_ci, progress,
-                  [(u, t) for u, t in zip(unadapted_lineups, adapt)], adapt_keys)
+                  [(u, t) for u, t in zip(unadapted_lineups, adapt)], adapt_keys, one_seat)
     settings = {"strategies": specs, "players": s.players, "rotate": base.rotate, "seed": s.seed,
                 "sheet": s.sheet.name, "max_rolls": s.max_rolls, "rules": [r.text for r in sets],
                 "until_ci": until_ci}
@@ -322,19 +334,19 @@ def _check_weights_files(resolved, sets, players: int) -> None:
                                  f"rule sets compared is ({', '.join(r.label for r in sets)})")
 
 
-def _adaptation_keys(players: int, labels: list[str], groups: list[str], resolved) -> list[_Key]:
-    """The rows of the adaptation check: score and passes (at tables, the win rate of a strategy
-    among others) over every seat, and for each weights player among other strategies, its own."""
-    keys = [_Key(m, ALL, players) for m in ("score", "passes")]
-    if len(groups) > 1:
-        weighted = {labels[i] for i, x in enumerate(resolved) if plays_weights(x)} if len(resolved) == len(labels) \
-            else set()
-        seats = [labels.count(g) for g in groups] if len(labels) == players else [players]
-        for slot, g in enumerate(groups):
-            if g in weighted:
-                keys += [_Key(m, g, seats[slot], slot=slot) for m in ("score", "win_rate", "passes")
-                         if players > 1 or m != "win_rate"]
-    return keys
+def _adaptation_keys(players: int, labels: list[str], groups: list[str], resolved, one_seat: bool) -> list[_Key]:
+    """The rows of the adaptation check: solo the score and passes; at a table of one strategy those
+    and the win rate of the one seat swapped (ONE_SEAT); at a table of several, those of each
+    weights player over its seats."""
+    if players == 1:
+        return [_Key(m, ALL, 1) for m in ("score", "passes")]
+    if one_seat:
+        return [_Key(m, ONE_SEAT, 1) for m in ("score", "win_rate", "passes")]
+    weighted = {labels[i] for i, x in enumerate(resolved) if plays_weights(x)} if len(resolved) == len(labels) \
+        else set()
+    seats = [labels.count(g) for g in groups] if len(labels) == players else [players]
+    return [_Key(m, g, seats[slot], slot=slot) for slot, g in enumerate(groups) if g in weighted
+            for m in ("score", "win_rate", "passes")]
 
 
 def _adaptation_table(sets, keys, tallies) -> pd.DataFrame:
@@ -387,17 +399,34 @@ def _values(chunk, rules: Rules, keys: list[_Key], labels: list[str], groups: li
     return out
 
 
-def _play(lineups, sets, keys, s, rotate, labels, groups, until_ci, progress, adapt, adapt_keys) -> _Tally:
+def _one_seat_values(chunk, first: int, rules: Rules, keys: list[_Key]) -> np.ndarray:
+    """(games, keys): each key's metric of the seat that the adaptation line-up's slot 0 holds
+    in each game (rotated: seat (-g) mod players in game g)."""
+    n, players = chunk.seats.shape[:2]
+    seat = (-(first + np.arange(n))) % players
+    return np.stack([_seat_values(k.metric, chunk.seats, rules)[np.arange(n), seat] for k in keys], axis=1)
+
+
+def _play(lineups, sets, keys, s, rotate, labels, groups, until_ci, progress, adapt, adapt_keys,
+          one_seat=False) -> _Tally:
     """Play every rule set batch by batch on the same games (s.games, or with until_ci until its
     target), as sim.runs.compare plays its candidates (its schedule); and where adapt[i] is
-    (a line-up, a tally), B_i's games by that line-up too, into that tally against B_i's own."""
+    (a line-up, a tally), B_i's games by that line-up too, into that tally against B_i's own
+    (with `one_seat`, that line-up's slot 0, rotated over the seats, against the same seat)."""
     tally = _Tally(keys, len(sets))
 
-    def play(line, r, first, count):
+    def play(line, r, first, count, rotated=rotate):
         chunk = play_chunk(s.seed, first, count, line, players=s.players, sheet=s.sheet,
-                           max_rolls=s.max_rolls, rotate=rotate, rules=r)
+                           max_rolls=s.max_rolls, rotate=rotated, rules=r)
         check_chunk(chunk)
         return chunk
+
+    def adapted(other, chunk, r, first, count):
+        if one_seat:
+            return [_one_seat_values(play(other, r, first, count, True), first, r, adapt_keys),
+                    _one_seat_values(chunk, first, r, adapt_keys)]
+        return [_values(play(other, r, first, count), r, adapt_keys, labels, groups),
+                _values(chunk, r, adapt_keys, labels, groups)]
 
     def batch(first, count):
         values = []
@@ -408,8 +437,7 @@ def _play(lineups, sets, keys, s, rotate, labels, groups, until_ci, progress, ad
                 h[name].update(dict(zip(*(a.tolist() for a in np.unique(v, return_counts=True)))))
             other, t = adapt[i]
             if other is not None:
-                t.add([_values(play(other, r, first, count), r, adapt_keys, labels, groups),
-                       _values(chunk, r, adapt_keys, labels, groups)])
+                t.add(adapted(other, chunk, r, first, count))
         return values
 
     return play_batches(tally, s, until_ci, progress, batch)
@@ -490,12 +518,15 @@ def format_adaptation(result: RulesComparison, b: str) -> str | None:
         "gain (95% CI)": [_diff(m, d, lo, hi) for m, d, lo, hi in
                           zip(t["metric"], t["gain"], t["gain_ci_low"], t["gain_ci_high"])],
     })
-    text = (f"Adaptation under {b}: the players' weights trained for {b} against the same players with weights "
-            f"trained for {a}, both playing {b} on the same dice\n\n" + shown.to_string(index=False))
-    score = t[(t["metric"] == "score") & (t["who"] == ALL)].iloc[0]
-    if not score["significant"] or abs(score["gain"]) < 0.1:
-        text += (f"\nWarning: the weights trained for {b} gain no measurable score over {a}'s under {b}: "
-                 "these players may not have adapted to the change")
+    how = (f"one seat in turn played with the weights trained for {a}, among players with {b}'s, against that seat "
+           f"in {b}'s own games" if (t["who"] == ONE_SEAT).any() else
+           f"the players with weights trained for {b} against the same players with weights trained for {a}")
+    text = f"Adaptation under {b}: {how} (the same dice)\n\n" + shown.to_string(index=False)
+    first = t[t["who"] == t["who"].iloc[0]]
+    gains = first[first["metric"].isin(["score", "win_rate"])]
+    if not (gains["significant"] & (gains["gain"] > 0)).any():
+        text += (f"\nWarning: the weights trained for {b} gain no measurable score or win rate over {a}'s under "
+                 f"{b}: these players may not have adapted to the change")
     return text
 
 

@@ -49,8 +49,10 @@ from .manifest import manifest_files, manifest_rules
 from .schema import TABLES
 from ..rules import rules_dict
 from .settings import DEFAULT_MAX_ROLLS, STORED, Settings, check_int, default_chunk_size
+from .defaults import ROTATE, RUN_GAMES, RUN_STRATEGY, SEED, SHEET
+from ..errors import SettingError, setting
 
-DEFAULT_GAMES = 100_000
+DEFAULT_GAMES = RUN_GAMES
 
 
 class RunFailed(RuntimeError):
@@ -120,8 +122,8 @@ def prepare(settings: Settings, files=None):
     return settings.stored(line.specs), line, [_strategy_info(r, label) for r, label in zip(resolved, line.labels)]
 
 
-def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="standard", seed=None,
-        threads=None, chunk_size=None, max_rolls=DEFAULT_MAX_ROLLS, rotate=False, log_turns=False,
+def run(out, games=DEFAULT_GAMES, players=None, strategies=(RUN_STRATEGY,), sheet=SHEET, seed=SEED,
+        threads=None, chunk_size=None, max_rolls=DEFAULT_MAX_ROLLS, rotate=ROTATE, log_turns=False,
         resume=False, force=False, progress=False, command=None, on_chunk=None, scheduler=None,
         retries=3, checked=True, rules=None, settings: Settings | None = None) -> dict:
     """Play `games` games into the dataset at `out`; return the final manifest.
@@ -155,8 +157,8 @@ def run(out, games=DEFAULT_GAMES, players=None, strategies=("greedy",), sheet="s
     if old:
         _check_same(store, old, stored, settings.sheet, infos)
     elif existing and not force:
-        raise ValueError(f"output folder {store} is not empty: use --resume to finish the run in it, "
-                         "or --force to replace it")
+        raise SettingError(f"output folder {store} is not empty: use {{resume=True}} to finish the run in it, "
+                         "or {force=True} to replace it")
 
     created = not store.exists()
     # From here on Ctrl-C is held back (interrupts.SHIELD) except while games are played: the
@@ -318,11 +320,11 @@ def _check_same(store, old: dict, settings: dict, sheet_obj, infos: list[dict]) 
     stored = {**old.get("settings", {})}
     stored["rules"] = manifest_rules(old).text   # canonical; "" (the rulebook) in a run from before variants
     if stored["rules"] != settings["rules"]:
-        raise ValueError(f"cannot resume {store}: it was played under {_label(stored['rules'])}, not "
-                         f"{_label(settings['rules'])}: leave --rules out to finish it under its own")
+        raise SettingError(f"cannot resume {store}: it was played under {_label(stored['rules'])}, not "
+                         f"{_label(settings['rules'])}: leave {{rules}} out to finish it under its own")
     for key in STORED:
         if stored.get(key) != settings[key]:
-            raise ValueError(f"cannot resume {store}: {key} is {settings[key]!r} here but "
+            raise SettingError(f"cannot resume {store}: {setting(key)} is {settings[key]!r} here but "
                              f"{stored.get(key)!r} in its manifest")
     if old.get("sheet", {}).get("text") != sheet_obj.text:
         raise ValueError(f"cannot resume {store}: sheet {sheet_obj.name!r} differs from the one in its manifest")
@@ -350,7 +352,7 @@ def _clear(store) -> None:
     ours = set(TABLES) | {MANIFEST}
     others = [name for name in store.listdir() if name not in ours and not name.endswith(".tmp")]
     if others:
-        raise ValueError(f"--force: {store} holds files that are not part of a dataset "
+        raise SettingError(f"{{force}}: {store} holds files that are not part of a dataset "
                          f"({others[0]}); refusing to delete them")
     for name in TABLES:
         store.rmtree(name)

@@ -16,11 +16,13 @@ from dataclasses import dataclass, replace
 
 import numba
 
+from .defaults import MAX_ROLLS, ROTATE, SEED, SHEET
+from ..errors import SettingError, setting
 from ..rules import RULEBOOK, Rules, parse_rules
 from ..sheets import Sheet, load_sheet
 from ..state import MAX_SEATS, seat_slot
 
-DEFAULT_MAX_ROLLS = 200
+DEFAULT_MAX_ROLLS = MAX_ROLLS
 MAX_SEED = 2**64 - 1
 MAX_GAMES = 2**40
 #: A game's number: game g of seed s is the same game wherever it is played, in any chunk.
@@ -37,10 +39,10 @@ STORED = ("games", "players", "strategies", "rotate", "seed", "sheet", "max_roll
 def check_int(name: str, value, lo: int, hi: int | None = None) -> int:
     """value as an int in lo..hi, or a ValueError naming the argument."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+        raise SettingError(f"{setting(name)} must be an integer, got {value!r}")
     if value < lo or (hi is not None and value > hi):
         bounds = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ValueError(f"{name} must be {bounds}, got {value}")
+        raise SettingError(f"{setting(name)} must be {bounds}, got {value}")
     return int(value)
 
 
@@ -74,7 +76,7 @@ class Settings:
     rules: Rules = RULEBOOK         # the rule variants played (sim.rules)
 
     @classmethod
-    def of(cls, strategies=(), players=None, games=None, seed=0, sheet="standard", rotate=False,
+    def of(cls, strategies=(), players=None, games=None, seed=SEED, sheet=SHEET, rotate=ROTATE,
            max_rolls=DEFAULT_MAX_ROLLS, threads=None, chunk_size=None, log_turns=False, checked=True,
            rules=None) -> Settings:
         """Validated settings; ValueError (one line, naming the option) for the first bad one.

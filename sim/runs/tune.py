@@ -43,9 +43,11 @@ from .api import DEFAULT_MAX_ROLLS, MAX_SEED, check_int
 from .settings import MAX_GAMES, ROLL_CAP, check_threads
 from .compare import candidate_results, opponent_seats, opponents_text
 from .compare import compare as run_compare
+from .defaults import SEED, SHEET
 from .dataset import atomic_write_bytes, json_safe, write_json
 from .progress import Progress
 from ..rules import parse_rules
+from ..errors import SettingError
 from ..sheets import load_sheet
 from ..state import MAX_SEATS
 from .summary import mean_ci
@@ -100,19 +102,19 @@ def parse_range(text: str) -> ParamRange:
     """"NAME=LO..HI" as a ParamRange; a ValueError names what is wrong."""
     m = _RANGE.match(text) if isinstance(text, str) else None
     if m is None:
-        raise ValueError(f"bad --param {text!r}: expected NAME=LO..HI, e.g. solo_joker=0..3")
+        raise SettingError(f"bad {{param}} {text!r}: expected NAME=LO..HI, e.g. solo_joker=0..3")
     try:
         lo, hi = float(m[2]), float(m[3])
     except ValueError:
-        raise ValueError(f"bad --param {text!r}: LO and HI must be numbers, e.g. solo_joker=0..3") from None
+        raise SettingError(f"bad {{param}} {text!r}: LO and HI must be numbers, e.g. solo_joker=0..3") from None
     return _checked(ParamRange(m[1], lo, hi))
 
 
 def _checked(r: ParamRange) -> ParamRange:
     if not (math.isfinite(r.lo) and math.isfinite(r.hi)):
-        raise ValueError(f"bad --param {r.name}={r.lo:g}..{r.hi:g}: the range must be finite")
+        raise SettingError(f"bad {{param}} {r.name}={r.lo:g}..{r.hi:g}: the range must be finite")
     if not r.lo < r.hi:
-        raise ValueError(f"bad --param {r.name}={r.lo:g}..{r.hi:g}: LO must be below HI")
+        raise SettingError(f"bad {{param}} {r.name}={r.lo:g}..{r.hi:g}: LO must be below HI")
     return r
 
 
@@ -133,7 +135,7 @@ def _ranges(params) -> list[ParamRange]:
     seen = set()
     for r in out:
         if r.name in seen:
-            raise ValueError(f"--param {r.name} given twice")
+            raise SettingError(f"{{param}} {r.name} given twice")
         seen.add(r.name)
     return out
 
@@ -236,8 +238,8 @@ def default_trial_games(budget: int, per_iteration: int, dims: int) -> int:
     return max(MIN_TRIAL_GAMES, budget // (per_iteration * iterations))
 
 
-def tune(start, params, players=1, opponents=None, objective="score", budget=DEFAULT_BUDGET, seed=0,
-         validate_games=None, validation_seed=None, trial_games=None, popsize=None, sheet="standard",
+def tune(start, params, players=1, opponents=None, objective="score", budget=DEFAULT_BUDGET, seed=SEED,
+         validate_games=None, validation_seed=None, trial_games=None, popsize=None, sheet=SHEET,
          max_rolls=DEFAULT_MAX_ROLLS, threads=None, out=None, progress=False, report=None, rules=None) -> TuneResult:
     """Search the parameters `params` ("NAME=LO..HI" strings, or a dict name -> (lo, hi)) of the
     strategy spec `start` for the best mean `objective` ("score", or "win" at a table).
@@ -262,9 +264,9 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     if players == 1 and objective == "win":
-        raise ValueError("--objective win needs --players 2..6 (the solo game is always won)")
+        raise SettingError("{objective} win needs {players} 2..6 (the solo game is always won)")
     if players == 1 and opponents is not None:
-        raise ValueError("--opponents needs --players 2..6 (the solo game has none)")
+        raise SettingError("{opponents} needs {players} 2..6 (the solo game has none)")
     validate_games = DEFAULT_VALIDATE_GAMES[players == 1] if validate_games is None else \
         check_int("validate-games", validate_games, 0, MAX_GAMES)
     validation_seed = (seed + 1) % (MAX_SEED + 1) if validation_seed is None else \
@@ -281,7 +283,7 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
         raise ValueError(f"strategy {resolved.spec!r} has no parameters to tune")
     ranges = _ranges(params)
     if not ranges:
-        raise ValueError(f"give the parameters to tune as --param NAME=LO..HI ({resolved.spec!r} has: "
+        raise SettingError(f"give the parameters to tune as {{param}} NAME=LO..HI ({resolved.spec!r} has: "
                          f"{', '.join(known)})")
     unknown = [r.name for r in ranges if r.name not in known]
     if unknown:
@@ -305,7 +307,7 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
         check_int("trial-games", trial_games, 1, MAX_GAMES)
     iterations = budget // (per_iteration * n)
     if iterations < MIN_ITERATIONS:
-        raise ValueError(f"--budget {budget:,} is too small: {MIN_ITERATIONS} iterations of {lam} candidates and "
+        raise SettingError(f"{{budget}} {budget:,} is too small: {MIN_ITERATIONS} iterations of {lam} candidates and "
                          f"their mean at {n:,} games each need {MIN_ITERATIONS * per_iteration * n:,} games")
     lo = np.array([r.lo for r in ranges])
     width = np.array([r.hi for r in ranges]) - lo

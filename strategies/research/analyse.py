@@ -46,6 +46,7 @@ from sim.engine import (
     LOG_ACTIVE, LOG_AVAIL, LOG_CDIE, LOG_CHOICES, LOG_COST, LOG_NDIE, LOG_ROLL, LOG_SEAT, LOG_SIZE, LOG_SUB,
     SOLO_ROLLS,
 )
+from sim.errors import SettingError
 from sim.runs.api import check_int, lineup, play_chunk
 from sim.runs.dataset import DatasetError, as_numpy, done_chunks, json_safe, open_store, read_manifest, read_part
 from sim.runs.gamelog import describe
@@ -83,7 +84,7 @@ LUCK_SPAN = 20
 _NO_LOG = np.empty((0, LOG_SIZE), np.int64)
 
 
-class AnalyseError(ValueError):
+class AnalyseError(SettingError):
     """A dataset that cannot be analysed (a one-line message)."""
 
 
@@ -235,9 +236,9 @@ def judged(dataset, weights=None, checked: bool = True, rollouts: int = 0, rules
     s = Settings.from_manifest(manifest, sheet, checked)
     if rules is not None and parse_rules(rules) != s.rules:
         raise AnalyseError(f"{dataset} was played under the rules {s.rules.label}, not {parse_rules(rules).label}: "
-                           "a dataset is analysed under the rules of its manifest (leave out --rules)")
+                           "a dataset is analysed under the rules of its manifest (leave out {rules})")
     if rollouts and s.players > 1:
-        raise AnalyseError("--rollouts judges solo games only: a table's decisions are judged by learned's value")
+        raise AnalyseError("{rollouts} judges solo games only: a table's decisions are judged by learned's value")
     if rollouts % 2:
         raise AnalyseError(f"rollouts must be even (two halves for the improvement of learned's own play), "
                            f"got {rollouts}")
@@ -248,7 +249,7 @@ def judged(dataset, weights=None, checked: bool = True, rollouts: int = 0, rules
     except MissingWeights:         # the caller may train them (--train) and judge again
         raise
     except WeightsError as e:      # the judge's weights file is unusable
-        raise AnalyseError(f"{e}; analyse with --weights W.npz") from None
+        raise AnalyseError(f"{e}; analyse with {{weights}} W.npz") from None
     judge = "learned" if weights is None else f"learned:weights={weights}"
     check_files(manifest)
     line = lineup(list(s.strategies), [manifest_files(manifest).get(x) for x in s.strategies], sheet, s.players,

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from sim.runs.defaults import SHEET
 from sim.runs.api import MAX_SEED, check_int
 from sim.runs.settings import MAX_ROLLOUTS
 from sim.runs.progress import Progress
@@ -120,7 +121,7 @@ class Improvement:
         return "\n".join(out)
 
 
-def measure(games: int = 200, seed: int = 555, sheet="standard", rollouts: int = 200, top: int = DEFAULT_TOP,
+def measure(games: int = 200, seed: int = 555, sheet=SHEET, rollouts: int = 200, top: int = DEFAULT_TOP,
             weights=None, threads: int | None = None, progress: bool = False, taxed: bool = True,
             rules=None) -> Improvement:
     """Roll out `learned`'s `top` best choices at every decision of solo games 0..games-1 of

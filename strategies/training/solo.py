@@ -36,6 +36,7 @@ from numba import njit
 
 from sim.engine import SOLO_DICE, end_of_game, reset, solo_move, start_roll
 from sim.nbinternals import uncounted
+from sim.runs.defaults import SHEET
 from sim.rng import game_key
 from sim.rules import RULEBOOK, parse_rules
 from sim.sheets import load_sheet
@@ -160,7 +161,7 @@ class Settings:
     tc: bool = False          # temporal-coherence rates per weight
 
 
-def train(sheet="standard", games: int = DEFAULT_GAMES, seed: int = 7, threads: int | None = None,
+def train(sheet=SHEET, games: int = DEFAULT_GAMES, seed: int = 7, threads: int | None = None,
           settings: Settings = Settings(), progress=None, init=None, rules=RULEBOOK) -> np.ndarray:
     """Weights (float32 (N_T, N_FEAT)) of `learned` for `sheet` after `games` self-play games of
     `seed` under `rules` (a sim.rules.Rules or a --rules text), starting from the weights `init`
@@ -208,7 +209,7 @@ def _play_solo(lo, hi, W, tab, seed, first, top, close, scores):
         scores[i] = ps[0, PS_SCORE]
 
 
-def evaluate(W, seed: int, first: int, count: int, top: int = 0, sheet="standard", close: float = 0.0,
+def evaluate(W, seed: int, first: int, count: int, top: int = 0, sheet=SHEET, close: float = 0.0,
              rules=RULEBOOK) -> np.ndarray:
     """Scores of `learned` with weights W (and `top`, `close`) on solo games first.. of `seed` on
     `sheet` under `rules`."""

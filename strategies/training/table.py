@@ -23,6 +23,7 @@ from numba import njit
 
 from sim.batch import play_batch
 from sim.engine import GR_ROLLS, GR_SIZE, LOG_COST, LOG_SEAT, LOG_SIZE, LOG_SUB, end_of_roll, play_move, reset
+from sim.runs.defaults import SHEET
 from sim.rules import RULEBOOK, parse_rules
 from sim.sheets import load_sheet
 from sim.state import MAX_SEATS, PS_JOKERS, PS_SIZE, PS_WINNER, ST_ROLL, new_state
@@ -123,7 +124,7 @@ def learn_table(W, feats, gains, finals, rolls, learner, count, players, alpha, 
                 v_next = v + err * N_TACTIVE
 
 
-def train_table(lineup, sheet="standard", players: int = 4, games: int | None = None, seed: int = 7,
+def train_table(lineup, sheet=SHEET, players: int = 4, games: int | None = None, seed: int = 7,
                 alpha: float = 0.5, alpha_end: float = 0.03, lam: float = 0.7, progress=None,
                 init=None, rules=RULEBOOK) -> np.ndarray:
     """Table weights (float32 (N_STAGES, N_ROW_TABLE)) of `learned` for `players` on `sheet`
