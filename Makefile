@@ -33,7 +33,7 @@ test: install
 
 # BENCH: the benchmark's options, e.g. make bench BENCH='--training --record docs/bench.json'.
 bench: install
-	$(VENV)/bin/python -m sim.runs.bench $(BENCH)
+	$(VENV)/bin/python -m bench.bench $(BENCH)
 
 # Keeps .venv and results/; removes build output and caches (including numba's).
 clean:

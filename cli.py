@@ -168,7 +168,7 @@ def _compiled_name(module: str) -> str:
 
 # Measured with an empty cache (docs/performance.md, "Compile time"; 2 vCPUs, 5 December): `run -s greedy`
 # 8 s of CPU, `-s learned` 15 s, `make run`'s four strategies 29 s, analyse after them 10 s more
-# (the sim.runs.coldstart rows of make bench); after a solo learned run, `train` 8 s more, `train -p 4`
+# (the bench.coldstart rows of make bench); after a solo learned run, `train` 8 s more, `train -p 4`
 # 28 s, `bound` 13 s. A busy machine multiplies the wall time.
 COLD_NOTICE = ("Compiling the simulator (first run of this version only: 8-30 s of one core's time, "
                "longer on a busy machine)...")
@@ -397,7 +397,7 @@ def main(ctx, profile_compile, weights_store) -> None:
     if weights_store:
         os.environ["ENCORE_SIM_WEIGHTS"] = weights_store   # strategies.store reads it, in every process of the run
     if profile_compile:
-        from sim.runs.coldstart import CompileProfile
+        from sim.runs.compileprofile import CompileProfile
         profile = CompileProfile()
         ctx.call_on_close(lambda: (profile.close(), click.echo(profile.report(), err=True)))
     if "ARROW_DEFAULT_MEMORY_POOL" not in os.environ:

@@ -2,7 +2,7 @@
 in a Markdown file must hold what NAME returns (tests/docs_check.py compares and rewrites).
 
 Timings are never measured here: they come from docs/bench.json, the record of the last
-`python -m sim.runs.bench --all --record docs/bench.json`, with its machine, date and load; run that,
+`python -m bench.bench --all --record docs/bench.json`, with its machine, date and load; run that,
 then `python -m tests.docs_check --update`, to quote a new measurement. Everything else is
 played: deterministic for its seed, so the same code gives the same text.
 """
@@ -52,7 +52,7 @@ def bench() -> dict:
 def rate(workload: str) -> float:
     rows = {r["workload"]: r for r in bench()["results"]}
     if workload not in rows:
-        raise KeyError(f"docs/bench.json has no row {workload!r}: record it with python -m sim.runs.bench --all "
+        raise KeyError(f"docs/bench.json has no row {workload!r}: record it with python -m bench.bench --all "
                        "--record docs/bench.json")
     return rows[workload]["value"]
 

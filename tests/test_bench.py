@@ -2,8 +2,8 @@
 import pytest
 
 from sim import numba_cache
-from sim.runs.bench import _seed_cache
-from sim.runs.playab import main, rates
+from bench.bench import _seed_cache
+from bench.playab import main, rates
 
 
 def test_seed_cache_copies_only_what_the_cache_lacks(tmp_path):
@@ -23,7 +23,7 @@ def test_a_file_strategy_is_loaded_once_and_only_play_is_timed(tmp_path, monkeyp
     """play_chunk called with a file spec loads and compiles the file each time (0.1-0.2 s);
     the benchmark resolves it once, so its rate is the strategy's, not the loader's."""
     import strategies.registry as registry
-    from sim.runs.bench import CALLED_GREEDY, games_per_second
+    from bench.bench import CALLED_GREEDY, games_per_second
     path = tmp_path / "called_greedy.py"
     path.write_text(CALLED_GREEDY)
     loads = []
@@ -42,7 +42,7 @@ def test_the_compile_profile_counts_each_function_s_own_time_and_signatures():
     """encore-sim --profile-compile's rows: a function compiled for two signatures is one row of two
     compiles, and the time of the compile it started is its callee's, not its own."""
     import numba
-    from sim.runs.coldstart import CompileProfile
+    from sim.runs.compileprofile import CompileProfile
 
     @numba.njit
     def callee(x):
@@ -68,10 +68,10 @@ def test_the_compile_profile_counts_each_function_s_own_time_and_signatures():
 
 
 def test_a_chunk_digest_follows_every_array_it_holds():
-    """sim.runs.digests: the same games give the same digest, another game or another dice row
+    """bench.digests: the same games give the same digest, another game or another dice row
     another one."""
     from sim.runs.api import play_chunk
-    from sim.runs.digests import chunk_digest
+    from bench.digests import chunk_digest
     a = play_chunk(4242, 0, 20, ["greedy"], players=1, log_turns=True)
     assert chunk_digest(a) == chunk_digest(play_chunk(4242, 0, 20, ["greedy"], players=1, log_turns=True))
     assert chunk_digest(a) != chunk_digest(play_chunk(4242, 1, 20, ["greedy"], players=1, log_turns=True))
@@ -80,7 +80,7 @@ def test_a_chunk_digest_follows_every_array_it_holds():
 
 
 def test_the_play_comparison_measures_a_tree_in_a_process_of_its_own():
-    """python -m sim.runs.playab's measurement: the child process plays the tree's code and hands
+    """python -m bench.playab's measurement: the child process plays the tree's code and hands
     back one rate per row (the figures themselves are never asserted)."""
     got = rates(numba_cache.ROOT, None, [["greedy", 1], ["random", 2]], seconds=0.02)
     assert len(got) == 2 and all(rate > 0 for rate in got)

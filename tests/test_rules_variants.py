@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from sim.rules import MAX_JOKERS, MAX_PENALTY, MAX_POINTS, RULEBOOK, parse_rules
 from sim.runs import api as sim
-from sim.runs.digests import chunk_digest
+from bench.digests import chunk_digest
 
 try:  # works both with and without a tests/__init__.py
     from . import reference as R
@@ -101,7 +101,7 @@ LINEUPS = [
 @pytest.mark.parametrize("strategies, players, sheet, games", LINEUPS)
 def test_the_default_rules_play_the_rulebook_s_games(strategies, players, sheet, games):
     """No rules, the rulebook's Rules, "" and "rulebook", and every variant spelled at the
-    rulebook's value play the same games, bit for bit (sim.runs.digests.chunk_digest: games,
+    rulebook's value play the same games, bit for bit (bench.digests.chunk_digest: games,
     seats, dice and move log); one point of one variant changed plays other games."""
     def digest(rules):
         return chunk_digest(play(players, rules, games, strategies, sheet))

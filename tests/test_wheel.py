@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from sim.numba_cache import cache_base
-from sim.runs.coldstart import install_wheel
+from bench.coldstart import install_wheel
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,7 +24,7 @@ def _cache_files() -> dict[Path, int]:
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     """(python, encore-sim, a folder outside the checkout, site-packages) of a fresh virtual
-    environment holding the wheel built from this checkout (sim.runs.coldstart.install_wheel)."""
+    environment holding the wheel built from this checkout (bench.coldstart.install_wheel)."""
     tmp = tmp_path_factory.mktemp("wheel")
     python, program, site = install_wheel(tmp)
     elsewhere = tmp / "elsewhere"
@@ -60,3 +60,15 @@ def test_the_installed_program_finds_its_data_and_reuses_the_cache(installed):
     assert again.returncode == 0, again.stderr
     # Loaded, not compiled: the second run wrote nothing to the compile cache.
     assert _cache_files() == before
+
+
+def test_the_wheel_holds_no_developer_tools(installed):
+    """bench/ (make bench, its cold-start rows, playab, the digests) runs from a checkout only."""
+    python, program, elsewhere, site = installed
+    assert (site / "sim" / "runs" / "commands.py").is_file() and not (site / "bench").exists()
+    assert not any(p.name in ("bench.py", "coldstart.py", "playab.py", "digests.py") for p in site.rglob("*.py")
+                   if site / "sim" in p.parents or site / "strategies" in p.parents)
+    # what the installed program itself needs of them stays in the package: --profile-compile
+    r = subprocess.run([str(program), "--profile-compile", "moves", "--colour", "yellow", "--number", "3"],
+                       cwd=elsewhere, env=_env(), capture_output=True, text=True)
+    assert r.returncode == 0 and "s compiling:" in r.stderr, r.stderr

@@ -11,7 +11,7 @@ time, not wall time: these machines are shared, and compilation is one core's wo
     a warm start-up of the package installed from its wheel, run from another folder.
 
 `encore-sim --profile-compile COMMAND ...` profiles one command instead: where its compile time
-goes, per function (CompileProfile). Run it with an empty NUMBA_CACHE_DIR.
+goes, per function (sim.runs.compileprofile). Run it with an empty NUMBA_CACHE_DIR.
 """
 from __future__ import annotations
 
@@ -21,12 +21,11 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .. import numba_cache
+from sim import numba_cache
 
 #: The code before the compile work of issue 44 (docs/performance.md, "Compile time").
 REFERENCE = "35df1d3"
@@ -94,8 +93,12 @@ def install_wheel(tmp: Path) -> tuple[Path, Path, Path]:
     dependencies this one's (by a path file, which reads none of that folder's own .pth files, so
     an editable install of the project there is not seen): (its python, its encore-sim, its
     site-packages). CalledProcessError if the wheel cannot be built (pip cannot reach setuptools)."""
-    dist, venv = tmp / "dist", tmp / "venv"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(numba_cache.ROOT)],
+    dist, venv, src = tmp / "dist", tmp / "venv", tmp / "src"
+    # Built from a copy of the sources: setuptools reuses a checkout's build/ folder, and would
+    # put files into the wheel that the sources no longer have.
+    shutil.copytree(numba_cache.ROOT, src, ignore=shutil.ignore_patterns(
+        "build", ".venv*", ".git", "results", "*.egg-info", ".hypothesis", ".pytest_cache", "__pycache__"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(src)],
                    check=True, capture_output=True)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
     python = venv / "bin" / "python"
@@ -154,50 +157,3 @@ def _row(workload: str, value: float, target: float, before: float | None, refer
         row["before"] = round(before, 1)
         row["before_revision"] = reference
     return row
-
-
-class CompileProfile:
-    """Numba's "numba:compile" events while active: per compiled function, its compiles,
-    signatures and CPU seconds of its own (a compile's time less that of the compiles it started).
-    `encore-sim --profile-compile COMMAND ...` prints it after the command: the profiles of
-    docs/performance.md, "Compile time" (run them with an empty NUMBA_CACHE_DIR)."""
-
-    def __init__(self):
-        from collections import defaultdict
-
-        from numba.core import event
-
-        self.rows = defaultdict(lambda: [0, set(), 0.0])
-        self._stack = []
-        profile = self
-
-        class Listener(event.Listener):
-            def on_start(self, ev):
-                profile._stack.append([time.process_time(), 0.0])
-
-            def on_end(self, ev):
-                start, inner = profile._stack.pop()
-                took = time.process_time() - start
-                fn = ev.data["dispatcher"].py_func
-                row = profile.rows[f"{fn.__module__}.{fn.__qualname__}"]
-                row[0] += 1
-                row[1].add(str(ev.data["args"]))
-                row[2] += took - inner
-                if profile._stack:
-                    profile._stack[-1][1] += took
-
-        self._listener = Listener()
-        event.register("numba:compile", self._listener)
-
-    def close(self) -> None:
-        from numba.core import event
-        event.unregister("numba:compile", self._listener)
-
-    def report(self, top: int = 25) -> str:
-        rows = sorted(((k, v[0], len(v[1]), v[2]) for k, v in self.rows.items()), key=lambda r: -r[3])
-        total = sum(r[3] for r in rows)
-        out = [f"{time.process_time():.1f} s of CPU, {total:.1f} s compiling: {len(rows)} functions, "
-               f"{sum(r[1] for r in rows)} compiles"]
-        out += [f"{took:7.2f} s  {compiles:3d} compiles  {signatures:2d} signatures  {name}"
-                for name, compiles, signatures, took in rows[:top]]
-        return "\n".join(out)

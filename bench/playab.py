@@ -1,10 +1,10 @@
 """Play speed beside a reference revision: issue 44's "run time unchanged" table.
 
-    python -m sim.runs.playab [--rounds 3] [--reference 35df1d3]
+    python -m bench.playab [--rounds 3] [--reference 35df1d3]
 
 For each round, one fresh process per tree (this checkout, and a `git worktree` of the reference
 run by the same Python with the worktree first on the path) measures every row with
-`sim.runs.bench.games_per_second` (`play_chunk`, one thread, the median of 3 timed runs); the
+`bench.bench.games_per_second` (`play_chunk`, one thread, the median of 3 timed runs); the
 two trees take turns going first. Each tree has a Numba cache of its own, filled in the first
 round (compiling is never timed). The table gives each tree's best round and their ratio: the
 best of several rounds, because the noise of a shared machine only ever slows a run down. About
@@ -20,18 +20,22 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .. import numba_cache
-from .bench import machine
-from .coldstart import REFERENCE, reference_tree
+from sim import numba_cache
+from bench.bench import machine
+from bench.coldstart import REFERENCE, reference_tree
 
 #: (strategy, players); "make run" is make run's four-player line-up, seats rotated
 ROWS = (("greedy", 1), ("heuristic", 1), ("learned", 1), ("random", 1), ("lookahead", 1),
         ("greedy", 4), ("heuristic", 4), ("learned", 4), ("lookahead", 4), ("make run", 4))
 
-# Run inside the tree measured: only the names both revisions have (games_per_second, the line-up).
+# Run inside the tree measured: only the names both revisions have (games_per_second, the line-up);
+# the benchmark module is bench.bench, or in older trees sim.runs.bench.
 _CHILD = """
 import json, sys
-from sim.runs import bench
+try:
+    from bench import bench
+except ImportError:
+    from sim.runs import bench
 rates = []
 for name, players in json.loads(sys.argv[1]):
     lineup = name == "make run"
@@ -77,7 +81,7 @@ def compare(rounds: int = 3, reference: str = REFERENCE, rows=ROWS, report=print
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m sim.runs.playab", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.playab", description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="processes per tree, alternated (default 3)")
     parser.add_argument("--reference", default=REFERENCE, help=f"the revision to compare with (default {REFERENCE})")
     args = parser.parse_args(argv)

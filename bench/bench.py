@@ -1,4 +1,4 @@
-"""Benchmarks: `make bench` (python -m sim.runs.bench [--json] [--quick] [--all]).
+"""Benchmarks: `make bench` (python -m bench.bench [--json] [--quick] [--all]).
 
 Speed is measured here and never asserted in tests: the machines are shared
 and noisy. Each workload runs after a warm-up, several times; the median is
@@ -6,7 +6,7 @@ reported with the machine and versions, beside the targets of issues 5 and 36.
 The rows are the workloads of those targets (greedy, heuristic, learned); --all adds
 every other built-in strategy, which costs each one's compilation on a cold cache, and the
 training rows (--training measures those alone). Without
---quick, the cold-start rows of issue 44 close the table (sim.runs.coldstart: CPU seconds of a
+--quick, the cold-start rows of issue 44 close the table (bench.coldstart: CPU seconds of a
 user's first commands, beside the code before the compile work, measured in the same run).
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from .. import numba_cache
+from sim import numba_cache
 
 TARGETS = {
     ("greedy", 1): 100_000,
@@ -70,7 +70,7 @@ def games_per_second(spec, players: int, repeats: int, threads: int = 1, seconds
     doubles until it lasts a quarter of `seconds`, and each timed run then plays about
     `seconds` worth of games, so slow and fast strategies cost the benchmark the same time.
     """
-    from .api import lineup, play_chunk
+    from sim.runs.api import lineup, play_chunk
 
     specs = [spec] if isinstance(spec, str) else list(spec)
     line = lineup(specs, players=players, checked=checked)
@@ -102,7 +102,7 @@ def runner_scaling(games: int, rounds: int, chunk_size: int | None = None) -> fl
     the opposite order: this VM's speed drifts in phases of seconds, and each ratio
     should see one phase on both sides.
     """
-    from .runner import run as run_batch
+    from sim.runs.runner import run as run_batch
 
     def rate(tmp, threads, name):
         t = time.perf_counter()
@@ -225,7 +225,7 @@ def _plugin_row(tmp: str, inline_rate: float, quick: bool, checked: bool = True)
 #: games_per_second in a process with NUMBA_DISABLE_JIT=1 (as `--python` runs), which Numba reads
 #: when imported: the specs are the arguments, one rate per line.
 PLAIN_PYTHON = """import sys
-from sim.runs.bench import games_per_second
+from bench.bench import games_per_second
 for spec in sys.argv[2:]:
     print(games_per_second(spec, 1, 3, seconds=float(sys.argv[1])))
 """
@@ -349,7 +349,7 @@ def _startup_row(tmp: str) -> dict:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m sim.runs.bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--quick", action="store_true", help="smaller workloads (about a minute)")
     parser.add_argument("--all", action="store_true", dest="everything",
@@ -383,7 +383,7 @@ def main(argv=None) -> None:
     elapsed = time.perf_counter() - t0
     record = {"machine": info, "results": rows, "seconds": round(elapsed, 1)}
     if args.record:
-        from .runner import git_revision
+        from sim.runs.runner import git_revision
         record = {"date": started, "git_revision": git_revision(), "quick": args.quick, "all": args.everything,
                   # 1, 5 and 15-minute load averages at the start and the end: other jobs on the machine
                   "load": {"start": load, "end": [round(x, 2) for x in os.getloadavg()]}, **record}

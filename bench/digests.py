@@ -1,6 +1,6 @@
 """Digests of fixed runs: the check that a change to the kernels plays the same games.
 
-`python -m sim.runs.digests` prints, for each of a fixed set of runs of seed 4242 (solo and
+`python -m bench.digests` prints, for each of a fixed set of runs of seed 4242 (solo and
 2-6 players, every sheet kind of line-up, move logs on and off), the sha256 of everything its
 chunk holds: games, seats, slots, dice and move log. Two revisions play the same games when
 their lines are equal (run each from its own checkout). The compile work of issue 44 and the
@@ -38,7 +38,7 @@ def chunk_digest(chunk) -> str:
 
 def digests(runs=RUNS):
     """(description, digest) of each run."""
-    from .api import play_chunk
+    from sim.runs.api import play_chunk
     for specs, players, sheet, games, log in runs:
         chunk = play_chunk(SEED, 0, games, specs, players=players, sheet=sheet, rotate=players > 1, log_turns=log)
         yield f"{'+'.join(dict.fromkeys(specs))} x{players} {sheet} {games}{' logged' if log else ''}", \
