@@ -578,6 +578,37 @@ def _rules_field(rules) -> dict:
 
 # --- compare ------------------------------------------------------------------------
 
+def _paired_options(each: str, target: str):
+    """The options compare and compare-rules share: how many games (or until what interval), which
+    games, and the output; `each` names what plays the games (a strategy, a rule set)."""
+    options = [
+        click.option("--games", "-n", type=COUNT, default=None,
+                     help=f"Games per {each} [default: {defaults.COMPARE_GAMES:,}]. Not with --until-ci."),
+        click.option("--until-ci", type=float, default=None,
+                     help=f"Instead of --games: play until {target}, or --max-games. Checked after 1,000 games, "
+                          "then after batches sized by the games the current half-width predicts; the output "
+                          "says whether the target was reached."),
+        click.option("--max-games", type=COUNT, default=None,
+                     help="With --until-ci: stop after this many games even if the target is not reached "
+                          f"[default: {defaults.COMPARE_MAX_GAMES:,}]."),
+        click.option("--seed", type=SEED, default=defaults.SEED,
+                     help=SEED_HELP + f" Every {each} plays the same games of it."),
+        _sheet_option(), _max_rolls_option(), _threads_option(),
+        click.option("--chunk-size", type=COUNT, default=None,
+                     help="Most games per batch [default: 20,000 solo, 5,000 at tables]; --until-ci checks "
+                          "after every batch."),
+        click.option("--format", "-f", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
+                     show_default=True, help="table: for reading; csv, json: every row and column, for programs."),
+        _quiet_option(),
+    ]
+
+    def apply(fn):
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
+    return apply
+
+
 @main.command()
 @click.argument("strategies", nargs=-1, required=True)
 @click.option("--players", "-p", type=int, default=1, show_default=True, help="1 = solo, 2..6 = tables.")
@@ -585,26 +616,7 @@ def _rules_field(rules) -> dict:
               help="Opponents' strategy at tables, for every opponent seat; given once per opponent seat "
                    "(players - 1 times), a mixed table in that order after the candidate [default: the first "
                    "strategy].")
-@click.option("--games", "-n", type=COUNT, default=None,
-              help="Games per strategy [default: 10,000]. Not with --until-ci.")
-@click.option("--until-ci", type=float, default=None,
-              help="Instead of --games: play until every score difference's 95% CI half-width is below "
-                   "this many points, or --max-games. Checked after 1,000 games, then after batches sized "
-                   "by the games the current half-width predicts; the output says whether the target "
-                   "was reached.")
-@click.option("--max-games", type=COUNT, default=None,
-              help="With --until-ci: stop after this many games even if the target is not reached "
-                   "[default: 1,000,000].")
-@click.option("--seed", type=SEED, default=defaults.SEED, help=SEED_HELP + " Every strategy plays the same games of it.")
-@_sheet_option()
-@_max_rolls_option()
-@_threads_option()
-@click.option("--chunk-size", type=COUNT, default=None,
-              help="Most games per batch [default: 20,000 solo, 5,000 at tables]; --until-ci checks "
-                   "after every batch.")
-@click.option("--format", "-f", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
-              show_default=True, help="table: for reading; csv, json: every column, for programs.")
-@_quiet_option()
+@_paired_options("strategy", "every score difference's 95% CI half-width is below this many points")
 @click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               metavar="FILE.html",
               help="Also write an HTML report: the paired differences as a forest plot and the score distributions.")
@@ -661,24 +673,8 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
               help="Seats, 1 = solo game, 2..6 [default: one per --strategy; one strategy: the solo game].")
 @click.option("--rotate/--no-rotate", default=True, show_default=True,
               help="Rotate the strategies over the seats from game to game, as `run` does.")
-@click.option("--games", "-n", type=COUNT, default=None,
-              help="Games under each rule set [default: 10,000]. Not with --until-ci.")
-@click.option("--until-ci", type=float, default=None,
-              help="Instead of --games: play until every rule set's mean score difference (all seats) has a "
-                   "95% CI half-width below this many points, or --max-games; batches as in `compare`.")
-@click.option("--max-games", type=COUNT, default=None,
-              help="With --until-ci: stop after this many games even if the target is not reached "
-                   "[default: 1,000,000].")
-@click.option("--seed", type=SEED, default=defaults.SEED, help=SEED_HELP + " Every rule set plays the same games of it.")
-@_sheet_option()
-@_max_rolls_option()
-@_threads_option()
-@click.option("--chunk-size", type=COUNT, default=None,
-              help="Most games per batch [default: 20,000 solo, 5,000 at tables]; --until-ci checks "
-                   "after every batch.")
-@click.option("--format", "-f", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
-              show_default=True, help="table: for reading; csv, json: every row and column, for programs.")
-@_quiet_option()
+@_paired_options("rule set", "every rule set's mean score difference (all seats) has a 95% CI half-width "
+                             "below this many points")
 @click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               metavar="FILE.html",
               help="Also write an HTML report drawing the paired differences, the score's parts, the win rate "
