@@ -27,7 +27,7 @@ import pandas as pd
 from sim.runs import commands
 from sim.runs.defaults import MAX_ROLLS, RUN_STRATEGY, SEED, SHEET
 
-__all__ = ["run", "summary", "compare", "analyse", "report", "replay", "compare_rules"]
+__all__ = ["run", "summary", "compare", "analyse", "report", "replay", "compare_rules", "available_dice"]
 
 
 def _training(call, train: bool, threads=None, progress=False):
@@ -153,11 +153,18 @@ def analyse(dataset, *, strategy: str | None = None, rollouts: int = 0, top: int
     v = _training(lambda: decisions(dataset, game, roll=roll, seat=seat, rollouts=rollouts, weights=weights,
                                     checked=not unchecked, rules=rules), train, threads, progress)
     rows = [{"game": v.game, "roll": d["roll"], "seat": d["seat"], "strategy": d["strategy"], "dice": d["dice"],
-             **{k: o[k] for k in o if k not in ("pass",)}, "pass": o["pass"], "choice": _describe(o),
+             **{k: o[k] for k in o if k not in ("pass",)}, "passed": o["pass"], "choice": _describe(o),
              "loss": d["loss"]}
             for d in v.decisions for o in d["options"]]
     return _frame(rows, dataset=v.dataset, seed=v.seed, sheet=v.sheet, players=v.players, rollouts=v.rollouts,
                   judge=v.judge, seats=v.seats, text=v.text())
+
+
+def available_dice(available: int) -> dict:
+    """The dice a seat could use, from a move's `available` (the turns table's, replay()'s):
+    {"colour": [colour die indices], "number": [number die indices]} into that roll's dice lists."""
+    from sim.runs.schema import available_dice as decode
+    return decode(available)
 
 
 def _describe(choice: dict) -> str:
@@ -186,7 +193,8 @@ def report(dataset, *, out=None, figures=None, analyse: bool = False, progress: 
 def replay(path=None, *, game: int, strategy=None, seed: int = SEED, players: int | None = None, rotate: bool = True,
            sheet: str = SHEET, max_rolls: int = MAX_ROLLS, unchecked: bool = False, rules=None) -> pd.DataFrame:
     """`encore-sim replay [PATH] --game N`: a row per move of the game (roll, dice, seat, its
-    strategy, what it crossed and the '!' it spent). attrs: "log" (the game log, sim.runs.api.play_game's
+    strategy, what it crossed and the '!' it spent), named and typed as the dataset's turns table
+    (`active`: the active player's move, `passed`, `available`: available_dice() decodes it). attrs: "log" (the game log, sim.runs.api.play_game's
     format), "result" (a frame: the final scores), "text" (the replay as the command prints it:
     print(df.attrs["text"])), and with a dataset "stored_scores_equal". A dataset's game is played
     under its rules (`rules`, if given, must be those); without one, under `rules`."""
@@ -203,8 +211,11 @@ def replay(path=None, *, game: int, strategy=None, seed: int = SEED, players: in
                         rules=rules)
         sheet_obj, log = s.sheet, game_of(s, game)
     names = log["labels"]
-    rows = [{"roll": r["roll"], "active": r["active"], "colour_dice": r["dice"]["colour"],
-             "number_dice": r["dice"]["number"], "strategy": names[m["seat"]], **m}
+    # the names and types of the dataset's turns table: `active` true for the active player's move,
+    # `passed` for a move that crossed nothing (the log's "pass")
+    rows = [{"roll": r["roll"], "active": m["seat"] == r["active"], "colour_dice": r["dice"]["colour"],
+             "number_dice": r["dice"]["number"], "strategy": names[m["seat"]],
+             **{("passed" if k == "pass" else k): v for k, v in m.items()}}
             for r in log["rolls"] for m in r["moves"]]
     attrs = {"log": log, "result": _frame(log["result"]), "text": render(log, sheet_obj)}
     if stored is not None:

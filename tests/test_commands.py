@@ -138,3 +138,27 @@ def test_no_default_of_the_commands_is_written_a_second_time():
                             kw.value.value in OWNED.get(name, ()):
                         found.append(f"{path.name}: option --{name} default={kw.value.value!r}")
     assert not found, "\n".join(found)
+
+
+def test_python_frames_name_things_as_the_datasets_do(tmp_path):
+    """replay()'s frame and the turns table: the same names and types (`passed`, `active`), and
+    `available` decoded the same way in both."""
+    es.run(tmp_path / "t", strategy=["greedy", "random"], players=2, games=3, log_turns=True, seed=5)
+    turns = pd.read_parquet(tmp_path / "t" / "turns")
+    turns = turns[turns["game"] == 1].reset_index(drop=True)
+    moves = es.replay(tmp_path / "t", game=1)
+    for column in ("roll", "seat", "active", "passed", "available", "cells", "jokers"):
+        assert [pd.api.types.is_bool_dtype(f[column]) for f in (turns, moves)] == \
+            [pd.api.types.is_bool_dtype(turns[column])] * 2, column
+        assert [list(x) if hasattr(x, "__len__") and not isinstance(x, str) else x for x in moves[column]] == \
+            [list(x) if hasattr(x, "__len__") and not isinstance(x, str) else x for x in turns[column]], column
+    assert "pass" not in moves
+    for mask, row in zip(turns["available"], turns.itertuples()):
+        dice = es.available_dice(mask)
+        assert all(0 <= i < len(row.colour_dice) for i in dice["colour"])
+        assert all(0 <= i < len(row.number_dice) for i in dice["number"])
+        if not row.passed:      # the dice a move used were among those it could use
+            assert row.colour_die in dice["colour"] and row.number_die in dice["number"]
+    assert es.available_dice(0b101011) == {"colour": [0, 1], "number": [0, 2]}
+    with pytest.raises(ValueError, match="available must be a 6-bit mask"):
+        es.available_dice(64)

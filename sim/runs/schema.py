@@ -101,3 +101,14 @@ def markdown() -> str:
 
 if __name__ == "__main__":
     print(markdown())
+
+
+def available_dice(available: int) -> dict:
+    """A move's `available` decoded: {"colour": [i, ...], "number": [i, ...]}, the indices into its
+    roll's colour_dice and number_dice of the dice the seat could use (bit i: colour die i, bit
+    3 + i: number die i)."""
+    available = int(available)
+    if not 0 <= available < 64:
+        raise ValueError(f"available must be a 6-bit mask 0..63, got {available}")
+    return {"colour": [i for i in range(3) if available >> i & 1],
+            "number": [i for i in range(3) if available >> (3 + i) & 1]}
