@@ -16,7 +16,8 @@ import pytest
 
 from sim import engine
 from sim.runs.api import play_chunk
-from sim.runs.dataset import as_numpy, games_table, players_table, turns_table, write_chunk
+from sim.runs.chunk import games_table, players_table, turns_table
+from sim.runs.dataset import as_numpy, write_chunk
 from sim.runs.schema import GAMES, PLAYERS, TURNS
 from sim.sheets import COLOURS, cell_name, load_sheet
 from sim.state import (

@@ -18,6 +18,7 @@ from ..sheets import COLOURS, load_sheet, parse_cell
 from ..state import CAND_SUB, MAX_SEATS, NUMBER_JOKER, PS_SIZE, ST_AVAIL, ST_DICE, ST_SEAT, new_state, seat_slot
 from ..rules import RULEBOOK, Rules, parse_rules
 from ..tables import build_tables, kernel_tables
+from .chunk import Chunk
 from .defaults import SHEET
 
 __all__ = ["DEFAULT_MAX_ROLLS", "MAX_SEED", "check_int"]   # the validation is sim.runs.settings'; named here too
@@ -151,67 +152,6 @@ def player_kind(fn) -> int:
     if any(fn is s.dispatcher for s in REGISTRY.values()):
         return reference_players.PLAYER_CALL
     return reference_players.PLAYER_GUARDED
-
-
-@dataclass
-class Chunk:
-    """Results of games first .. first+n-1 of one root seed.
-
-    chunk.to_pandas("players") (or "games", "turns" with log_turns) is a DataFrame with the
-    columns of the dataset table of that name, documented in the README and sim/runs/schema.py;
-    chunk.to_arrow(...) the same as a pyarrow Table. Underneath are the kernels' arrays:
-
-    games  int64 (n, GR_SIZE)             per game, fields GR_* of sim.engine
-    seats  int64 (n, players, PS_SIZE)    per game and seat, fields PS_* of sim.state
-    slots  int64 (n, players)             which strategy (index into specs) played each seat
-    With log_turns, game g's dice are dice[dice_start[g]:dice_start[g+1]] (one
-    row of six faces per roll) and its decisions log[log_start[g]:log_start[g+1]]
-    (LOG_* fields of sim.engine); otherwise these are None.
-    """
-    seed: int
-    first: int
-    specs: tuple[str, ...]
-    games: np.ndarray
-    seats: np.ndarray
-    slots: np.ndarray
-    dice_start: np.ndarray | None = None
-    dice: np.ndarray | None = None
-    log_start: np.ndarray | None = None
-    log: np.ndarray | None = None
-    sheet: object = None     # the sim.sheets.Sheet played on
-    rules: Rules = RULEBOOK  # the rules played under
-    #: With an exception in a user's strategy (sim.guard.ERR_RAISED): what it did and where.
-    raised: str | None = None
-    #: How tables name each strategy (strategies.registry.labels); None: by their specs.
-    labels: tuple[str, ...] | None = None
-
-    def to_arrow(self, table: str = "players", columns=None):
-        """Table "games" (a row per game), "players" (per game and seat) or "turns" (per
-        decision; needs log_turns=True) as a pyarrow Table: the rows `encore-sim run` writes;
-        only `columns` (names) if given."""
-        from . import dataset
-        if table == "games":
-            out = dataset.games_table(self, self.sheet.name if self.sheet is not None else "")
-        elif table == "players":
-            out = dataset.players_table(self)
-        elif table == "turns":
-            if self.log is None:
-                raise ValueError("this chunk was played without log_turns=True: it has no turns")
-            out = dataset.turns_table(self, build_tables(self.sheet or load_sheet("standard"), self.rules))
-        else:
-            raise ValueError(f"unknown table {table!r}: expected games, players or turns")
-        if columns is None:
-            return out
-        unknown = [c for c in columns if c not in out.column_names]
-        if unknown:
-            raise ValueError(f"table {table!r} has no column {unknown[0]!r} (columns: {', '.join(out.column_names)})")
-        return out.select(list(columns))
-
-    def to_pandas(self, table: str = "players", columns=None):
-        """to_arrow(table, columns) as a pandas DataFrame, as pandas.read_parquet reads the dataset's
-        table (nullable integer columns become floats with NaN). The turns table's list and string
-        columns cost most of the memory: name the columns you need."""
-        return self.to_arrow(table, columns).to_pandas()
 
 
 def play_chunk(seed, first, count, strategies, players=None, sheet=SHEET,

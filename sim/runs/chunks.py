@@ -16,7 +16,8 @@ import numba
 
 from . import api
 from .api import check_chunk, play_chunk
-from .dataset import done_chunks, games_table, players_table, turns_table, write_chunk
+from .chunk import Chunk, games_table, players_table, turns_table
+from .dataset import done_chunks, write_chunk
 from ..rules import Rules, parse_rules
 from ..sheets import parse_sheet
 from ..tables import build_tables
@@ -88,7 +89,7 @@ def resolve_job(job: ChunkJob):
     return _RESOLVED[key]
 
 
-def play_one(job: ChunkJob, c: int) -> api.Chunk:
+def play_one(job: ChunkJob, c: int) -> Chunk:
     """Play chunk c of a run (nothing is written); StrategyError if a strategy made an illegal move."""
     st = job.settings
     line, sheet_obj = resolve_job(job)
@@ -103,7 +104,7 @@ def play_one(job: ChunkJob, c: int) -> api.Chunk:
     return chunk
 
 
-def write_one(job: ChunkJob, c: int, chunk: api.Chunk) -> int:
+def write_one(job: ChunkJob, c: int, chunk: Chunk) -> int:
     """Write chunk c's files (atomically, games file last); return its games."""
     _, sheet_obj = resolve_job(job)
     tables = {"games": games_table(chunk, sheet_obj.name), "players": players_table(chunk)}
