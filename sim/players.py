@@ -32,6 +32,7 @@ PLAYER_GREEDY = 2    # greedy, as greedy_pick
 PLAYER_PLACE = 3     # a built-in that names its placement (placement_code), not a row of the candidate table
 PLAYER_GUARDED = 4   # a user's strategy: called on copies of the state, and stopped if it writes them (sim.guard)
 PLAYER_STRICT = 5    # as PLAYER_GUARDED, also checking the tables and parameters after every decision
+PLAYER_EXTERNAL = 6  # decided outside the kernels: a person, a learning agent, a batched strategy (sim.step)
 
 
 @njit(cache=True, inline="always")

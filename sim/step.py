@@ -1,0 +1,201 @@
+"""A game played one decision at a time: the turn kernel of sim.engine, stepped from outside.
+
+sim.engine.play plays a whole game in one call, every seat's strategy inside the kernel. Here
+some seats decide outside it: a person on the play page, a learning agent, a batched strategy
+that decides for many games at once. Their strategy slot has the kind PLAYER_EXTERNAL. `advance`
+plays the other seats up to the next decision of an external seat and stops there; the caller
+chooses among that seat's legal choices and `commit`s the choice; `advance` goes on. Game g of
+root seed s steps through the dice of sim.engine.play's game g, and the built-in seats decide
+as there, so a game whose external seats choose what a strategy would is that strategy's game,
+move for move (tests/test_step.py).
+
+A game in progress is sim.state's arrays (st, ps, bb; pending and rngs as sim.engine.play's
+scratch) and a step row of its own::
+
+    sp int64[SP_SIZE]
+        SP_GAME    the game's number (of the root seed)
+        SP_KEY     its dice key, sim.rng.game_key (the uint64's bits)
+        SP_TURN    who decides next: the position in the roll's order (sim.engine.seat_in_turn:
+                   the active seat, then the others); the players' count once all have decided
+        SP_AVAIL   the dice the passive seats may use, once the active seat has moved
+        SP_SEAT    the external seat deciding now; -1 while none does (the game is over)
+        SP_STATE   ONGOING, OVER (scores final, gres filled) or FAILED (a built-in strategy
+                   returned an illegal choice or a user's misbehaved: gres[GR_ERROR] says how)
+
+While SP_SEAT is a seat, st says what it may do as a strategy sees it: st[ST_SEAT] is the seat,
+st[ST_AVAIL] its dice, st[ST_IS_ACTIVE] whether it is the active one; sim.engine.legal_choices
+lists its choices. Nobody's passive move of a roll is applied before every passive seat has
+chosen (RULES section 3), so an external passive seat never sees another's move of its roll.
+
+Many games step together as rows of arrays with a leading game axis (advance_rows); one game
+is a batch of one, so one compiled kernel serves the play page and the vector environments.
+"""
+import numpy as np
+from numba import njit, types
+
+from .bits import popcount
+from .engine import (
+    ALL_DICE, GR_CAPPED, GR_ENDED_BY, GR_LOG_ROWS, GR_ROLLS, GR_WINNERS, LOG_ACTIVE, LOG_AVAIL, LOG_CDIE,
+    LOG_CHOICES, LOG_COST, LOG_NDIE, LOG_ROLL, LOG_SEAT, LOG_SUB, SOLO_DICE, active_move, decide, decide_guarded,
+    end_of_game, end_of_roll, passive_moves, reset, seat_in_turn, start_roll,
+)
+from .players import PLAYER_EXTERNAL, PLAYER_GUARDED
+from .rng import game_key, seat_stream
+from .rules import R_END_COLOURS
+from .tables import TablesType
+from .nbinternals import JIT_DISABLED
+from .state import StrategySet, MAX_SEATS, PS_COLOURS, ST_ACTIVE, ST_AVAIL, ST_DICE, ST_IS_ACTIVE, ST_MAX_ROLLS, ST_PLAYERS, \
+    ST_ROLL, ST_SEAT
+
+SP_GAME = 0
+SP_KEY = 1
+SP_TURN = 2
+SP_AVAIL = 3
+SP_SEAT = 4
+SP_STATE = 5
+SP_SIZE = 6
+
+ONGOING = 0
+OVER = 1
+FAILED = 2
+
+_ZERO = np.uint64(0)
+
+
+@njit(cache=True)
+def begin(st, ps, bb, rngs, sp, gres, tab, root, game, players, max_rolls, dice_log):
+    """Set up game `game` of root seed `root` for `players` (1: the solo game) at its first roll,
+    before anyone decides (as sim.engine.play begins it); `advance` then finds the first decider."""
+    reset(st, ps, bb, tab, players, max_rolls)
+    for i in range(gres.shape[0]):
+        gres[i] = 0
+    key = game_key(root, game)
+    for s in range(MAX_SEATS):
+        for w in range(rngs.shape[1]):
+            rngs[s, w] = _ZERO
+        rngs[s, 0] = seat_stream(key, s)
+    sp[SP_GAME] = game
+    sp[SP_KEY] = np.int64(key)
+    sp[SP_SEAT] = -1
+    sp[SP_STATE] = ONGOING
+    _next_roll(st, sp, np.uint64(key), 1, players, dice_log)
+
+
+@njit(cache=True, inline="always")
+def _next_roll(st, sp, key, roll, players, dice_log):
+    start_roll(st, key, roll, players)
+    if dice_log.shape[0] > 0:
+        for d in range(6):
+            dice_log[roll - 1, d] = st[ST_DICE + d]
+    sp[SP_TURN] = 0
+    sp[SP_AVAIL] = SOLO_DICE if players == 1 else ALL_DICE
+
+
+@njit(cache=True, inline="always")
+def _game_over(st, ps, bb, tab, sp, gres, ended):
+    """The end of the game as sim.engine.play ends it: rolls, capped, who ended it, the scores."""
+    players = st[ST_PLAYERS]
+    gres[GR_ROLLS] = st[ST_ROLL]
+    gres[GR_CAPPED] = 0 if (players == 1 or ended) else 1
+    if ended:
+        for s in range(players):
+            if popcount(np.uint64(ps[s, PS_COLOURS])) >= tab.rules[R_END_COLOURS]:
+                gres[GR_ENDED_BY] |= 1 << s
+    gres[GR_WINNERS] = end_of_game(ps, bb, tab, players)
+    sp[SP_SEAT] = -1
+    sp[SP_STATE] = OVER
+
+
+@njit(cache=True)
+def advance(strats, kinds, params, slots, tab, st, ps, bb, cands, pending, rngs, sp, gres, dice_log, log, guest):
+    """Play the seats whose strategy is not external until an external seat is to decide or the
+    game is over. Returns the external seat (also sp[SP_SEAT]; st set for its decision), or -1:
+    over, or failed (sp[SP_STATE]). Arguments as sim.engine.play's; slots[seat] is the seat's
+    strategy slot, PLAYER_EXTERNAL in kinds for the seats decided outside."""
+    players = st[ST_PLAYERS]
+    key = np.uint64(sp[SP_KEY])
+    while sp[SP_STATE] == ONGOING:
+        turn = sp[SP_TURN]
+        if turn == players:
+            roll = st[ST_ROLL]
+            passive_moves(ps, bb, tab, pending, players, st[ST_ACTIVE], roll)
+            ended = end_of_roll(st, ps, bb, tab)
+            if ended or roll >= st[ST_MAX_ROLLS]:
+                _game_over(st, ps, bb, tab, sp, gres, ended)
+                break
+            _next_roll(st, sp, key, roll + 1, players, dice_log)
+            continue
+        seat = seat_in_turn(st[ST_ACTIVE], turn)
+        avail = (SOLO_DICE if players == 1 else ALL_DICE) if turn == 0 else sp[SP_AVAIL]
+        is_active = np.int64(1) if turn == 0 else np.int64(0)
+        kind = kinds[slots[seat]]
+        if kind == PLAYER_EXTERNAL:
+            st[ST_SEAT] = seat
+            st[ST_AVAIL] = avail
+            st[ST_IS_ACTIVE] = is_active
+            sp[SP_SEAT] = seat
+            return seat
+        if guest is not None and kind >= PLAYER_GUARDED:
+            k, cd, nd, sub, cost = decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat,
+                                                  avail, is_active, gres, log, guest)
+        else:
+            k, cd, nd, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, avail,
+                                          is_active, gres, log)
+        if k == -2:
+            sp[SP_STATE] = FAILED
+            break
+        _apply(st, ps, bb, tab, pending, sp, seat, cd, nd, sub, cost)
+    sp[SP_SEAT] = -1
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _apply(st, ps, bb, tab, pending, sp, seat, cd, nd, sub, cost):
+    """Seat's move, as sim.engine.play applies it: the active seat's at once (it sets the dice
+    the others may use), a passive seat's held until every passive seat has chosen."""
+    if sp[SP_TURN] == 0:
+        players = st[ST_PLAYERS]
+        sp[SP_AVAIL] = active_move(st, ps, bb, tab, seat, cd, nd, sub, cost, st[ST_ROLL],
+                                   SOLO_DICE if players == 1 else ALL_DICE)
+    else:
+        pending[seat, 0] = sub
+        pending[seat, 1] = cost
+    sp[SP_TURN] += 1
+
+
+@njit(cache=True)
+def commit(st, ps, bb, tab, pending, sp, gres, log, n, cd, nd, sub, cost):
+    """The deciding external seat's move: dice cd, nd and placement row `sub` for `cost` '!', or a
+    pass (sub -1). The caller has checked that it is one of the seat's legal choices (n of them,
+    for the log). Call `advance` next."""
+    seat = sp[SP_SEAT]
+    if log.shape[0] > 0:
+        r = gres[GR_LOG_ROWS]
+        gres[GR_LOG_ROWS] = r + 1
+        log[r, LOG_ROLL] = st[ST_ROLL]
+        log[r, LOG_SEAT] = seat
+        log[r, LOG_ACTIVE] = st[ST_IS_ACTIVE]
+        log[r, LOG_AVAIL] = st[ST_AVAIL]
+        log[r, LOG_CHOICES] = n
+        log[r, LOG_CDIE] = cd
+        log[r, LOG_NDIE] = nd
+        log[r, LOG_SUB] = sub
+        log[r, LOG_COST] = cost
+    _apply(st, ps, bb, tab, pending, sp, seat, cd, nd, sub, cost)
+    sp[SP_SEAT] = -1
+
+
+_C1, _C2 = types.int64[::1], types.int64[:, ::1]
+#: advance's one signature: strategies typed as function values (as sim.batch.PLAY_SIG), so that
+#: one compiled kernel steps any line-up; no user's strategy (guest None).
+ADVANCE_SIG = types.int64(
+    StrategySet, _C1, types.float64[:, ::1], _C1, TablesType, _C1, _C2, types.uint64[:, ::1], _C2, _C2,
+    types.uint64[:, ::1], _C1, _C1, _C2, _C2, types.none)
+
+
+def stepper():
+    """advance, compiled for ADVANCE_SIG on first use (or loaded from the cache), and only for it."""
+    if not JIT_DISABLED and not advance.signatures:
+        advance.compile(ADVANCE_SIG)
+        advance.disable_compile()
+    return advance
