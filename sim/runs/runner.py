@@ -50,12 +50,12 @@ from .schema import TABLES
 from ..rules import rules_dict
 from .settings import DEFAULT_MAX_ROLLS, STORED, Settings, check_int, default_chunk_size
 from .defaults import ROTATE, RUN_GAMES, RUN_STRATEGY, SEED, SHEET
-from ..errors import SettingError, setting
+from ..errors import SettingError, Worded, setting
 
 DEFAULT_GAMES = RUN_GAMES
 
 
-class RunFailed(RuntimeError):
+class RunFailed(Worded, RuntimeError):
     """A run stopped by something other than its input: a Dask task that failed every retry, a
     lost scheduler, a full disk. The manifest says "failed"; the finished chunks are kept."""
 
@@ -298,7 +298,7 @@ def _stopped(store, manifest, e: BaseException, removable: bool):
     manifest.update(status="failed", error=error, finished=_now())
     write_json(store, manifest)
     raise RunFailed(f"the run stopped: {error}; its finished chunks are kept in {store}: finish it with "
-                    f"`encore-sim run --out {store} --resume`") from e
+                    f"{{out}} {store} and {{resume=True}}") from e
 
 
 def _resumable(store) -> dict:
