@@ -274,8 +274,8 @@ def tune(start, params, players=PLAYERS, opponents=None, objective=TUNE_OBJECTIV
     validation_seed = (seed + 1) % (MAX_SEED + 1) if validation_seed is None else \
         check_int("validation-seed", validation_seed, 0, MAX_SEED)
     if validation_seed == seed:
-        raise SettingError(f"the validation seed ({{validation_seed}}) must differ from the search's seed {seed} "
-                           "({seed}): the validation plays games the search has not seen")
+        raise SettingError(f"the validation seed must differ from the search's seed {seed}: give {{validation_seed}} "
+                           "another (the validation plays games the search has not seen)")
     out = _check_out(out)
 
     resolved = resolve(start)

@@ -35,7 +35,7 @@ def analyse(dataset, *, strategy: str | None = None, rollouts: int = D.ANALYSE_R
     a Parquet file to write with a row per decision. `train`: train the judge's weights first
     where learned has none for the dataset."""
     if game is None and (roll is not None or seat is not None):
-        raise SettingError("{roll} and {seat} pick decisions of the game given by {game}")
+        raise SettingError("{roll} and {seat} pick decisions of the game given by {game} N")
     if game is not None and decisions_out is not None:
         raise SettingError("{game} shows one game's decisions: its rows per decision are not written to a file")
     if decisions_out is not None:
