@@ -433,7 +433,7 @@ def _chunk_help(sizes: dict, more: str = "") -> str:
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run the chunks as tasks on a Dask cluster (tcp://host:8786), or 'local' / 'local:N' "
                    "for N worker processes on this machine. Needs encore-sim[dask].")
-@click.option("--retries", type=int, default=3, show_default=True,
+@click.option("--retries", type=int, default=defaults.RETRIES, show_default=True,
               help="With --scheduler: retries of a chunk whose task failed.")
 @_rules_option(RULES_HELP + " With --resume: the run's own, or left out.")
 @UNCHECKED
@@ -661,7 +661,7 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
                              "below this many points")
 @_report_option("Also write an HTML report drawing the paired differences, the score's parts, the win rate by seat, "
                 "the game lengths and the score distributions.")
-@click.option("--check-adaptation/--no-check-adaptation", default=True, show_default=True,
+@click.option("--check-adaptation/--no-check-adaptation", default=defaults.CHECK_ADAPTATION, show_default=True,
               help="Also play each B's games with learned's weights of A's rules, to show what B's own weights "
                    "gain (near 0: the players did not adapt to B).")
 @UNCHECKED

@@ -14,6 +14,8 @@ RUN_CHUNK = {"solo": 50_000, "table": 10_000}
 RUN_CHUNK_TURNS = {"solo": 5_000, "table": 1_000}
 #: Several strategies at a table take turns in the seats from game to game.
 ROTATE = True
+#: run --scheduler: retries of a chunk whose task failed.
+RETRIES = 3
 #: The root seed: game g of seed 0 is the same game in every command.
 SEED = 0
 SHEET = "standard"
@@ -32,6 +34,8 @@ SUMMARY_BY = None
 COMPARE_GAMES = 10_000
 COMPARE_MAX_GAMES = 1_000_000
 COMPARE_CHUNK = {"solo": 20_000, "table": 5_000}
+#: compare-rules: also play each rule set B with learned's weights of A's rules (what B's own gain).
+CHECK_ADAPTATION = True
 
 #: tune: the games the whole search may play, what it maximises, and the games of its validation.
 TUNE_BUDGET = 100_000

@@ -36,7 +36,7 @@ def run(out=None, *, games=Default(D.RUN_GAMES), players=Default(None), strategy
         rotate=Default(D.ROTATE), sheet=Default(D.SHEET), seed=Default(D.SEED), chunk_size=Default(None),
         max_rolls=Default(D.MAX_ROLLS), log_turns=Default(False), rules=Default(None),
         threads: int | None = None, resume: bool = False, force: bool = False, progress: bool = False,
-        unchecked: bool = False, scheduler: str | None = None, retries: int = 3, train: bool = False,
+        unchecked: bool = False, scheduler: str | None = None, retries: int = D.RETRIES, train: bool = False,
         command: str | None = None, say=None) -> RunResult:
     """Play `games` games into the dataset `out` [default: a new folder, sim.runs.defaults.RUN_FOLDER] and return
     what was made. `strategy`: one spec or a list, one per seat or one for every seat. With
@@ -98,7 +98,7 @@ def compare_rules(*rules, strategy=D.RUN_STRATEGY, players: int | None = None, r
                   games: int | None = None, until_ci: float | None = None, max_games: int | None = None,
                   seed=D.SEED, sheet=D.SHEET, max_rolls: int = D.MAX_ROLLS, threads: int | None = None,
                   chunk_size: int | None = None, report=None, progress: bool = False, unchecked: bool = False,
-                  check_adaptation: bool = True, train: bool = False, say=None):
+                  check_adaptation: bool = D.CHECK_ADAPTATION, train: bool = False, say=None):
     """The line-up `strategy` (one spec, or one per seat) on the same games under each rule set
     (the first is A; one alone is compared with the rulebook): sim.runs.rulescompare's
     RulesComparison. `report`: an HTML file to write too."""
