@@ -284,7 +284,24 @@ def _quiet_option(help="No progress line or compiling notice."):
 
 
 def _seed_option(help="Root seed: game g of a seed is the same game in every command.", default=defaults.SEED):
-    return click.option("--seed", type=SEED, default=default, help=f"{help} [default: {default}; 'random': a fresh one]")
+    return click.option("--seed", type=SEED, default=default,
+                        help=f"{help} [default: {default}; 'random': a fresh one]")
+
+
+def _games_option(help: str, default=None):
+    return click.option("--games", "-n", type=COUNT, default=default, show_default=default is not None, help=help)
+
+
+def _game_option(help: str, **attrs):
+    return click.option("--game", "-g", type=COUNT, default=None, help=help, **attrs)
+
+
+def _chunk_size_option(help: str):
+    return click.option("--chunk-size", type=COUNT, default=None, help=help)
+
+
+def _weights_option(help: str):
+    return click.option("--weights", default=None, metavar="W.npz", help=help)
 
 
 def _players_option(help="1 = solo, 2..6 = tables.", default=defaults.PLAYERS):
@@ -299,7 +316,8 @@ def _strategy_option(help="Strategy spec, once per seat or once for all seats (r
 def _opponents_option(default: str):
     return click.option("--opponents", multiple=True,
                         help="Opponents' strategy at tables, for every opponent seat; given once per opponent seat "
-                             f"(players - 1 times), a mixed table in that order after the candidate [default: {default}].")
+                             "(players - 1 times), a mixed table in that order after the candidate "
+                             f"[default: {default}].")
 
 
 def _rotate_option(help="Rotate the strategies over the seats from game to game."):
@@ -412,16 +430,14 @@ def _chunk_help(sizes: dict, more: str = "") -> str:
 # --- run ------------------------------------------------------------------------
 
 @main.command()
-@click.option("--games", "-n", type=COUNT, default=defaults.RUN_GAMES, show_default=True,
-              help="Games to play.")
+@_games_option("Games to play.", defaults.RUN_GAMES)
 @_players_option("Seats, 1 = solo game, 2..6 [default: one per --strategy; one strategy: the solo game].", None)
 @_strategy_option()
 @_rotate_option()
 @_sheet_option()
 @_seed_option()
 @_threads_option("Numba threads [default: all cores; with --scheduler: per task, default 1].")
-@click.option("--chunk-size", type=COUNT, default=None,
-              help="Games per Parquet file " + _chunk_help(defaults.RUN_CHUNK, "; less with --log-turns") + ".")
+@_chunk_size_option("Games per Parquet file " + _chunk_help(defaults.RUN_CHUNK, "; less with --log-turns") + ".")
 @_out_option("Dataset folder, or a filesystem URL (file://, s3://, ...) [default: results/run-YYYYmmdd-HHMMSS].",
              file=False)
 @_max_rolls_option("Roll cap for tables.")
@@ -577,8 +593,7 @@ def _paired_options(each: str, target: str):
     """The options compare and compare-rules share: how many games (or until what interval), which
     games, and the output; `each` names what plays the games (a strategy, a rule set)."""
     return _options(
-        click.option("--games", "-n", type=COUNT, default=None,
-                     help=f"Games per {each} [default: {defaults.COMPARE_GAMES:,}]. Not with --until-ci."),
+        _games_option(f"Games per {each} [default: {defaults.COMPARE_GAMES:,}]. Not with --until-ci."),
         click.option("--until-ci", type=float, default=None,
                      help=f"Instead of --games: play until {target}, or --max-games. Checked after 1,000 games, "
                           "then after batches sized by the games the current half-width predicts; the output "
@@ -589,9 +604,8 @@ def _paired_options(each: str, target: str):
         _seed_option(f"Root seed: every {each} plays the same games of it (game g of a seed is the same game in "
                      "every command)."),
         _sheet_option(), _max_rolls_option(), _threads_option(),
-        click.option("--chunk-size", type=COUNT, default=None,
-                     help="Most games per batch " + _chunk_help(defaults.COMPARE_CHUNK) + "; --until-ci checks "
-                          "after every batch."),
+        _chunk_size_option("Most games per batch " + _chunk_help(defaults.COMPARE_CHUNK) + "; --until-ci checks "
+                           "after every batch."),
         _format_option(["table", "csv", "json"], "table: for reading; csv, json: every row and column, for programs."),
         _quiet_option(),
     )
@@ -809,7 +823,7 @@ def tune(spec, param, players, opponents, objective, budget, seed, validate_game
 
 @main.command()
 @click.argument("path", required=False)
-@click.option("--game", "-g", type=COUNT, required=True, help="Game number.")
+@_game_option("Game number.", required=True)
 @_strategy_option("Without PATH: strategy per seat, or one for all, as given to `run`.")
 @_seed_option("Without PATH: the root seed, as given to `run`.")
 @_players_option("Without PATH: seats [default: one per --strategy, as in `run`].", None)
@@ -874,11 +888,9 @@ def moves(sheet, crossed, colour, number, rules):
 @main.command()
 @_sheet_option()
 @_players_option("1 = the solo game.")
-@click.option("--games", "-n", type=COUNT, default=None,
-              help=f"Training games [default: solo {defaults.TRAIN_GAMES:,}; tables "
-                   + ", ".join(f"{g:,} ({p}{' players' if p == 2 else ''})"
-                               for p, g in defaults.TRAIN_TABLE_GAMES.items())
-                   + "; docs/variants.md, \"Training time\", says how long they take].")
+@_games_option(f"Training games [default: solo {defaults.TRAIN_GAMES:,}; tables "
+               + ", ".join(f"{g:,} ({p}{' players' if p == 2 else ''})" for p, g in defaults.TRAIN_TABLE_GAMES.items())
+               + "; docs/variants.md, \"Training time\", says how long they take].")
 @_seed_option("Root seed of the training dice (no other command's default plays its games).", defaults.TRAIN_SEED)
 @_threads_option("Numba threads [default: all cores]; the weights do not depend on it.")
 @click.option("--init", default=None, metavar="W.npz",
@@ -962,14 +974,13 @@ def weights_command(fmt):
 # --- bound ------------------------------------------------------------------------
 
 @main.command()
-@click.option("--games", "-n", type=COUNT, default=defaults.BOUND_GAMES, show_default=True,
-              help="Solo games (0..games-1).")
+@_games_option("Solo games (0..games-1).", defaults.BOUND_GAMES)
 @_seed_option("Root seed of the dice.", defaults.BOUND_SEED)
 @_sheet_option()
 @click.option("--beam", "-b", type=COUNT, default=defaults.BOUND_BEAM, show_default=True,
               help="States kept after each roll: a wider beam finds more, slower (docs/strategies.md says how "
                    "long it takes).")
-@click.option("--weights", default=None, help="learned's weights file [default: the shipped ones of the sheet].")
+@_weights_option("learned's weights file [default: the shipped ones of the sheet].")
 @_threads_option("Numba threads [default: all cores]; the results do not depend on it.")
 @_quiet_option("No progress line.")
 @_rules_option(RULES_HELP + " Both the bound and learned play under them.")
@@ -1000,19 +1011,17 @@ def bound(games, seed, sheet, beam, weights, threads, quiet, rules):
                    "improvement over it (--top).")
 @click.option("--top", type=int, default=defaults.ANALYSE_TOP, show_default=True,
               help="With --rollouts, on learned's own games: its best choices rolled out at every decision.")
-@click.option("--games", "-n", type=COUNT, default=None, help="Only the first N games [default: all finished ones].")
+@_games_option("Only the first N games [default: all finished ones].")
 @click.option("--mistakes", type=int, default=defaults.ANALYSE_MISTAKES, show_default=True,
               help="Largest mistakes listed.")
-@click.option("--weights", default=None, help="The judge's weights file [default: learned's shipped ones for the "
-                                              "dataset's sheet and players].")
+@_weights_option("The judge's weights file [default: learned's shipped ones for the dataset's sheet and players].")
 @_format_option(["table", "json", "parquet"], "table: for reading; json: the rows and mistakes; parquet: one row "
                                               "per decision (needs -o).")
 @_out_option()
 @_threads_option("Numba threads [default: all cores]; the results do not depend on it.")
 @_quiet_option()
-@click.option("--game", "-g", "game", type=COUNT, default=None,
-              help="Show this game's decisions instead, every legal choice ranked by learned's action value "
-                   "(the best 10 and the one played) with the loss of the choice made.")
+@_game_option("Show this game's decisions instead, every legal choice ranked by learned's action value (the best "
+              "10 and the one played) with the loss of the choice made.")
 @click.option("--roll", type=int, default=None, help="With --game: only this roll's decisions.")
 @click.option("--seat", type=int, default=None, help="With --game: only this seat's decisions.")
 @_rules_option(DATASET_RULES_HELP)

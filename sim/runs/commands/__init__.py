@@ -28,4 +28,5 @@ COMMANDS = {"run": run, "summary": summary, "compare": compare, "compare-rules":
             "train": train, "replay": replay, "analyse": analyse, "report": report, "bound": bound,
             "moves": moves, "strategies": strategies, "weights": weights}
 
-__all__ = ["COMMANDS", "Default", "RunResult", "check_file", "default", "value", "run_folder", *(f.__name__ for f in COMMANDS.values())]
+__all__ = ["COMMANDS", "Default", "RunResult", "check_file", "default", "value", "run_folder",
+           *(f.__name__ for f in COMMANDS.values())]

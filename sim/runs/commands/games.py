@@ -81,16 +81,22 @@ def compare(*strategies, players: int = D.PLAYERS, opponents=None, games: int | 
     `max_games`); `opponents`: one spec for every opponent seat, or one per opponent seat.
     `report`: an HTML file to write too (checked before any game is played)."""
     from ..compare import compare as play
+    return _reported(lambda: play(list(strategies), players=players, opponents=opponents, games=games, seed=seed,
+                                  until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
+                                  max_rolls=max_rolls, threads=threads, progress=progress, checked=not unchecked,
+                                  rules=rules), report, "compare_report", train, threads, progress, say)
+
+
+def _reported(play, report, writer: str, train: bool, threads, progress: bool, say):
+    """play() (training on demand), and with `report` its HTML report written by sim.runs.report's
+    `writer`: the file is checked before any game is played."""
     if report is not None:
         from ..report import check_output
         check_output(report)
-    result = trained(lambda: play(list(strategies), players=players, opponents=opponents, games=games, seed=seed,
-                                  until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
-                                  max_rolls=max_rolls, threads=threads, progress=progress, checked=not unchecked,
-                                  rules=rules), train, threads, progress, say)
+    result = trained(play, train, threads, progress, say)
     if report is not None:
-        from ..report import compare_report
-        compare_report(result, report)
+        from .. import report as reports    # not at the top: it loads matplotlib
+        getattr(reports, writer)(result, report)
     return result
 
 
@@ -103,18 +109,12 @@ def compare_rules(*rules, strategy=D.RUN_STRATEGY, players: int | None = None, r
     (the first is A; one alone is compared with the rulebook): sim.runs.rulescompare's
     RulesComparison. `report`: an HTML file to write too."""
     from ..rulescompare import compare_rules as play
-    if report is not None:
-        from ..report import check_output
-        check_output(report)
     strategies = [strategy] if isinstance(strategy, str) else list(strategy)
-    result = trained(lambda: play(strategies, list(rules), games=games, players=players, seed=seed, sheet=sheet,
+    return _reported(lambda: play(strategies, list(rules), games=games, players=players, seed=seed, sheet=sheet,
                                   rotate=rotate, max_rolls=max_rolls, threads=threads, chunk_size=chunk_size,
                                   until_ci=until_ci, max_games=max_games, progress=progress, checked=not unchecked,
-                                  check_adaptation=check_adaptation), train, threads, progress, say)
-    if report is not None:
-        from ..report import rules_report
-        rules_report(result, report)
-    return result
+                                  check_adaptation=check_adaptation), report, "rules_report", train, threads,
+                     progress, say)
 
 
 # --- replay ---------------------------------------------------------------------------
