@@ -522,7 +522,7 @@ def _emit(df, fmt, output, extra_json=None):
         text = json.dumps({**(extra_json or {}), "rows": records}, indent=2) + "\n"
     elif fmt == "parquet":
         if output is None and sys.stdout.isatty():
-            raise ValueError("--format parquet writes binary data: give --output FILE or redirect stdout")
+            raise ValueError("--format parquet writes binary data: give --out FILE or redirect stdout")
         buf = io.BytesIO()
         df.to_parquet(buf, index=False)
         if output is None:

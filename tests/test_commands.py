@@ -108,7 +108,7 @@ def test_the_front_ends_take_the_commands_defaults(name):
     for option in cli.main.commands[name].params:
         key = option.opts[0].lstrip("-").replace("-", "_")     # the keyword of --max-rolls is max_rolls
         unset = type(option.default).__name__ == "Sentinel"     # click 8.3's: a flag off, an option without one
-        if isinstance(option, click.Option) and not option.multiple and key in layer and not unset:
+        if isinstance(option, click.Option) and not (option.multiple or option.required or unset) and key in layer:
             assert option.default == commands.default(fn, key), (name, key)
             checked.append(key)
     assert name in ("strategies", "weights") or checked
