@@ -1,8 +1,9 @@
 """Command-line interface of encore-sim (the `encore-sim` console script).
 
-A thin Click shell over the Python API (sim.runs.runner, sim.runs.summary, sim.runs.compare,
-sim.runs.replay): every bad input ends in a one-line `Error: ...` on stderr and
-exit code 2.
+A thin Click shell over the commands layer (sim.runs.commands): each command parses its options,
+calls its function there and prints the result. Option defaults are the layer's
+(sim.runs.defaults); every bad input ends in a one-line `Error: ...` on stderr and exit code 2,
+naming settings by their flags.
 """
 from __future__ import annotations
 
@@ -40,8 +41,6 @@ EXIT_USAGE = 2
 #: Set by entry(): this process is the encore-sim program (not a test invoking main()), so it
 #: decides what Ctrl-C does (sim.runs.interrupts).
 _PROGRAM = False
-#: True while _trains runs a command again, after training the weights it lacked.
-_AGAIN = False
 
 
 def _fail(message: str, code: int = EXIT_USAGE, details: bool = False):
@@ -79,6 +78,17 @@ class _Group(click.Group):
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
+def _words(e) -> str:
+    """An error's line as the command line says it: a setting the layers name `{max_rolls}` is
+    `--max-rolls`, or the command's argument in capitals (PATH, DATASET)."""
+    from sim.errors import Worded, flag_name
+    if not isinstance(e, Worded):
+        return str(e)
+    ctx = click.get_current_context(silent=True)
+    arguments = {p.name for p in ctx.command.params if isinstance(p, click.Argument)} if ctx else set()
+    return e.words(lambda name, on: name.upper() if name in arguments else flag_name(name, on))
+
+
 def _errors(fn):
     """Turn the API's errors into one-line messages with exit code 2."""
     @functools.wraps(fn)
@@ -97,8 +107,7 @@ def _errors(fn):
             api, registry = sys.modules.get("sim.runs.api"), sys.modules.get("strategies.registry")
             if not isinstance(e, (ValueError, OSError) + ((api.StrategyError,) if api else ())):
                 raise
-            from sim.errors import SettingError, flag_name
-            _fail((e.words(flag_name) if isinstance(e, SettingError) else str(e)) or type(e).__name__,
+            _fail(_words(e) or type(e).__name__,
                   details=registry is not None and isinstance(e, registry.StrategyCompileError))
     return wrapper
 
@@ -116,7 +125,7 @@ def _announce_compiling(enabled: bool):
     version of its file, and says so the first time. Returns the numba event listener (None if
     not enabled).
     """
-    if not enabled or _AGAIN:   # --train runs a command again: its first notice still listens
+    if not enabled:
         return None
     from numba.core import event
 
@@ -166,10 +175,8 @@ def _compiled_name(module: str) -> str:
     return f"the {name} strategy" if layer == "strategies" else name
 
 
-# Measured with an empty cache (docs/performance.md, "Compile time"; 2 vCPUs, 5 December): `run -s greedy`
-# 8 s of CPU, `-s learned` 15 s, `make run`'s four strategies 29 s, analyse after them 10 s more
-# (the bench.coldstart rows of make bench); after a solo learned run, `train` 8 s more, `train -p 4`
-# 28 s, `bound` 13 s. A busy machine multiplies the wall time.
+# The notices' figures are the cold-start CPU times of docs/performance.md ("Compile time"): a
+# busy machine multiplies the wall time.
 COLD_NOTICE = ("Compiling the simulator (first run of this version only: 8-30 s of one core's time, "
                "longer on a busy machine)...")
 WARM_NOTICE = "Compiling {name} (its first use with this version only: 5-30 s of one core's time)..."
@@ -257,9 +264,8 @@ _PYTHON_EXCLUDES = {
     "unchecked": "Python checks every index",
     "threads": "it plays on one thread",
 }
-# Options most commands share, declared once (each command may say more in its help); their
+# Options several commands share, each declared once (a command may say more in its help); their
 # defaults are the commands layer's (sim.runs.defaults).
-
 
 def _sheet_option(help="Built-in sheet name or sheet file."):
     return click.option("--sheet", default=defaults.SHEET, show_default=True, help=help)
@@ -275,6 +281,60 @@ def _threads_option(help="Numba threads [default: all cores]."):
 
 def _quiet_option(help="No progress line or compiling notice."):
     return click.option("--quiet", "-q", is_flag=True, help=help)
+
+
+def _seed_option(help="Root seed: game g of a seed is the same game in every command.", default=defaults.SEED):
+    return click.option("--seed", type=SEED, default=default,
+                        help=f"{help} [default: {default}; 'random': a fresh one]")
+
+
+def _games_option(help: str, default=None):
+    return click.option("--games", "-n", type=COUNT, default=default, show_default=default is not None, help=help)
+
+
+def _game_option(help: str, **attrs):
+    return click.option("--game", "-g", type=COUNT, default=None, help=help, **attrs)
+
+
+def _chunk_size_option(help: str):
+    return click.option("--chunk-size", type=COUNT, default=None, help=help)
+
+
+def _weights_option(help: str):
+    return click.option("--weights", default=None, metavar="W.npz", help=help)
+
+
+def _players_option(help="1 = solo, 2..6 = tables.", default=defaults.PLAYERS):
+    return click.option("--players", "-p", type=int, default=default, show_default=default is not None, help=help)
+
+
+def _strategy_option(help="Strategy spec, once per seat or once for all seats (repeatable) "
+                          f"[default: {defaults.RUN_STRATEGY}]. NAME[:k=v,..] or path/file.py:function[:k=v,..]."):
+    return click.option("--strategy", "-s", "strategy", multiple=True, help=help)
+
+
+def _opponents_option(default: str):
+    return click.option("--opponents", multiple=True,
+                        help="Opponents' strategy at tables, for every opponent seat; given once per opponent seat "
+                             "(players - 1 times), a mixed table in that order after the candidate "
+                             f"[default: {default}].")
+
+
+def _rotate_option(help="Rotate the strategies over the seats from game to game."):
+    return click.option("--rotate/--no-rotate", default=defaults.ROTATE, show_default=True, help=help)
+
+
+def _out_option(help="Write to FILE instead of stdout.", file: bool = True, **attrs):
+    """--out / -o: a file (as `output`), or with file=False a folder or URL (as `out`)."""
+    if file:
+        return click.option("--out", "-o", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                            help=help, **attrs)
+    return click.option("--out", "-o", type=str, default=None, help=help, **attrs)
+
+
+def _format_option(choices, help, default=defaults.FORMAT):
+    return click.option("--format", "-f", "fmt", type=click.Choice(choices), default=default,
+                        show_default=default is not None, help=help)
 
 
 class _RulesText(click.ParamType):
@@ -295,6 +355,8 @@ RULES = _RulesText()
 RULES_HELP = ("Rule variants, comma-separated (what it does not name is the rulebook's): joker-six, pass-penalty=N, "
               "star-penalty=N, end-colours=N, solo-rolls=N, free-rolls=N, jokers=N, colour-bonus=F/L, "
               "column-points=F/L:...:F/L (15 columns). docs/rules.md, \"Variants\".")
+DATASET_RULES_HELP = ("Check that the dataset was played under these rule variants (a dataset's games are read under "
+                      "its own rules: --rules may be left out).")
 
 
 def _rules_option(help=RULES_HELP):
@@ -304,65 +366,19 @@ def _rules_option(help=RULES_HELP):
     return click.option("--rules", type=RULES, default=None, help=help)
 
 
-DATASET_RULES_HELP = ("Check that the dataset was played under these rule variants (a dataset's games are read under "
-                      "its own rules: --rules may be left out).")
+TRAIN = click.option(
+    "--train", is_flag=True,
+    help="Where `learned` has no weights for the sheet, players and rules played (a rule variant, your sheet), "
+         "train them first (from the rulebook's weights; progress shown), keep them in the weights store and go on.")
 
 
-def _dataset_rules(path, rules):
-    """The rules of the dataset at `path` (its manifest's); ValueError if `rules`, the --rules
-    given with it (None: not given), names others."""
-    from sim.runs.dataset import read_manifest
-    from sim.runs.manifest import dataset_rules
-    return dataset_rules(read_manifest(path), rules)
-
-
-SEED_HELP = "Root seed: game g of a seed is the same game in every command [default: 0; 'random': a fresh one]."
-
-TRAIN_HELP = ("Where `learned` has no weights for the sheet, players and rules played (a rule variant, your sheet), "
-              "train them first (from the rulebook's weights; progress shown), keep them in the weights store and "
-              "go on.")
-
-
-def _missing_weights(e):
-    """e if it is learned's MissingWeights (no weights shipped or stored), else None."""
-    learned = sys.modules.get("strategies.learned")
-    return e if learned is not None and isinstance(e, learned.MissingWeights) else None
-
-
-def _trains(fn):
-    """--train: a command that plays `learned` trains the weights it lacks (MissingWeights) into
-    the store, then runs again: a command resolves its players before it plays or writes anything.
-    Without --train, the error says how to get them. Inside _errors."""
-    @functools.wraps(fn)
-    def wrapper(*args, train, **kwargs):
-        global _AGAIN
-        done = set()
-        try:
-            while True:
-                try:
-                    return fn(*args, **kwargs)
-                except ValueError as e:
-                    missing = _missing_weights(e)
-                    if missing is None:
-                        raise
-                    if not train:
-                        raise ValueError(missing.message(train="--train")) from None
-                    from strategies.training.ondemand import Need, train_need
-                    need = Need.of(missing)
-                    if need in done:
-                        raise
-                    quiet = kwargs.get("quiet", False)
-                    train_need(need, threads=kwargs.get("threads"), progress=_progress_enabled(quiet),
-                               say=None if quiet else lambda line: click.echo(line, err=True))
-                    done.add(need)
-                    _AGAIN = True
-        finally:
-            _AGAIN = False
-    return click.option("--train", is_flag=True, help=TRAIN_HELP)(wrapper)
-
-
-#: --train of a command whose function in sim.runs.commands trains on demand itself.
-TRAIN = click.option("--train", is_flag=True, help=TRAIN_HELP)
+def _options(*options):
+    """Several options as one decorator."""
+    def apply(fn):
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
+    return apply
 
 
 def _say(quiet: bool):
@@ -372,7 +388,8 @@ def _say(quiet: bool):
 
 def _given(ctx, **params) -> dict:
     """The parameters the command line gave, leaving out those at their defaults: the commands
-    layer (sim.runs.commands) fills those in, and a resumed run takes them from its manifest."""
+    layer (sim.runs.commands) fills those in (a resumed run takes them from its manifest, a
+    replay of a dataset refuses them)."""
     default = click.core.ParameterSource.DEFAULT
     return {k: v for k, v in params.items() if ctx.get_parameter_source(k) != default}
 
@@ -401,31 +418,28 @@ def main(ctx, profile_compile, weights_store) -> None:
         profile = CompileProfile()
         ctx.call_on_close(lambda: (profile.close(), click.echo(profile.report(), err=True)))
     if "ARROW_DEFAULT_MEMORY_POOL" not in os.environ:
-        # pyarrow's default mimalloc pool keeps ~45 MB of freed chunk buffers in a long
-        # run; the system allocator returns them, at no measurable cost in speed.
+        # pyarrow's default mimalloc pool keeps freed chunk buffers in a long run; the system
+        # allocator returns them, as fast (docs/performance.md).
         os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "system"
+
+
+def _chunk_help(sizes: dict, more: str = "") -> str:
+    return f"[default: {sizes['solo']:,} solo, {sizes['table']:,} at tables{more}]"
 
 
 # --- run ------------------------------------------------------------------------
 
 @main.command()
-@click.option("--games", "-n", type=COUNT, default=defaults.RUN_GAMES, show_default=True,
-              help="Games to play.")
-@click.option("--players", "-p", type=int, default=None,
-              help="Seats, 1 = solo game, 2..6 [default: one per --strategy; one strategy: the solo game].")
-@click.option("--strategy", "-s", "strategy", multiple=True,
-              help=f"Strategy spec, once per seat or once for all seats (repeatable) [default: {defaults.RUN_STRATEGY}]. "
-                   "NAME[:k=v,..] or path/file.py:function[:k=v,..].")
-@click.option("--rotate/--no-rotate", default=True, show_default=True,
-              help="Rotate the strategies over the seats from game to game.")
+@_games_option("Games to play.", defaults.RUN_GAMES)
+@_players_option("Seats, 1 = solo game, 2..6 [default: one per --strategy; one strategy: the solo game].", None)
+@_strategy_option()
+@_rotate_option()
 @_sheet_option()
-@click.option("--seed", type=SEED, default=defaults.SEED, help=SEED_HELP)
+@_seed_option()
 @_threads_option("Numba threads [default: all cores; with --scheduler: per task, default 1].")
-@click.option("--chunk-size", type=COUNT, default=None,
-              help="Games per Parquet file [default: 50,000 solo, 10,000 at tables; less with --log-turns].")
-@click.option("--out", "-o", type=str, default=None,
-              help="Dataset folder, or a filesystem URL (file://, s3://, ...) "
-                   "[default: results/run-YYYYmmdd-HHMMSS].")
+@_chunk_size_option("Games per Parquet file " + _chunk_help(defaults.RUN_CHUNK, "; less with --log-turns") + ".")
+@_out_option("Dataset folder, or a filesystem URL (file://, s3://, ...) [default: results/run-YYYYmmdd-HHMMSS].",
+             file=False)
 @_max_rolls_option("Roll cap for tables.")
 @click.option("--log-turns", is_flag=True, help="Also write the per-decision turns table.")
 @click.option("--resume", is_flag=True,
@@ -435,7 +449,7 @@ def main(ctx, profile_compile, weights_store) -> None:
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run the chunks as tasks on a Dask cluster (tcp://host:8786), or 'local' / 'local:N' "
                    "for N worker processes on this machine. Needs encore-sim[dask].")
-@click.option("--retries", type=int, default=3, show_default=True,
+@click.option("--retries", type=int, default=defaults.RETRIES, show_default=True,
               help="With --scheduler: retries of a chunk whose task failed.")
 @_rules_option(RULES_HELP + " With --resume: the run's own, or left out.")
 @UNCHECKED
@@ -470,20 +484,20 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
                        f"`encore-sim run --out {shlex.quote(str(out))} --resume`", err=True)
         _exit_interrupted()
     except runner.RunFailed as e:   # the run itself broke (a cluster's task or scheduler), not its input
-        _fail(str(e), 1)
-    out, manifest, settings = r.out, r.manifest, r.settings
+        _fail(_words(e), 1)
     if not quiet:
-        from sim.runs.summary import default_by_seat, format_table, summarise
-        by_seat = default_by_seat(manifest)
-        click.echo(format_table(summarise(out, by_seat=by_seat)))
+        from sim.runs.summary import format_table
+        s = commands.summary(r.out)
+        click.echo(format_table(s))
+        settings = r.settings
         if not settings.rules.is_rulebook:   # who answered the variant, and whether they read it
             click.echo("\n" + "\n".join(_players_lines(settings.strategies, settings.sheet, settings.players,
                                                          settings.rules)))
-        path = shlex.quote(str(out))
+        path = shlex.quote(str(r.out))
         more = f"figures: encore-sim report {path}"
-        if manifest["settings"]["players"] > 1 and not by_seat:
+        if settings.players > 1 and "seat" not in s.stats:
             more = f"per seat: encore-sim summary {path} --by seat; " + more
-        click.echo(f"\nDataset: {out}  ({more})")
+        click.echo(f"\nDataset: {r.out}  ({more})")
 
 
 # --- summary ----------------------------------------------------------------------
@@ -508,7 +522,7 @@ def _emit(df, fmt, output, extra_json=None):
         text = json.dumps({**(extra_json or {}), "rows": records}, indent=2) + "\n"
     elif fmt == "parquet":
         if output is None and sys.stdout.isatty():
-            raise ValueError("--format parquet writes binary data: give --output FILE or redirect stdout")
+            raise ValueError("--format parquet writes binary data: give --out FILE or redirect stdout")
         buf = io.BytesIO()
         df.to_parquet(buf, index=False)
         if output is None:
@@ -529,13 +543,12 @@ def _emit(df, fmt, output, extra_json=None):
 
 @main.command()
 @click.argument("path", type=str)
-@click.option("--by", type=click.Choice(["strategy", "seat"]), default=None,
+@click.option("--by", type=click.Choice(["strategy", "seat"]), default=defaults.SUMMARY_BY,
               help="A row per strategy, or per strategy and seat [default: per seat when one strategy "
                    "holds every seat of a table, as `run` prints it; else per strategy].")
-@click.option("--format", "-f", "fmt", type=click.Choice(["table", "csv", "json", "parquet"]), default="table",
-              show_default=True, help="table: for reading; csv, json, parquet: every column, for programs.")
-@click.option("--out", "-o", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write to FILE instead of stdout.")
+@_format_option(["table", "csv", "json", "parquet"], "table: for reading; csv, json, parquet: every column, for "
+                                                      "programs.")
+@_out_option()
 @click.option("--output", "output_old", type=click.Path(dir_okay=False, path_type=Path), default=None,
               hidden=True)  # its name before -o meant --out in every command
 @_rules_option(DATASET_RULES_HELP)
@@ -548,12 +561,10 @@ def summary(path, by, fmt, output, output_old, rules):
     chunk by chunk in row batches: memory does not grow with the dataset. Games played under rule
     variants say so: a line before the table, a "rules" column (and in JSON field) in the others.
     """
-    from sim.runs.dataset import read_manifest
-    from sim.runs.summary import default_by_seat, format_table, summarise
+    from sim.runs import commands
+    from sim.runs.summary import format_table
     output = output or output_old
-    _dataset_rules(path, rules)
-    by_seat = default_by_seat(read_manifest(path)) if by is None else by == "seat"
-    s = summarise(path, by_seat=by_seat)
+    s = commands.summary(path, by=by, rules=rules)
     if fmt == "table":
         _emit(format_table(s), "table", output)
     else:
@@ -581,9 +592,8 @@ def _rules_field(rules) -> dict:
 def _paired_options(each: str, target: str):
     """The options compare and compare-rules share: how many games (or until what interval), which
     games, and the output; `each` names what plays the games (a strategy, a rule set)."""
-    options = [
-        click.option("--games", "-n", type=COUNT, default=None,
-                     help=f"Games per {each} [default: {defaults.COMPARE_GAMES:,}]. Not with --until-ci."),
+    return _options(
+        _games_option(f"Games per {each} [default: {defaults.COMPARE_GAMES:,}]. Not with --until-ci."),
         click.option("--until-ci", type=float, default=None,
                      help=f"Instead of --games: play until {target}, or --max-games. Checked after 1,000 games, "
                           "then after batches sized by the games the current half-width predicts; the output "
@@ -591,35 +601,32 @@ def _paired_options(each: str, target: str):
         click.option("--max-games", type=COUNT, default=None,
                      help="With --until-ci: stop after this many games even if the target is not reached "
                           f"[default: {defaults.COMPARE_MAX_GAMES:,}]."),
-        click.option("--seed", type=SEED, default=defaults.SEED,
-                     help=SEED_HELP + f" Every {each} plays the same games of it."),
+        _seed_option(f"Root seed: every {each} plays the same games of it (game g of a seed is the same game in "
+                     "every command)."),
         _sheet_option(), _max_rolls_option(), _threads_option(),
-        click.option("--chunk-size", type=COUNT, default=None,
-                     help="Most games per batch [default: 20,000 solo, 5,000 at tables]; --until-ci checks "
-                          "after every batch."),
-        click.option("--format", "-f", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
-                     show_default=True, help="table: for reading; csv, json: every row and column, for programs."),
+        _chunk_size_option("Most games per batch " + _chunk_help(defaults.COMPARE_CHUNK) + "; --until-ci checks "
+                           "after every batch."),
+        _format_option(["table", "csv", "json"], "table: for reading; csv, json: every row and column, for programs."),
         _quiet_option(),
-    ]
+    )
 
-    def apply(fn):
-        for option in reversed(options):
-            fn = option(fn)
-        return fn
-    return apply
+
+def _report_option(help: str):
+    return click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                        metavar="FILE.html", help=help)
+
+
+def _reported(report_file, quiet: bool):
+    if report_file is not None and not quiet:   # on stderr: stdout may be csv or json
+        click.echo(f"Report: {report_file}", err=True)
 
 
 @main.command()
 @click.argument("strategies", nargs=-1, required=True)
-@click.option("--players", "-p", type=int, default=1, show_default=True, help="1 = solo, 2..6 = tables.")
-@click.option("--opponents", multiple=True,
-              help="Opponents' strategy at tables, for every opponent seat; given once per opponent seat "
-                   "(players - 1 times), a mixed table in that order after the candidate [default: the first "
-                   "strategy].")
+@_players_option()
+@_opponents_option("the first strategy")
 @_paired_options("strategy", "every score difference's 95% CI half-width is below this many points")
-@click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              metavar="FILE.html",
-              help="Also write an HTML report: the paired differences as a forest plot and the score distributions.")
+@_report_option("Also write an HTML report: the paired differences as a forest plot and the score distributions.")
 @_rules_option(RULES_HELP + " Every strategy plays under them.")
 @UNCHECKED
 @PYTHON
@@ -640,13 +647,11 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
     _announce_compiling(_progress_enabled(quiet))
     from sim.runs import commands
     from sim.runs.compare import format_table, stop_message
-    if report_file is not None:
-        from sim.runs.report import check_output
-        check_output(report_file)
     result = commands.compare(*strategies, players=players, opponents=opponents or None, games=games, seed=seed,
                               until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
-                              max_rolls=max_rolls, threads=threads, progress=_progress_enabled(quiet),
-                              unchecked=unchecked, rules=rules, train=train, say=_say(quiet))
+                              max_rolls=max_rolls, threads=threads, report=report_file,
+                              progress=_progress_enabled(quiet), unchecked=unchecked, rules=rules, train=train,
+                              say=_say(quiet))
     if fmt == "table":
         click.echo(format_table(result))
         if rules is not None and not rules.is_rulebook:
@@ -657,29 +662,20 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
                                         "stop": result.stop})
         if fmt == "csv" and result.stop is not None and not result.stop["target_reached"]:
             click.echo(f"Warning: {stop_message(result)}", err=True)
-    if report_file is not None:
-        from sim.runs.report import compare_report
-        compare_report(result, report_file)
-        if not quiet:   # on stderr: stdout may be csv or json
-            click.echo(f"Report: {report_file}", err=True)
+    _reported(report_file, quiet)
 
 
 @main.command("compare-rules")
 @click.argument("rules", nargs=-1, required=True, type=RULES, metavar="RULES...")
-@click.option("--strategy", "-s", "strategy", multiple=True,
-              help="Strategy spec, once per seat or once for all seats (repeatable), as in `run` "
-                   f"[default: {defaults.RUN_STRATEGY}].")
-@click.option("--players", "-p", type=int, default=None,
-              help="Seats, 1 = solo game, 2..6 [default: one per --strategy; one strategy: the solo game].")
-@click.option("--rotate/--no-rotate", default=True, show_default=True,
-              help="Rotate the strategies over the seats from game to game, as `run` does.")
+@_strategy_option("Strategy spec, once per seat or once for all seats (repeatable), as in `run` "
+                  f"[default: {defaults.RUN_STRATEGY}].")
+@_players_option("Seats, 1 = solo game, 2..6 [default: one per --strategy; one strategy: the solo game].", None)
+@_rotate_option("Rotate the strategies over the seats from game to game, as `run` does.")
 @_paired_options("rule set", "every rule set's mean score difference (all seats) has a 95% CI half-width "
                              "below this many points")
-@click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              metavar="FILE.html",
-              help="Also write an HTML report drawing the paired differences, the score's parts, the win rate "
-                   "by seat, the game lengths and the score distributions.")
-@click.option("--check-adaptation/--no-check-adaptation", default=True, show_default=True,
+@_report_option("Also write an HTML report drawing the paired differences, the score's parts, the win rate by seat, "
+                "the game lengths and the score distributions.")
+@click.option("--check-adaptation/--no-check-adaptation", default=defaults.CHECK_ADAPTATION, show_default=True,
               help="Also play each B's games with learned's weights of A's rules, to show what B's own weights "
                    "gain (near 0: the players did not adapt to B).")
 @UNCHECKED
@@ -706,13 +702,10 @@ def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_ga
     _announce_compiling(_progress_enabled(quiet))
     from sim.runs import commands
     from sim.runs.rulescompare import format_table, stop_message
-    if report_file is not None:
-        from sim.runs.report import check_output
-        check_output(report_file)
     result = commands.compare_rules(*rules, **_given(ctx, strategy=list(strategy)), games=games, players=players,
                                     seed=seed, sheet=sheet, rotate=rotate, max_rolls=max_rolls, threads=threads,
                                     chunk_size=chunk_size, until_ci=until_ci, max_games=max_games,
-                                    progress=_progress_enabled(quiet), unchecked=unchecked,
+                                    report=report_file, progress=_progress_enabled(quiet), unchecked=unchecked,
                                     check_adaptation=check_adaptation, train=train, say=_say(quiet))
     if fmt == "table":
         click.echo(format_table(result))
@@ -726,23 +719,17 @@ def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_ga
             click.echo(w, err=True)
         if fmt == "csv" and result.stop is not None and not result.stop["target_reached"]:
             click.echo(f"Warning: {stop_message(result)}", err=True)
-    if report_file is not None:
-        from sim.runs.report import rules_report
-        rules_report(result, report_file)
-        if not quiet:   # on stderr: stdout may be csv or json
-            click.echo(f"Report: {report_file}", err=True)
+    _reported(report_file, quiet)
 
 
 # --- report ------------------------------------------------------------------------
 
 @main.command("report")
 @click.argument("dataset", type=str)
-@click.option("--out", "-o", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              metavar="FILE.html", help="HTML file to write [default: DATASET.html beside the dataset folder].")
+@_out_option("HTML file to write [default: DATASET.html beside the dataset folder].", metavar="FILE.html")
 @click.option("--figures", "figures_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               metavar="DIR", help="Also write each figure as a PNG file into DIR (created if missing), for slides.")
-@click.option("--format", "-f", "fmt", type=click.Choice(["html", "png"]), default=None,
-              help="png: the same as --figures DIR (which it needs).")
+@_format_option(["html", "png"], "png: the same as --figures DIR (which it needs).", default=None)
 @click.option("--analyse", "analyse_too", is_flag=True,
               help="Also `encore-sim analyse` the dataset (by learned's value): loss per game by stage, score "
                    "against luck.")
@@ -756,19 +743,9 @@ def report_command(dataset, output, figures_dir, fmt, analyse_too, quiet, rules)
     Aggregated chunk by chunk like `summary`, so datasets larger than memory work.
     """
     _announce_compiling(_progress_enabled(quiet))
-    from sim.runs.report import report
-    rules = _dataset_rules(dataset, rules)
-    if fmt == "png" and figures_dir is None:
-        raise ValueError("--format png needs --figures DIR, the folder for the PNG files")
-    if fmt == "html" and figures_dir is not None:
-        raise ValueError("--figures DIR writes PNG files: it cannot be combined with --format html")
-    fmt = "png" if figures_dir is not None else "html"
-    analysis = None
-    if analyse_too:
-        from strategies.research.analyse import analyse as run_analysis
-        analysis = run_analysis(dataset, progress=_progress_enabled(quiet), rules=rules).to_dict()
-    r = report(dataset, output, fmt=fmt, figures_dir=figures_dir, progress=_progress_enabled(quiet),
-               analysis=analysis)
+    from sim.runs import commands
+    r = commands.report(dataset, out=output, figures=figures_dir, format=fmt, analyse=analyse_too,
+                        progress=_progress_enabled(quiet), rules=rules)
     click.echo(f"Report: {r.html}  ({len(r.figures)} figures)")
     if r.pngs:
         click.echo(f"Figures: {len(r.pngs)} PNG files in {figures_dir}")
@@ -778,20 +755,18 @@ def report_command(dataset, output, figures_dir, fmt, analyse_too, quiet, rules)
 
 @main.command()
 @click.argument("spec")
-@click.option("--param", "params", multiple=True, metavar="NAME=LO..HI",
+@click.option("--param", "param", multiple=True, metavar="NAME=LO..HI",
               help="A parameter of SPEC to search, within LO..HI (repeatable).")
-@click.option("--players", "-p", type=int, default=1, show_default=True, help="1 = solo, 2..6 = tables.")
-@click.option("--opponents", multiple=True,
-              help="Opponents' strategy at tables, for every opponent seat; given once per opponent seat "
-                   "(players - 1 times), a mixed table [default: SPEC].")
-@click.option("--objective", type=click.Choice(["score", "win"]), default="score", show_default=True,
+@_players_option()
+@_opponents_option("SPEC")
+@click.option("--objective", type=click.Choice(["score", "win"]), default=defaults.TUNE_OBJECTIVE, show_default=True,
               help="Mean score, or win rate (tables).")
-@click.option("--budget", type=COUNT, default=100_000, show_default=True,
+@click.option("--budget", type=COUNT, default=defaults.TUNE_BUDGET, show_default=True,
               help="Games the whole search may play (a table counts once); the validation is extra.")
-@click.option("--seed", type=SEED, default=defaults.SEED, help="Root seed of the search's games [default: 0; 'random': a fresh one].")
+@_seed_option("Root seed of the search's games.")
 @click.option("--validate-games", type=COUNT, default=None,
               help="Games the best and the start spec each play on the validation seed; 0 = no validation "
-                   "[default: 20,000 solo, 5,000 at tables].")
+                   + _chunk_help(defaults.TUNE_VALIDATE_GAMES) + ".")
 @click.option("--validation-seed", type=int, default=None, help="[default: --seed + 1]; must differ from --seed.")
 @click.option("--trial-games", type=COUNT, default=None,
               help="Games per candidate and iteration [default: from the budget, about 15 iterations per "
@@ -799,15 +774,14 @@ def report_command(dataset, output, figures_dir, fmt, analyse_too, quiet, rules)
 @_sheet_option()
 @_max_rolls_option()
 @_threads_option()
-@click.option("--out", "-o", default=None, help="New or empty folder for trials.parquet and tune.json.")
-@click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
-              help="table: a line per iteration as it goes; json: one object at the end.")
+@_out_option("New or empty folder for trials.parquet and tune.json.", file=False)
+@_format_option(["table", "json"], "table: a line per iteration as it goes; json: one object at the end.")
 @_quiet_option()
 @_rules_option(RULES_HELP + " The search and its validation play under them.")
+@TRAIN
 @_errors
-@_trains
-def tune(spec, params, players, opponents, objective, budget, seed, validate_games, validation_seed, trial_games,
-         sheet, max_rolls, threads, out, fmt, quiet, rules):
+def tune(spec, param, players, opponents, objective, budget, seed, validate_games, validation_seed, trial_games,
+         sheet, max_rolls, threads, out, fmt, quiet, rules, train):
     """Search SPEC's parameters for the best mean score (or win rate) with CMA-ES.
 
     All candidates of an iteration play the same games; the result, the search distribution's
@@ -817,20 +791,21 @@ def tune(spec, params, players, opponents, objective, budget, seed, validate_gam
     Example: encore-sim tune heuristic:solo_joker=0 --param solo_joker=0..3 --param solo_colour=0..2
     """
     _announce_compiling(_progress_enabled(quiet))
-    from sim.runs import interrupts
+    from sim.runs import commands, interrupts
     from sim.runs import tune as t
 
-    def report(result):
+    def each(result):
         if not result.history:   # set up: from now on Ctrl-C stops the search with its best so far
             interrupts.set_mode(interrupts.RAISE)
         if fmt == "table":
             click.echo(t.format_iteration(result, result.history[-1]) if result.history else t.format_header(result))
 
     try:
-        result = t.tune(spec, list(params), players=players, opponents=opponents or None, objective=objective,
-                        budget=budget, seed=seed, validate_games=validate_games, validation_seed=validation_seed,
-                        trial_games=trial_games, sheet=sheet, max_rolls=max_rolls, threads=threads, out=out,
-                        progress=_progress_enabled(quiet), report=report, rules=rules)
+        result = commands.tune(spec, param=list(param), players=players, opponents=opponents or None,
+                               objective=objective, budget=budget, seed=seed, validate_games=validate_games,
+                               validation_seed=validation_seed, trial_games=trial_games, sheet=sheet,
+                               max_rolls=max_rolls, threads=threads, out=out, progress=_progress_enabled(quiet),
+                               rules=rules, train=train, on_iteration=each, say=_say(quiet))
     except t.TuneInterrupted as e:
         click.echo(json.dumps(e.result.to_dict(), indent=2) if fmt == "json" else t.format_best(e.result))
         _exit_interrupted()
@@ -848,14 +823,11 @@ def tune(spec, params, players, opponents, objective, budget, seed, validate_gam
 
 @main.command()
 @click.argument("path", required=False)
-@click.option("--game", "-g", type=COUNT, required=True, help="Game number.")
-@click.option("--strategy", "-s", multiple=True,
-              help="Without PATH: strategy per seat, or one for all, as given to `run`.")
-@click.option("--seed", type=SEED, default=defaults.SEED, help="Without PATH: the root seed, as given to `run` [default: 0].")
-@click.option("--players", "-p", type=int, default=None,
-              help="Without PATH: seats [default: one per --strategy, as in `run`].")
-@click.option("--rotate/--no-rotate", default=True, show_default=True,
-              help="Without PATH: the seats of game N as `run --rotate` (its default) gives them.")
+@_game_option("Game number.", required=True)
+@_strategy_option("Without PATH: strategy per seat, or one for all, as given to `run`.")
+@_seed_option("Without PATH: the root seed, as given to `run`.")
+@_players_option("Without PATH: seats [default: one per --strategy, as in `run`].", None)
+@_rotate_option("Without PATH: the seats of game N as `run --rotate` (its default) gives them.")
 @_sheet_option("Without PATH: built-in sheet name or file.")
 @_max_rolls_option("Without PATH: roll cap for tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the engine's game log as JSON.")
@@ -878,35 +850,21 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
     """
     _python(python, unchecked=unchecked)
     _announce_compiling(sys.stderr.isatty())
-    from sim.runs.replay import check_stored, from_dataset, game_of, render
-    from sim.runs.settings import Settings
-
-    stored = None
-    if path is not None:
-        extra = [n for n in ("seed", "strategy", "players", "rotate", "sheet", "max_rolls")
-                 if ctx.get_parameter_source(n) != click.core.ParameterSource.DEFAULT]
-        if extra:
-            raise ValueError(f"--{extra[0].replace('_', '-')} cannot be combined with PATH: "
-                             "a dataset's games are replayed with its own settings")
-        log, sheet_obj, stored = from_dataset(path, game, checked=not unchecked, rules=rules)
-    else:
-        if not strategy:
-            raise ValueError("give a dataset PATH, or --strategy (once per seat, or once for all) and --seed")
-        s = Settings.of(strategies=strategy, players=players, seed=seed, sheet=sheet, rotate=rotate,
-                        max_rolls=max_rolls, checked=not unchecked, rules=rules)
-        sheet_obj = s.sheet
-        log = game_of(s, game)
-    problem = check_stored(log, stored)
+    from sim.runs import commands
+    from sim.runs.replay import render
+    r = commands.replay(path, game=game, **_given(ctx, strategy=list(strategy), seed=seed, players=players,
+                                                  rotate=rotate, sheet=sheet, max_rolls=max_rolls),
+                        unchecked=unchecked, rules=rules)
     if as_json:
-        click.echo(json.dumps(log, indent=1))
+        click.echo(json.dumps(r.log, indent=1))
     else:
-        click.echo(render(log, sheet_obj, every_roll=every_roll))
-        if stored is not None and problem is None:
+        click.echo(render(r.log, r.sheet, every_roll=every_roll))
+        if r.stored is not None and r.problem is None:
             click.echo("\nScores equal the ones stored in the dataset.")
-        elif path is not None and stored is None:
+        elif path is not None and r.stored is None:
             click.echo("\nThe dataset holds no scores for this game yet (its chunk is not finished).")
-    if problem:
-        _fail(problem, 1)
+    if r.problem:
+        _fail(r.problem, 1)
 
 
 # --- moves ------------------------------------------------------------------------
@@ -921,42 +879,27 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
 def moves(sheet, crossed, colour, number, rules):
     """List the legal placements of a colour and number on a sheet with some boxes crossed."""
     _announce_compiling(sys.stderr.isatty())
-    from sim import load_sheet, parse_cell
-    from sim.rules import parse_rules
-    from sim.runs.api import legal_placements
-    from sim.runs.replay import draw_sheet, legend
-    sheet_obj = load_sheet(sheet)
-    rules = parse_rules(rules)
-    cells = [c.strip() for c in crossed.split(",") if c.strip()]
-    places = legal_placements(cells, colour, number, sheet_obj, rules=rules)
-    click.echo("\n".join(draw_sheet(sheet_obj, {parse_cell(c) for c in cells}, rules)))
-    click.echo(legend(rules))
-    # A 6 is a number joker's alone: each of these placements costs a '!'.
-    paid = " (a number joker: each costs 1 !)" if number == 6 else ""
-    click.echo(f"\n{len(places)} legal placement{'s' if len(places) != 1 else ''} of {colour} {number}{paid}:")
-    for p in places:
-        click.echo("  " + " ".join(sorted(p, key=lambda c: parse_cell(c))))
+    from sim.runs import commands
+    click.echo(commands.moves(colour=colour, number=number, crossed=crossed, sheet=sheet, rules=rules).text())
 
 
 # --- train ------------------------------------------------------------------------
 
 @main.command()
 @_sheet_option()
-@click.option("--players", "-p", type=int, default=1, show_default=True, help="1 = the solo game.")
-@click.option("--games", "-n", type=COUNT, default=None,
-              help="Training games [default: solo 5,000,000; tables 300,000 (2 players), 200,000 (3), 600,000 (4), "
-                   "120,000 (5), 100,000 (6); docs/variants.md, \"Training time\", says how long they take].")
-@click.option("--seed", type=int, default=7, show_default=True,
-              help="Root seed of the training dice (7: no other command's default plays its games).")
+@_players_option("1 = the solo game.")
+@_games_option(f"Training games [default: solo {defaults.TRAIN_GAMES:,}; tables "
+               + ", ".join(f"{g:,} ({p}{' players' if p == 2 else ''})" for p, g in defaults.TRAIN_TABLE_GAMES.items())
+               + "; docs/variants.md, \"Training time\", says how long they take].")
+@_seed_option("Root seed of the training dice (no other command's default plays its games).", defaults.TRAIN_SEED)
 @_threads_option("Numba threads [default: all cores]; the weights do not depend on it.")
 @click.option("--init", default=None, metavar="W.npz",
               help="Continue training these weights (same sheet and players; any rules: a variant may start from "
                    "the rulebook's) [default: start afresh].")
-@click.option("--step", type=float, nargs=2, default=None, metavar="START END",
-              help="Step size at the start and at the end of the run, falling linearly [default: 0.5 0.03].")
-@click.option("--out", "-o", default=None,
-              help="Weights file to write (.npz), replaced if it exists [default: the weights store's file for the "
-                   "sheet, players and rules, where `learned` finds them].")
+@click.option("--step", type=float, nargs=2, default=defaults.TRAIN_STEP, show_default=True, metavar="START END",
+              help="Step size at the start and at the end of the run, falling linearly.")
+@_out_option("Weights file to write (.npz), replaced if it exists [default: the weights store's file for the sheet, "
+             "players and rules, where `learned` finds them].", file=False)
 @_quiet_option()
 @_rules_option(RULES_HELP + " The weights are for games under them.")
 @_errors
@@ -973,25 +916,24 @@ def train(sheet, players, games, seed, threads, init, step, out, quiet, rules):
     that the default comparisons never play the games it learned from.
     """
     _announce_compiling(_progress_enabled(quiet))
-    from sim.runs import interrupts
-    from strategies.training.run import train_file
+    from sim.runs import commands, interrupts
     if _PROGRAM:
         interrupts.install("Interrupted: no weights were written.")
     try:
-        written = train_file(out, sheet=sheet, players=players, games=games, seed=seed, threads=threads,
-                             progress=_progress_enabled(quiet), init=init, step=step, rules=rules)
+        w = commands.train(sheet=sheet, players=players, games=games, seed=seed, threads=threads, init=init,
+                           step=step, out=out, progress=_progress_enabled(quiet), rules=rules)
     except KeyboardInterrupt:
         click.echo("\nInterrupted: no weights were written.", err=True)
         _exit_interrupted()
     if not quiet:
-        variants = rules is not None and not rules.is_rulebook
-        what = (f"weights for {'the solo game' if players == 1 else f'{players} players'} on sheet {sheet}"
-                f"{f', under the rules {rules.text}' if variants else ''}")
-        run_rules = f" --rules {shlex.quote(rules.text)}" if variants else ""
-        if out is None:
-            click.echo(f"Wrote {written}: {what}, in your weights store. `learned` plays them wherever it plays "
+        variants = not w.rules.is_rulebook
+        what = (f"weights for {'the solo game' if w.players == 1 else f'{w.players} players'} on sheet {sheet}"
+                f"{f', under the rules {w.rules.text}' if variants else ''}")
+        run_rules = f" --rules {shlex.quote(w.rules.text)}" if variants else ""
+        if w.in_store:
+            click.echo(f"Wrote {w.file}: {what}, in your weights store. `learned` plays them wherever it plays "
                        f"these rules on this sheet and table (e.g. encore-sim run -s learned"
-                       f"{'' if players == 1 else f' -p {players}'}{run_rules}).")
+                       f"{'' if w.players == 1 else f' -p {w.players}'}{run_rules}).")
         else:
             # Weights trained under variants are for games under them: the command to play them says so.
             click.echo(f"Wrote {out}: {what}. Play them with --strategy learned:weights={shlex.quote(out)}"
@@ -999,8 +941,7 @@ def train(sheet, players, games, seed, threads, init, step, out, quiet, rules):
 
 
 @main.command("weights")
-@click.option("--format", "-f", "fmt", type=click.Choice(["table", "csv", "json"]), default="table",
-              show_default=True, help="table: for reading; csv, json: for programs.")
+@_format_option(["table", "csv", "json"], "table: for reading; csv, json: for programs.")
 @_errors
 def weights_command(fmt):
     """List `learned`'s weights: the shipped ones and those in your weights store.
@@ -1010,22 +951,19 @@ def weights_command(fmt):
     the shipped file for a sheet, table size and rules if there is one, else yours.
     """
     import pandas as pd
-    from strategies import store
-    rows = [{"source": e.source, "sheet": e.sheet, "players": e.players, "rules": e.rules,
-             "games": e.games, "trained": e.trained, "from": e.start, "file": str(e.file),
-             **({"problem": e.problem} if e.problem else {})} for e in store.entries()]
-    df = pd.DataFrame(rows, columns=["source", "sheet", "players", "rules", "games", "trained", "from", "file"]
-                      + (["problem"] if any(e.problem for e in store.entries()) else []))
+    from sim.runs import commands
+    w = commands.weights()
+    df = pd.DataFrame(w.rows(), columns=w.columns())
     if fmt != "table":
-        _emit(df, fmt, None, {"store": str(store.folder())})
+        _emit(df, fmt, None, {"store": str(w.folder)})
         return
     shown = df.assign(players=[("solo" if p == 1 else str(p)) if p else "?" for p in df["players"]],
                       games=[f"{g:,}" if g == g and g is not None else "" for g in df["games"]],
                       file=[Path(f).name if src == "shipped" else f for src, f in zip(df["source"], df["file"])])
     click.echo(shown.fillna("").to_string(index=False))
     mine = sum(df["source"] == "yours")
-    click.echo(f"\nWeights store: {store.folder()} ({mine} file{'s' if mine != 1 else ''}"
-               f"{'' if store.folder().is_dir() else ', not made yet'}; set ENCORE_SIM_WEIGHTS or "
+    click.echo(f"\nWeights store: {w.folder} ({mine} file{'s' if mine != 1 else ''}"
+               f"{'' if w.folder.is_dir() else ', not made yet'}; set ENCORE_SIM_WEIGHTS or "
                "--weights-store to use another). Shipped files are in the installed package, read-only.")
     if "problem" in df:
         for f, p in zip(df["file"], df["problem"]):
@@ -1036,12 +974,13 @@ def weights_command(fmt):
 # --- bound ------------------------------------------------------------------------
 
 @main.command()
-@click.option("--games", "-n", type=COUNT, default=1000, show_default=True, help="Solo games (0..games-1).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Root seed of the dice.")
+@_games_option("Solo games (0..games-1).", defaults.BOUND_GAMES)
+@_seed_option("Root seed of the dice.", defaults.BOUND_SEED)
 @_sheet_option()
-@click.option("--beam", "-b", type=COUNT, default=None,
-              help="States kept after each roll [default: 512, ~2.5 minutes per 1,000 games on 2 cores].")
-@click.option("--weights", default=None, help="learned's weights file [default: the shipped ones of the sheet].")
+@click.option("--beam", "-b", type=COUNT, default=defaults.BOUND_BEAM, show_default=True,
+              help="States kept after each roll: a wider beam finds more, slower (docs/strategies.md says how "
+                   "long it takes).")
+@_weights_option("learned's weights file [default: the shipped ones of the sheet].")
 @_threads_option("Numba threads [default: all cores]; the results do not depend on it.")
 @_quiet_option("No progress line.")
 @_rules_option(RULES_HELP + " Both the bound and learned play under them.")
@@ -1054,10 +993,9 @@ def bound(games, seed, sheet, beam, weights, threads, quiet, rules):
     percentage and their score breakdowns.
     """
     _announce_compiling(_progress_enabled(quiet))
-    from strategies.research.clairvoyant import DEFAULT_BEAM
-    from strategies.research.headroom import measure
-    h = measure(games, seed, sheet, DEFAULT_BEAM if beam is None else beam, weights, threads,
-                progress=_progress_enabled(quiet), rules=rules)
+    from sim.runs import commands
+    h = commands.bound(games=games, seed=seed, sheet=sheet, beam=beam, weights=weights, threads=threads,
+                       progress=_progress_enabled(quiet), rules=rules)
     click.echo(h.report())
 
 
@@ -1067,34 +1005,31 @@ def bound(games, seed, sheet, beam, weights, threads, quiet, rules):
 @click.argument("dataset", type=str)
 @click.option("--strategy", "-s", default=None, metavar="LABEL",
               help="Only the seats this strategy played (its label in the dataset) [default: every seat].")
-@click.option("--rollouts", "-r", type=COUNT, default=0, show_default=True,
+@click.option("--rollouts", "-r", type=COUNT, default=defaults.ANALYSE_ROLLOUTS, show_default=True,
               help="Solo: judge by this many taxed rollouts of learned from both choices on the same dice "
                    "(even), not by learned's value alone; on learned's own games, also one step of policy "
                    "improvement over it (--top).")
-@click.option("--top", type=int, default=4, show_default=True,
+@click.option("--top", type=int, default=defaults.ANALYSE_TOP, show_default=True,
               help="With --rollouts, on learned's own games: its best choices rolled out at every decision.")
-@click.option("--games", "-n", type=COUNT, default=None, help="Only the first N games [default: all finished ones].")
-@click.option("--mistakes", type=int, default=10, show_default=True, help="Largest mistakes listed.")
-@click.option("--weights", default=None, help="The judge's weights file [default: learned's shipped ones for the "
-                                              "dataset's sheet and players].")
-@click.option("--format", "-f", "fmt", type=click.Choice(["table", "json", "parquet"]), default="table",
-              show_default=True, help="table: for reading; json: the rows and mistakes; parquet: one row per "
-                                      "decision (needs -o).")
-@click.option("--out", "-o", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write to FILE instead of stdout.")
+@_games_option("Only the first N games [default: all finished ones].")
+@click.option("--mistakes", type=int, default=defaults.ANALYSE_MISTAKES, show_default=True,
+              help="Largest mistakes listed.")
+@_weights_option("The judge's weights file [default: learned's shipped ones for the dataset's sheet and players].")
+@_format_option(["table", "json", "parquet"], "table: for reading; json: the rows and mistakes; parquet: one row "
+                                              "per decision (needs -o).")
+@_out_option()
 @_threads_option("Numba threads [default: all cores]; the results do not depend on it.")
 @_quiet_option()
-@click.option("--game", "-g", "game", type=COUNT, default=None,
-              help="Show this game's decisions instead, every legal choice ranked by learned's action value "
-                   "(the best 10 and the one played) with the loss of the choice made.")
+@_game_option("Show this game's decisions instead, every legal choice ranked by learned's action value (the best "
+              "10 and the one played) with the loss of the choice made.")
 @click.option("--roll", type=int, default=None, help="With --game: only this roll's decisions.")
 @click.option("--seat", type=int, default=None, help="With --game: only this seat's decisions.")
 @_rules_option(DATASET_RULES_HELP)
 @UNCHECKED
+@TRAIN
 @_errors
-@_trains
 def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, output, threads, quiet, game, roll, seat,
-            rules, unchecked):
+            rules, unchecked, train):
     """Where each strategy of a dataset loses its points against `learned`, and how much was luck.
 
     Replays the dataset's games from its manifest and judges every decision against learned's
@@ -1107,32 +1042,22 @@ def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, out
     ranked by learned's action value (with --rollouts, also rolled out), the one played and
     learned's marked, and the loss of the choice made.
     """
-    _announce_compiling(_progress_enabled(quiet))
-    from sim.runs import interrupts
-    from strategies.research.analyse import analyse as run_analysis
-    if game is None and (roll is not None or seat is not None):
-        raise ValueError("--roll and --seat pick decisions of the game given by --game N")
-    rules = _dataset_rules(dataset, rules)
-    if game is not None:
-        from strategies.research.decisions import decisions
-        if fmt == "parquet":
-            raise ValueError("--game shows one game's decisions as a table or JSON: -f table or -f json")
-        view = decisions(dataset, game, roll=roll, seat=seat, rollouts=rollouts, weights=weights,
-                         checked=not unchecked, rules=rules)
-        _emit(json.dumps(view.to_dict(), indent=1) + "\n" if fmt == "json" else view.text(), "table", output)
-        return
+    from sim.errors import SettingError
+    if game is not None and fmt == "parquet":
+        raise SettingError("{game} shows one game's decisions as a table or JSON: {format} table or {format} json")
     if fmt == "parquet" and output is None:
-        raise ValueError("--format parquet writes one row per decision: give -o FILE")
-    if output is not None and output.is_dir():
-        raise ValueError(f"{output} is a folder: give a file name")
-    if output is not None and not output.parent.is_dir():
-        raise ValueError(f"cannot write {output}: folder {output.parent} does not exist")
+        raise SettingError("{format} parquet writes one row per decision: give {out} FILE")
+    _announce_compiling(_progress_enabled(quiet))
+    from sim.runs import commands, interrupts
+    if output is not None and fmt != "parquet":   # (the layer checks a Parquet file of decisions)
+        commands.check_file(output)
     try:
         with interrupts.raising():      # the analysis removes its unfinished Parquet file itself
-            a = run_analysis(dataset, strategy=strategy, rollouts=rollouts, games=games, weights=weights,
-                             threads=threads, mistakes=mistakes, progress=_progress_enabled(quiet), top=top,
-                             decisions_out=output if fmt == "parquet" else None, checked=not unchecked,
-                             rules=rules)
+            a = commands.analyse(dataset, strategy=strategy, rollouts=rollouts, top=top, games=games,
+                                 mistakes=mistakes, weights=weights, threads=threads, game=game, roll=roll, seat=seat,
+                                 decisions_out=output if fmt == "parquet" else None,
+                                 progress=_progress_enabled(quiet), unchecked=unchecked, rules=rules, train=train,
+                                 say=_say(quiet))
     except KeyboardInterrupt:
         click.echo("Interrupted: nothing was written.", err=True)
         _exit_interrupted()
@@ -1140,8 +1065,7 @@ def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, out
         if not quiet:
             click.echo(f"Wrote {output}: one row per decision of {a.games:,} games", err=True)
         return
-    text = json.dumps(a.to_dict(), indent=1) + "\n" if fmt == "json" else a.text()
-    _emit(text, "table", output)
+    _emit(json.dumps(a.to_dict(), indent=1) + "\n" if fmt == "json" else a.text(), "table", output)
 
 
 # --- strategies ---------------------------------------------------------------------
@@ -1150,8 +1074,8 @@ def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, out
 @_errors
 def list_strategies():
     """List the built-in strategies with their parameters."""
-    from strategies import REGISTRY
-    for name, s in REGISTRY.items():
+    from sim.runs import commands
+    for name, s in commands.strategies().items():
         click.echo(f"{name:<12} {s.description}")
         for k, v in s.params.items():
             click.echo(f"{'':<12}   {k} = {v:g}")

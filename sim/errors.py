@@ -22,8 +22,8 @@ def flag_name(name: str, on: bool) -> str:
     return "--" + name.replace("_", "-")
 
 
-class SettingError(ValueError):
-    """A bad setting (or combination of them): one line whose `{name}` tokens name the settings."""
+class Worded:
+    """An error whose line names settings by `{name}` tokens (mixed into an exception class)."""
 
     def __init__(self, text: str):
         super().__init__(text)
@@ -35,6 +35,10 @@ class SettingError(ValueError):
 
     def __str__(self) -> str:
         return self.words()
+
+
+class SettingError(Worded, ValueError):
+    """A bad setting (or combination of them): one line whose `{name}` tokens name the settings."""
 
 
 def setting(name: str) -> str:

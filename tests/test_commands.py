@@ -3,8 +3,12 @@ give the same results and the same errors for the same inputs, each in its own w
 default is defined once."""
 import ast
 import inspect
+import json
+import re
 from pathlib import Path
 
+import click
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -90,20 +94,45 @@ def test_setting_errors_render_their_tokens():
     assert e.words(flag_name) == "--max-games needs --until-ci; use --force, not {a b} or {Games}"
 
 
-def test_the_front_ends_take_the_commands_defaults():
-    layer = inspect.signature(commands.run).parameters
-    notebook = inspect.signature(es.run).parameters
-    assert set(notebook) == set(layer) - {"command", "say"}
-    for name, p in notebook.items():
-        assert p.default is layer[name].default, name      # the layer's own object: not written again
-    options = {p.name: p for p in cli.run.params}
-    for name in ("games", "players", "rotate", "sheet", "seed", "max_rolls", "chunk_size"):
-        assert options[name].default == commands.default(commands.run, name), name
-    assert f"[default: {defaults.RUN_STRATEGY}]" in options["strategy"].help
+@pytest.mark.parametrize("name", sorted(commands.COMMANDS))
+def test_the_front_ends_take_the_commands_defaults(name):
+    """The notebook function of a command has the layer's keywords with the layer's default objects;
+    the command line's options default to the same values (read from sim.runs.defaults)."""
+    fn = commands.COMMANDS[name]
+    layer = inspect.signature(fn).parameters
+    notebook = inspect.signature(getattr(es, fn.__name__)).parameters
+    assert set(notebook) <= set(layer)
+    for key, p in notebook.items():
+        assert p.default is layer[key].default, key      # the layer's own object: not written again
+    checked = []
+    for option in cli.main.commands[name].params:
+        key = option.opts[0].lstrip("-").replace("-", "_")     # the keyword of --max-rolls is max_rolls
+        unset = type(option.default).__name__ == "Sentinel"     # click 8.3's: a flag off, an option without one
+        if isinstance(option, click.Option) and not (option.multiple or option.required or unset) and key in layer:
+            assert option.default == commands.default(fn, key), (name, key)
+            checked.append(key)
+    assert name in ("strategies", "weights") or checked
+
+
+def test_every_command_has_one_function_in_each_front_end():
+    assert set(commands.COMMANDS) == set(cli.main.commands)
+    assert {f.__name__ for f in commands.COMMANDS.values()} == set(es.__all__) - {"available_dice"}
+    assert f"[default: {defaults.RUN_STRATEGY}]" in {p.name: p for p in cli.run.params}["strategy"].help
+
+
+def _literal(node):
+    """The value of a literal default (a number, text, flag or tuple of them), else None."""
+    if isinstance(node, (ast.Constant, ast.Tuple)):
+        try:
+            return ast.literal_eval(node)
+        except ValueError:
+            return None
+    return None
 
 
 def _literal_defaults(path: Path):
-    """(function, parameter, value) of each int or str literal default of a def in `path`."""
+    """(function or class, name, value) of each literal default of a def, and of each literal
+    class attribute (a dataclass's field), in `path`."""
     tree = ast.parse(path.read_text())
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -111,32 +140,56 @@ def _literal_defaults(path: Path):
             values = [None] * (len(node.args.args) - len(node.args.defaults)) + node.args.defaults + \
                 node.args.kw_defaults
             for a, v in zip(args, values):
-                if isinstance(v, ast.Constant) and not isinstance(v.value, bool) and isinstance(v.value, (int, str)):
-                    yield node.name, a.arg, v.value
+                yield node.name, a.arg, _literal(v)
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.value is not None:
+                    yield node.name, item.target.id, _literal(item.value)
 
 
-#: Settings whose defaults sim.runs.defaults owns, by the name of the parameter or option.
-OWNED = {"games": {defaults.RUN_GAMES, defaults.COMPARE_GAMES}, "max_games": {defaults.COMPARE_MAX_GAMES},
-         "seed": {defaults.SEED}, "sheet": {defaults.SHEET}, "max_rolls": {defaults.MAX_ROLLS},
-         "strategy": {defaults.RUN_STRATEGY}, "strategies": {defaults.RUN_STRATEGY}}
+def _same(a, b) -> bool:
+    return type(a) is type(b) and a == b
+
+
+#: Defaults sim.runs.defaults owns, by the name of the parameter or option that takes them.
+OWNED = {"games": {defaults.RUN_GAMES, defaults.COMPARE_GAMES, defaults.BOUND_GAMES, defaults.TRAIN_GAMES},
+         "max_games": {defaults.COMPARE_MAX_GAMES}, "seed": {defaults.SEED, defaults.TRAIN_SEED, defaults.BOUND_SEED},
+         "sheet": {defaults.SHEET}, "max_rolls": {defaults.MAX_ROLLS}, "strategy": {defaults.RUN_STRATEGY},
+         "strategies": {defaults.RUN_STRATEGY}, "rotate": {defaults.ROTATE}, "retries": {defaults.RETRIES},
+         "check_adaptation": {defaults.CHECK_ADAPTATION}, "budget": {defaults.TUNE_BUDGET},
+         "objective": {defaults.TUNE_OBJECTIVE}, "top": {defaults.ANALYSE_TOP}, "mistakes": {defaults.ANALYSE_MISTAKES},
+         "beam": {defaults.BOUND_BEAM}, "step": {defaults.TRAIN_STEP}, "alpha": {defaults.TRAIN_STEP[0]},
+         "alpha_end": {defaults.TRAIN_STEP[1]}, "format": {defaults.FORMAT}, "fmt": {defaults.FORMAT}}
+#: Names too common to own everywhere (a seat count, rollouts): owned in the front ends and the commands.
+OWNED_ABOVE = {"players": {defaults.PLAYERS}, "rollouts": {defaults.ANALYSE_ROLLOUTS}}
+
+
+def _owned(name: str, value, above: bool) -> bool:
+    return any(_same(value, v) for v in OWNED.get(name, set()) | (OWNED_ABOVE.get(name, set()) if above else set()))
 
 
 def test_no_default_of_the_commands_is_written_a_second_time():
     """A default sim.runs.defaults owns is written as a literal nowhere else: not as a parameter's
-    default in the source, nor as a click option's."""
+    default or a class field in the source, nor as a click option's default, nor as a number in an
+    option's help."""
     found = []
     for path in [ROOT / "cli.py", ROOT / "encore_sim.py", *(ROOT / "sim").rglob("*.py"),
                  *(ROOT / "strategies").rglob("*.py")]:
         if path.name == "defaults.py":
             continue
-        found += [f"{path.name}: {f}({a}={v!r})" for f, a, v in _literal_defaults(path) if v in OWNED.get(a, ())]
+        name = path.relative_to(ROOT).as_posix()
+        above = path.parent.name == "commands" or path.parent == ROOT
+        found += [f"{name}: {f}({a}={v!r})" for f, a, v in _literal_defaults(path) if _owned(a, v, above)]
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("option") and node.args:
-                name = str(getattr(node.args[0], "value", "")).lstrip("-").replace("-", "_")
+                names = [str(getattr(a, "value", "")) for a in node.args]
+                option = max(names, key=len).split("/")[0].lstrip("-").replace("-", "_")
                 for kw in node.keywords:
-                    if kw.arg == "default" and isinstance(kw.value, ast.Constant) and \
-                            kw.value.value in OWNED.get(name, ()):
-                        found.append(f"{path.name}: option --{name} default={kw.value.value!r}")
+                    if kw.arg == "default" and _owned(option, _literal(kw.value), True):
+                        found.append(f"{name}: option --{option} default={_literal(kw.value)!r}")
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                    re.search(r"\[default: [\d.]", node.value):
+                found.append(f"{name}: a default in a text: {node.value!r}")
     assert not found, "\n".join(found)
 
 
@@ -162,3 +215,188 @@ def test_python_frames_name_things_as_the_datasets_do(tmp_path):
     assert es.available_dice(0b101011) == {"colour": [0, 1], "number": [0, 2]}
     with pytest.raises(ValueError, match="available must be a 6-bit mask"):
         es.available_dice(64)
+
+
+# --- every command both ways --------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    """A small two-player dataset with its turns table."""
+    out = tmp_path_factory.mktemp("both") / "ds"
+    es.run(out, strategy=["greedy", "random"], games=24, seed=6, log_turns=True)
+    return out
+
+
+def _ok(*args) -> str:
+    r = invoke(*args)
+    assert r.exit_code == 0, r.output
+    return r.stdout
+
+
+def _rows_equal(rows: list[dict], frame: pd.DataFrame, columns) -> None:
+    """JSON rows (as a command writes them) and a frame's: the same values, NaN and null alike."""
+    assert len(rows) == len(frame)
+    for row, (_, want) in zip(rows, frame.iterrows()):
+        for c in columns:
+            a, b = row[c], want[c]
+            if isinstance(b, (float, np.floating)) or a is None:
+                assert (a is None and pd.isna(b)) or a == pytest.approx(b, rel=1e-9), (c, a, b)
+            else:
+                assert a == b, (c, a, b)
+
+
+def both_run(tmp, ds):
+    options = dict(games=30, players=3, strategy=["greedy", "random", "greedy"], rotate=False, sheet="blue", seed=5,
+                   chunk_size=10, max_rolls=60, log_turns=True, rules="pass-penalty=1", threads=1)
+    _ok("run", "-n", 30, "-p", 3, "-s", "greedy", "-s", "random", "-s", "greedy", "--no-rotate", "--sheet", "blue",
+        "--seed", 5, "--chunk-size", 10, "--max-rolls", 60, "--log-turns", "--rules", "pass-penalty=1", "-j", 1,
+        "-o", tmp / "cli", "-q")
+    es.run(tmp / "py", **options)
+    assert read_manifest(tmp / "cli")["settings"] == read_manifest(tmp / "py")["settings"]
+    for part in ("games", "players", "turns"):
+        pd.testing.assert_frame_equal(pd.read_parquet(tmp / "cli" / part), pd.read_parquet(tmp / "py" / part))
+
+
+def both_summary(tmp, ds):
+    rows = json.loads(_ok("summary", ds, "--by", "seat", "-f", "json"))["rows"]
+    frame = es.summary(ds, by="seat")
+    _rows_equal(rows, frame, frame.columns)
+
+
+def both_compare(tmp, ds):
+    rows = json.loads(_ok("compare", "greedy", "random", "-p", 2, "--opponents", "random", "-n", 60, "--seed", 2,
+                          "--max-rolls", 90, "--chunk-size", 25, "-f", "json", "-j", 1))["rows"]
+    frame = es.compare("greedy", "random", players=2, opponents="random", games=60, seed=2, max_rolls=90,
+                       chunk_size=25, threads=1)
+    _rows_equal(rows, frame, frame.columns)
+    got = json.loads(_ok("compare", "greedy", "random", "--until-ci", 50, "--max-games", 40, "-f", "json"))
+    assert got["stop"] == es.compare("greedy", "random", until_ci=50, max_games=40).attrs["stop"]
+
+
+def both_compare_rules(tmp, ds):
+    rows = json.loads(_ok("compare-rules", "rulebook", "pass-penalty=1", "-s", "greedy", "-s", "random", "-n", 40,
+                          "--seed", 3, "--no-rotate", "--no-check-adaptation", "-f", "json"))["rows"]
+    frame = es.compare_rules("rulebook", "pass-penalty=1", strategy=["greedy", "random"], games=40, seed=3,
+                             rotate=False, check_adaptation=False)
+    _rows_equal(rows, frame, frame.columns)
+
+
+def both_tune(tmp, ds):
+    got = json.loads(_ok("tune", "heuristic:solo_joker=0", "--param", "solo_joker=0..3", "--budget", 600,
+                         "--trial-games", 20, "--validate-games", 40, "--validation-seed", 9, "--seed", 2, "-j", 1,
+                         "-f", "json", "--out", tmp / "cli"))
+    frame = es.tune("heuristic:solo_joker=0", param=["solo_joker=0..3"], budget=600, trial_games=20,
+                    validate_games=40, validation_seed=9, seed=2, threads=1, out=tmp / "py")
+    assert got["best_spec"] == frame.attrs["best_spec"] and got["validation"] == frame.attrs["validation"]
+    assert [h["mean"] for h in got["history"]] == list(frame["mean"])
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp / "cli" / "trials.parquet"), frame.attrs["trials"])
+
+
+def both_train(tmp, ds):
+    _ok("train", "--games", 30, "--seed", 3, "--step", 0.4, 0.1, "-j", 1, "-q", "-o", tmp / "cli.npz")
+    frame = es.train(games=30, seed=3, step=(0.4, 0.1), threads=1, out=tmp / "py.npz")
+    assert frame.loc[0, "file"] == str(tmp / "py.npz") and not frame.loc[0, "in_store"]
+    with np.load(tmp / "cli.npz") as a, np.load(tmp / "py.npz") as b:
+        assert set(a.files) == set(b.files)
+        for key in set(a.files) - {"trained"}:
+            assert np.array_equal(a[key], b[key]), key
+
+
+def both_replay(tmp, ds):
+    assert json.loads(_ok("replay", ds, "--game", 3, "--json")) == es.replay(ds, game=3).attrs["log"]
+    log = json.loads(_ok("replay", "--game", 2, "-s", "greedy", "-s", "random", "--seed", 4, "--no-rotate", "-p", 2,
+                         "--sheet", "blue", "--max-rolls", 80, "--rules", "joker-six", "--json"))
+    assert log == es.replay(game=2, strategy=["greedy", "random"], seed=4, rotate=False, players=2, sheet="blue",
+                            max_rolls=80, rules="joker-six").attrs["log"]
+
+
+def both_analyse(tmp, ds):
+    got = json.loads(_ok("analyse", ds, "--mistakes", 3, "-n", 20, "-s", "greedy", "-j", 1, "-f", "json"))
+    frame = es.analyse(ds, mistakes=3, games=20, strategy="greedy", threads=1)
+    _rows_equal(got["rows"], frame, ["strategy", "seat", "loss_per_game", "games"])
+    assert [m["game"] for m in got["mistakes"]] == list(frame.attrs["mistakes"]["game"])
+    view = json.loads(_ok("analyse", ds, "--game", 1, "--seat", 0, "-f", "json"))
+    frame = es.analyse(ds, game=1, seat=0)
+    assert [o["value"] for d in view["decisions"] for o in d["options"]] == list(frame["value"])
+
+
+def both_report(tmp, ds):
+    printed = _ok("report", ds, "-o", tmp / "cli.html", "--figures", tmp / "cli", "-f", "png")
+    frame = es.report(ds, out=tmp / "py.html", figures=tmp / "py", format="png")
+    assert f"({len(frame)} figures)" in printed and frame.attrs["html"] == str(tmp / "py.html")
+    assert sorted(p.name for p in (tmp / "cli").iterdir()) == sorted(Path(p).name for p in frame["png"])
+
+
+def both_bound(tmp, ds):
+    printed = _ok("bound", "-n", 2, "--beam", 4, "--seed", 3, "--sheet", "red", "-j", 1)
+    frame = es.bound(games=2, beam=4, seed=3, sheet="red", threads=1)
+    assert printed.splitlines()[:-1] == frame.attrs["text"].splitlines()[:-1]   # the last line: its time
+
+
+def both_moves(tmp, ds):
+    printed = _ok("moves", "--colour", "red", "--number", 6, "--crossed", "H1,H2", "--rules", "joker-six")
+    frame = es.moves(colour="red", number=6, crossed=["H1", "H2"], rules="joker-six")
+    assert printed == frame.attrs["text"] + "\n" and len(frame) == int(printed.split("\n\n")[-1].split()[0])
+
+
+def both_strategies(tmp, ds):
+    printed = _ok("strategies")
+    assert [line.split()[0] for line in printed.splitlines() if not line.startswith(" ")] == \
+        list(es.strategies()["strategy"])
+
+
+def both_weights(tmp, ds):
+    got = json.loads(_ok("weights", "-f", "json"))
+    frame = es.weights()
+    assert got["store"] == frame.attrs["store"]
+    _rows_equal(got["rows"], frame, frame.columns)
+
+
+BOTH = {name: globals()["both_" + name.replace("-", "_")] for name in commands.COMMANDS}
+
+
+@pytest.mark.parametrize("name", sorted(BOTH))
+def test_each_command_gives_the_same_results_both_ways(name, table, tmp_path):
+    """Each command's documented options on the command line and as the notebook function's keywords:
+    the same games, numbers and files."""
+    BOTH[name](tmp_path, table)
+
+
+#: (the command line, the same call in Python) of an error each command refuses.
+ERRORS = [
+    (["run", "--resume", "--force", "--out", "X"], lambda ds: es.run("X", resume=True, force=True)),
+    (["summary", "{ds}", "--rules", "joker-six"], lambda ds: es.summary(ds, rules="joker-six")),
+    (["compare", "greedy", "random", "--max-games", "300"], lambda ds: es.compare("greedy", "random", max_games=300)),
+    (["compare-rules", "rulebook", "joker-six", "-p", "9"], lambda ds: es.compare_rules("rulebook", "joker-six",
+                                                                                        players=9)),
+    (["tune", "heuristic", "--param", "solo_joker=0..3", "--objective", "win"],
+     lambda ds: es.tune("heuristic", param=["solo_joker=0..3"], objective="win")),
+    (["tune", "heuristic", "--param", "solo_joker=0..3", "--validation-seed", "0"],
+     lambda ds: es.tune("heuristic", param=["solo_joker=0..3"], validation_seed=0)),
+    (["train", "--players", "9"], lambda ds: es.train(players=9)),
+    (["replay", "{ds}", "--game", "1", "--seed", "3"], lambda ds: es.replay(ds, game=1, seed=3)),
+    (["replay", "--game", "1"], lambda ds: es.replay(game=1)),
+    (["analyse", "{ds}", "--roll", "3"], lambda ds: es.analyse(ds, roll=3)),
+    (["analyse", "{ds}", "--rollouts", "4"], lambda ds: es.analyse(ds, rollouts=4)),
+    (["report", "{ds}", "-f", "png"], lambda ds: es.report(ds, format="png")),
+    (["bound", "-n", "0"], lambda ds: es.bound(games=0)),
+    (["moves", "--colour", "red", "--number", "9"], lambda ds: es.moves(colour="red", number=9)),
+]
+
+
+def _in_keywords(line: str) -> str:
+    """A command line's error in Python's words: --max-rolls is max_rolls, PATH is path."""
+    line = re.sub(r"--([a-z][a-z0-9-]*)", lambda m: m[1].replace("-", "_"), line)
+    return re.sub(r"\b(PATH|DATASET|SPEC)\b", lambda m: m[1].lower(), line)
+
+
+@pytest.mark.parametrize("args, call", ERRORS, ids=lambda x: " ".join(x[:2]) if isinstance(x, list) else "")
+def test_each_command_refuses_the_same_input_both_ways_each_in_its_words(args, call, table):
+    r = invoke(*[a.format(ds=table) for a in args])
+    assert r.exit_code == 2 and r.stderr.startswith("Error: ") and r.stderr.count("\n") == 1, r.output
+    line = r.stderr.removeprefix("Error: ").rstrip("\n")
+    with pytest.raises(ValueError) as e:
+        call(table)
+    words = str(e.value)
+    assert "--" in line and "--" not in words, (line, words)           # flags there, keywords here
+    assert _in_keywords(line) == words.replace("=True", ""), (line, words)

@@ -267,8 +267,7 @@ def test_a_chunk_whose_retries_are_used_up(cluster, reference, tmp_path, monkeyp
                                   "--scheduler", cluster.scheduler_address, "--retries", 1, "-q"])
     assert r.exit_code == 1, r.output
     assert r.stderr == (f"Error: the run stopped: chunk 2 failed 2 times on the cluster: RuntimeError: disk on fire; "
-                        f"its finished chunks are kept in {out}: finish it with `encore-sim run --out {out} "
-                        f"--resume`\n"), r.stderr
+                        f"its finished chunks are kept in {out}: finish it with --out {out} and --resume\n"), r.stderr
     assert len(list(attempts.iterdir())) == 2
     m = read_manifest(out)
     assert m["status"] == "failed" and m["error"] == "chunk 2 failed 2 times on the cluster: RuntimeError: disk on fire"

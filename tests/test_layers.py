@@ -18,7 +18,7 @@ LAYERS = [
     ("runs and files", re.compile(r"sim\.runs(\.(?!commands\b)\w+)?$")),
     ("training", re.compile(r"strategies\.training(\.\w+)?$")),
     ("research", re.compile(r"strategies\.research(\.\w+)?$")),
-    ("commands", re.compile(r"sim\.runs\.commands$")),
+    ("commands", re.compile(r"sim\.runs\.commands(\.\w+)?$")),
     ("front ends", re.compile(r"(cli|encore_sim)$")),
 ]
 

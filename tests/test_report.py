@@ -222,7 +222,7 @@ def test_bad_dataset_one_line_exit_2_no_file(turns_ds, tmp_path, how, message):
 
 @pytest.mark.parametrize("args, message", [(["-o", "{tmp}/nofolder/r.html"], "does not exist"),
                                            (["-o", "{tmp}"], "is a directory"),
-                                           (["-f", "png"], "--format png needs --figures DIR"),
+                                           (["-f", "png"], "--format png needs --figures, the folder"),
                                            (["--figures", "{tmp}/figs", "-f", "html"], "cannot be combined")])
 def test_bad_output_one_line_exit_2(turns_ds, tmp_path, args, message):
     r = CliRunner().invoke(main, ["report", str(turns_ds), *(a.format(tmp=tmp_path) for a in args)])

@@ -14,6 +14,7 @@ from ..batch import alone_watched, play_batch, watched_batch
 from ..nbinternals import JIT_DISABLED
 from .gamelog import game_log, mask_cells
 from .settings import DEFAULT_MAX_ROLLS, MAX_GAME_INDEX, MAX_GAMES, MAX_SEED, Settings, check_int
+from ..errors import SettingError
 from ..sheets import COLOURS, load_sheet, parse_cell
 from ..state import CAND_SUB, MAX_SEATS, NUMBER_JOKER, PS_SIZE, ST_AVAIL, ST_DICE, ST_SEAT, new_state, seat_slot
 from ..rules import RULEBOOK, Rules, parse_rules
@@ -58,8 +59,8 @@ def legal_placements(crossed, colour, number, sheet=SHEET, rules=None) -> list[f
     rules = parse_rules(rules)
     c = colour_index(colour)
     if number == 6 and not rules.joker_six and not isinstance(number, bool):
-        raise ValueError("number must be 1..5, got 6: a 6 is a number joker's only under the rule variant "
-                         "joker-six (--rules joker-six)")
+        raise SettingError("{number} must be 1..5, got 6: a 6 is a number joker's only under the rule variant "
+                           "joker-six ({rules} joker-six)")
     n = check_int("number", number, 1, rules.max_number)
     st, ps, bb, cands = _crossed_state(crossed, sheet, rules=rules)
     # One colour die and one number die showing exactly (colour, number); a 6 is the number

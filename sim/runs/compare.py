@@ -40,7 +40,7 @@ import pandas as pd
 from . import api
 from .api import check_chunk, play_chunk
 from .progress import Progress
-from .defaults import COMPARE_GAMES, COMPARE_MAX_GAMES, SEED, SHEET
+from .defaults import COMPARE_CHUNK, COMPARE_GAMES, COMPARE_MAX_GAMES, PLAYERS, SEED, SHEET
 from ..errors import SettingError
 from .settings import DEFAULT_MAX_ROLLS, MAX_GAMES, Settings, check_int
 from ..state import PS_SCORE, PS_WINNER
@@ -129,7 +129,7 @@ def opponents_text(opponents, players: int) -> str:
     return f"{players - 1} x {opponents}" if isinstance(opponents, str) else ", ".join(opponents)
 
 
-def compare(strategies, players=1, opponents=None, games=None, seed=SEED, until_ci=None, max_games=None,
+def compare(strategies, players=PLAYERS, opponents=None, games=None, seed=SEED, until_ci=None, max_games=None,
             chunk_size=None, sheet=SHEET, max_rolls=DEFAULT_MAX_ROLLS, threads=None,
             progress=False, checked=True, rules=None) -> Comparison:
     """Compare the candidates (first = baseline) on common random numbers.
@@ -185,7 +185,7 @@ def _settings(players, opponents, games, seed, until_ci, max_games, chunk_size, 
     if s.players == 1 and opponents is not None:
         raise SettingError("{opponents} needs {players} 2..6 (the solo game has none)")
     if s.chunk_size is None:
-        default = 20_000 if s.players == 1 else 5_000
+        default = COMPARE_CHUNK["solo" if s.players == 1 else "table"]
         s = s.with_(chunk_size=default if until_ci is not None else min(default, s.games))
     return s
 

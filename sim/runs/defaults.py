@@ -8,13 +8,54 @@ loading the engine.
 RUN_GAMES = 100_000
 RUN_STRATEGY = "greedy"
 RUN_FOLDER = "results/run-%Y%m%d-%H%M%S"
+#: A run's games per Parquet file when not told: solo, at tables; with the turns table (a row
+#: per decision) fewer, so that a file stays small.
+RUN_CHUNK = {"solo": 50_000, "table": 10_000}
+RUN_CHUNK_TURNS = {"solo": 5_000, "table": 1_000}
 #: Several strategies at a table take turns in the seats from game to game.
 ROTATE = True
+#: run --scheduler: retries of a chunk whose task failed.
+RETRIES = 3
 #: The root seed: game g of seed 0 is the same game in every command.
 SEED = 0
 SHEET = "standard"
 #: The roll cap of a table's game (a game still running then ends, flagged as capped).
 MAX_ROLLS = 200
-#: compare and compare-rules: games when neither games nor until_ci is given, and until_ci's limit.
+#: compare, tune and train play the solo game unless told.
+PLAYERS = 1
+#: What a command prints when not told (--format): a table for reading.
+FORMAT = "table"
+#: summary's rows: None is a row per seat where one strategy holds every seat of a table, as `run`
+#: prints it, else a row per strategy.
+SUMMARY_BY = None
+
+#: compare and compare-rules: games when neither games nor until_ci is given, and until_ci's limit;
+#: the largest batch (until_ci checks after each).
 COMPARE_GAMES = 10_000
 COMPARE_MAX_GAMES = 1_000_000
+COMPARE_CHUNK = {"solo": 20_000, "table": 5_000}
+#: compare-rules: also play each rule set B with learned's weights of A's rules (what B's own gain).
+CHECK_ADAPTATION = True
+
+#: tune: the games the whole search may play, what it maximises, and the games of its validation.
+TUNE_BUDGET = 100_000
+TUNE_OBJECTIVE = "score"
+TUNE_VALIDATE_GAMES = {"solo": 20_000, "table": 5_000}
+
+#: analyse: rollouts per decision (0: learned's value judges), learned's best choices rolled out
+#: in the improvement step, the largest mistakes listed.
+ANALYSE_ROLLOUTS = 0
+ANALYSE_TOP = 4
+ANALYSE_MISTAKES = 10
+
+#: bound: solo games, their seed, the states the beam search keeps after each roll.
+BOUND_GAMES = 1000
+BOUND_SEED = 1
+BOUND_BEAM = 512
+
+#: train: its games (solo; per table size, the shipped weights' own), its seed (7: no other
+#: command's default plays the games it learns from), and the step size at its start and end.
+TRAIN_GAMES = 5_000_000
+TRAIN_TABLE_GAMES = {2: 300_000, 3: 200_000, 4: 600_000, 5: 120_000, 6: 100_000}
+TRAIN_SEED = 7
+TRAIN_STEP = (0.5, 0.03)

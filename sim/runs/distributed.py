@@ -25,6 +25,7 @@ import uuid
 from .api import StrategyError, play_chunk
 from .chunks import play_and_write, resolve_job
 from ..errors import SettingError
+from .defaults import RETRIES
 
 class ClusterError(RuntimeError):
     """The cluster could not play a chunk: its task failed every retry, or the scheduler is gone."""
@@ -131,7 +132,7 @@ def warm_up(job) -> None:
                rotate=st["rotate"], log_turns=st["log_turns"], rules=line.rules)
 
 
-def run_chunks(scheduler, job, chunks, retries: int = 3, task=chunk_task):
+def run_chunks(scheduler, job, chunks, retries: int = RETRIES, task=chunk_task):
     """Play and write `chunks` on the cluster; yield (chunk, games) as each one finishes.
 
     Raises StrategyError for an illegal move, ClusterError when a chunk's task

@@ -798,7 +798,7 @@ def _write(out: Path, page: bytes, figs: list[_Figure], figures_dir: Path | None
 def default_output(dataset) -> Path:
     """DATASET.html beside the dataset folder (a report inside it would be a file `run --force` refuses)."""
     if is_url(dataset):
-        raise ValueError("give the report's file (-o FILE.html) for a dataset at a URL")
+        raise SettingError("give the report's file ({out}) for a dataset at a URL")
     path = Path(dataset)
     if path.name in ("", ".", ".."):   # `report .` from inside the dataset: beside it all the same
         path = path.resolve()

@@ -35,7 +35,7 @@ import pandas as pd
 from . import api
 from .api import check_chunk, play_chunk
 from .compare import _settings, _stop, play_batches, stop_message
-from .defaults import SEED, SHEET
+from .defaults import CHECK_ADAPTATION, ROTATE, SEED, SHEET
 from .settings import DEFAULT_MAX_ROLLS, Settings
 from .summary import t_quantile
 from strategies.adaptation import for_rules, players_lines, plays_weights, unadapted, warning, weights_rules_of
@@ -250,9 +250,9 @@ def rule_sets(rules) -> list[Rules]:
     return sets
 
 
-def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=SHEET, rotate=True,
+def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=SHEET, rotate=ROTATE,
                   max_rolls=DEFAULT_MAX_ROLLS, threads=None, chunk_size=None, until_ci=None, max_games=None,
-                  progress=False, checked=True, check_adaptation=True) -> RulesComparison:
+                  progress=False, checked=True, check_adaptation=CHECK_ADAPTATION) -> RulesComparison:
     """Play the line-up `strategies` (one spec per seat, or one for every seat of `players`) on the
     same games under each rule set of `rules` (rule_sets: one, against the rulebook, or A, B, ...)
     and compare every B with A, game by game.

@@ -49,13 +49,13 @@ from .manifest import manifest_files, manifest_rules
 from .schema import TABLES
 from ..rules import rules_dict
 from .settings import DEFAULT_MAX_ROLLS, STORED, Settings, check_int, default_chunk_size
-from .defaults import ROTATE, RUN_GAMES, RUN_STRATEGY, SEED, SHEET
-from ..errors import SettingError, setting
+from .defaults import RETRIES, ROTATE, RUN_GAMES, RUN_STRATEGY, SEED, SHEET
+from ..errors import SettingError, Worded, setting
 
 DEFAULT_GAMES = RUN_GAMES
 
 
-class RunFailed(RuntimeError):
+class RunFailed(Worded, RuntimeError):
     """A run stopped by something other than its input: a Dask task that failed every retry, a
     lost scheduler, a full disk. The manifest says "failed"; the finished chunks are kept."""
 
@@ -125,7 +125,7 @@ def prepare(settings: Settings, files=None):
 def run(out, games=DEFAULT_GAMES, players=None, strategies=(RUN_STRATEGY,), sheet=SHEET, seed=SEED,
         threads=None, chunk_size=None, max_rolls=DEFAULT_MAX_ROLLS, rotate=ROTATE, log_turns=False,
         resume=False, force=False, progress=False, command=None, on_chunk=None, scheduler=None,
-        retries=3, checked=True, rules=None, settings: Settings | None = None) -> dict:
+        retries=RETRIES, checked=True, rules=None, settings: Settings | None = None) -> dict:
     """Play `games` games into the dataset at `out`; return the final manifest.
 
     `out` is a local folder or a filesystem URL (sim.runs.dataset.open_store). With
@@ -298,7 +298,7 @@ def _stopped(store, manifest, e: BaseException, removable: bool):
     manifest.update(status="failed", error=error, finished=_now())
     write_json(store, manifest)
     raise RunFailed(f"the run stopped: {error}; its finished chunks are kept in {store}: finish it with "
-                    f"`encore-sim run --out {store} --resume`") from e
+                    f"{{out}} {store} and {{resume=True}}") from e
 
 
 def _resumable(store) -> dict:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 import numba
 
-from .defaults import MAX_ROLLS, ROTATE, SEED, SHEET
+from .defaults import MAX_ROLLS, ROTATE, RUN_CHUNK, RUN_CHUNK_TURNS, SEED, SHEET
 from ..errors import SettingError, setting
 from ..rules import RULEBOOK, Rules, parse_rules
 from ..sheets import Sheet, load_sheet
@@ -54,9 +54,7 @@ def check_threads(threads) -> int:
 
 def default_chunk_size(players: int, log_turns: bool) -> int:
     """A run's games per chunk (Parquet file) when not given."""
-    if log_turns:
-        return 5_000 if players == 1 else 1_000
-    return 50_000 if players == 1 else 10_000
+    return (RUN_CHUNK_TURNS if log_turns else RUN_CHUNK)["solo" if players == 1 else "table"]
 
 
 @dataclass(frozen=True)

@@ -39,17 +39,14 @@ import numpy as np
 import pandas as pd
 
 from . import api, interrupts
-from .api import DEFAULT_MAX_ROLLS, MAX_SEED, check_int
-from .settings import MAX_GAMES, ROLL_CAP, check_threads
+from .api import MAX_SEED, check_int
+from .settings import MAX_GAMES, Settings
 from .compare import candidate_results, opponent_seats, opponents_text
 from .compare import compare as run_compare
-from .defaults import SEED, SHEET
+from .defaults import MAX_ROLLS, PLAYERS, SEED, SHEET, TUNE_BUDGET, TUNE_OBJECTIVE, TUNE_VALIDATE_GAMES
 from .dataset import atomic_write_bytes, json_safe, write_json
 from .progress import Progress
-from ..rules import parse_rules
 from ..errors import SettingError
-from ..sheets import load_sheet
-from ..state import MAX_SEATS
 from .summary import mean_ci
 
 
@@ -75,11 +72,11 @@ def _import_cma():
 
 cma = _import_cma()
 
-DEFAULT_BUDGET = 100_000
+DEFAULT_BUDGET = TUNE_BUDGET
 #: Most candidates per iteration (--popsize).
 MAX_POPSIZE = 10_000
 #: Games each strategy plays in the validation, solo and at tables.
-DEFAULT_VALIDATE_GAMES = {True: 20_000, False: 5_000}
+DEFAULT_VALIDATE_GAMES = TUNE_VALIDATE_GAMES
 #: Fewest games a candidate plays per iteration when the games are chosen from the budget.
 MIN_TRIAL_GAMES = 100
 #: Fewest iterations a search may have: fewer cannot move the distribution anywhere.
@@ -227,7 +224,8 @@ def _check_out(out) -> Path | None:
         return None
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise ValueError(f"output folder {out} is not empty" if out.is_dir() else f"{out} is not a folder")
+        raise SettingError(f"output folder {out} is not empty: give {{out}} a new or empty folder" if out.is_dir()
+                           else f"{out} is not a folder: give {{out}} a new or empty folder")
     return out
 
 
@@ -238,9 +236,10 @@ def default_trial_games(budget: int, per_iteration: int, dims: int) -> int:
     return max(MIN_TRIAL_GAMES, budget // (per_iteration * iterations))
 
 
-def tune(start, params, players=1, opponents=None, objective="score", budget=DEFAULT_BUDGET, seed=SEED,
+def tune(start, params, players=PLAYERS, opponents=None, objective=TUNE_OBJECTIVE, budget=DEFAULT_BUDGET, seed=SEED,
          validate_games=None, validation_seed=None, trial_games=None, popsize=None, sheet=SHEET,
-         max_rolls=DEFAULT_MAX_ROLLS, threads=None, out=None, progress=False, report=None, rules=None) -> TuneResult:
+         max_rolls=MAX_ROLLS, threads=None, out=None, progress=False, report=None, rules=None,
+         settings: Settings | None = None) -> TuneResult:
     """Search the parameters `params` ("NAME=LO..HI" strings, or a dict name -> (lo, hi)) of the
     strategy spec `start` for the best mean `objective` ("score", or "win" at a table).
 
@@ -249,7 +248,8 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
     so far. Ctrl-C raises TuneInterrupted carrying the best so far. With `out`, a folder that must
     be empty or new, trials.parquet and tune.json are written at the end (or on Ctrl-C). `rules`:
     the rule variants every game is played under (a sim.rules.Rules or a --rules text; None: the
-    rulebook), the validation's too.
+    rulebook), the validation's too. `settings` (sim.runs.settings.Settings, validated) stands for
+    `players`, `seed`, `sheet`, `max_rolls`, `threads` and `rules`.
     """
     from strategies import resolve
     from strategies.interface import unknown_params
@@ -257,24 +257,25 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
     if not isinstance(start, str):
         raise ValueError("tune needs the start strategy as a spec string (NAME[:k=v,..] or file.py:function), "
                          "so that the result is a spec too")
-    players = check_int("players", players, 1, MAX_SEATS)
-    seed = check_int("seed", seed, 0, MAX_SEED)
+    if settings is None:
+        settings = Settings.of(players=players, seed=seed, sheet=sheet, max_rolls=max_rolls, threads=threads,
+                               rules=rules)
+    players, seed, sheet_obj, max_rolls, threads, rules = (settings.players, settings.seed, settings.sheet,
+                                                           settings.max_rolls, settings.threads, settings.rules)
     budget = check_int("budget", budget, 1, MAX_GAMES)
-    max_rolls = check_int("max-rolls", max_rolls, 1, ROLL_CAP)
     if objective not in OBJECTIVES:
-        raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+        raise SettingError(f"{{objective}} must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     if players == 1 and objective == "win":
         raise SettingError("{objective} win needs {players} 2..6 (the solo game is always won)")
     if players == 1 and opponents is not None:
         raise SettingError("{opponents} needs {players} 2..6 (the solo game has none)")
-    validate_games = DEFAULT_VALIDATE_GAMES[players == 1] if validate_games is None else \
+    validate_games = DEFAULT_VALIDATE_GAMES["solo" if players == 1 else "table"] if validate_games is None else \
         check_int("validate-games", validate_games, 0, MAX_GAMES)
     validation_seed = (seed + 1) % (MAX_SEED + 1) if validation_seed is None else \
         check_int("validation-seed", validation_seed, 0, MAX_SEED)
     if validation_seed == seed:
-        raise ValueError(f"the validation seed must differ from the search's seed {seed}: "
-                         "the validation plays games the search has not seen")
-    threads = check_threads(threads)
+        raise SettingError(f"the validation seed must differ from the search's seed {seed}: give {{validation_seed}} "
+                           "another (the validation plays games the search has not seen)")
     out = _check_out(out)
 
     resolved = resolve(start)
@@ -290,8 +291,6 @@ def tune(start, params, players=1, opponents=None, objective="score", budget=DEF
         raise ValueError(f"strategy {resolved.spec!r} " + unknown_params(unknown, known))
     start_values = dict(zip(known, map(float, resolved.params)))
     start_params = {r.name: start_values[r.name] for r in ranges}
-    sheet_obj = load_sheet(sheet)
-    rules = parse_rules(rules)
     rest = [] if players == 1 else opponent_seats(opponents, players, resolved.spec)
     opponents = None if players == 1 else rest[0] if len(set(rest)) == 1 else rest
     base = api.lineup([resolved.spec] + rest, sheet=sheet_obj, rules=rules)   # every spec resolves, before any game

@@ -48,6 +48,7 @@ from sim.engine import (
 )
 from sim.errors import SettingError
 from sim.runs.api import check_int, lineup, play_chunk
+from sim.runs.defaults import ANALYSE_MISTAKES
 from sim.runs.dataset import DatasetError, as_numpy, done_chunks, json_safe, open_store, read_manifest, read_part
 from sim.runs.gamelog import describe
 from sim.runs.manifest import check_files, manifest_files, manifest_sheet
@@ -71,7 +72,7 @@ STAGES = [f"rolls {lo}-{lo + STAGE_ROLLS - 1}" for lo in range(1, SOLO_ROLLS, ST
 #: a pass, a choice spending '!'.
 KINDS = ("active", "passive", "pass", "'!' spent")
 #: Largest mistakes kept.
-DEFAULT_MISTAKES = 10
+DEFAULT_MISTAKES = ANALYSE_MISTAKES
 MAX_MISTAKES = 10_000
 #: Per seat and game, the figures summed (columns of _Fold's sums).
 _F_DECISIONS, _F_LOSS, _F_VALUE_LOSS, _F_LUCK, _F_DIFFER, _F_SCORE, _F_GAP, _F_GAP_TAXED = range(8)

@@ -38,6 +38,7 @@ from numba import njit
 
 from sim.engine import SOLO_DICE, end_of_game, reset, solo_move, start_roll
 from sim.rng import game_key, mix64
+from sim.runs.defaults import BOUND_BEAM
 from sim.state import (
     BB_CROSSED, BB_SIZE, MAX_SEATS, PS_JOKERS, PS_SCORE, PS_SIZE, ST_AVAIL, ST_IS_ACTIVE, ST_SEAT, ST_SIZE, copy_into,
 )
@@ -48,7 +49,7 @@ from ..learned import F_JOKER, N_FEAT, new_scratch, rank_placements, solo_rolls
 #: The guides: (factor of V, further factor of its '!' entries). A game's bound is the best over them.
 GUIDES = ((1.0, 1.0), (1.4, 1.0), (1.2, 0.25))
 #: About 2.5 minutes per 1,000 games on 2 cores (see docs/strategies.md).
-DEFAULT_BEAM = 512
+DEFAULT_BEAM = BOUND_BEAM
 MAX_BEAM = 65536
 #: The fields of a line of play: per roll, the placement (subset row, -1 = pass) and its '!'.
 LINE_SUB = 0

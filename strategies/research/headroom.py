@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 from sim.rules import parse_rules
-from sim.runs.defaults import SHEET
+from sim.runs.defaults import BOUND_GAMES, BOUND_SEED, SHEET
 from sim.runs.api import MAX_SEED, check_int, play_chunk
 from sim.runs.settings import check_threads
 from sim.runs.progress import Progress
@@ -151,7 +151,7 @@ def solo_setup(sheet, weights, threads, rules=None):
     return sheet_obj, weights_array(sheet_obj, weights, 1, rules), kernel_tables(sheet_obj, rules), threads
 
 
-def measure(games: int = 1000, seed: int = 1, sheet=SHEET, beam: int = DEFAULT_BEAM, weights=None,
+def measure(games: int = BOUND_GAMES, seed: int = BOUND_SEED, sheet=SHEET, beam: int = DEFAULT_BEAM, weights=None,
             threads: int | None = None, guides=GUIDES, progress: bool = False, rules=None) -> Headroom:
     """The clairvoyant bound (beam search of width `beam`, best over `guides`) and `learned` on
     solo games 0..games-1 of `seed` on `sheet` under `rules` (a sim.rules.Rules or a --rules

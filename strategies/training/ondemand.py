@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sim.rules import RULEBOOK, Rules
+from sim.runs.defaults import TRAIN_SEED
 from sim.sheets import Sheet
 
 from .. import store
@@ -30,7 +31,7 @@ WARM_GAMES = {1: 1_000_000, 2: 400_000, 3: 400_000, 4: 400_000, 5: 300_000, 6: 2
 #: The step size of a warm start, at its start and at its end (falling linearly), solo and at a table.
 WARM_STEP = {1: (0.1, 0.01), 2: (0.1, 0.02)}
 #: Training on demand's root seed: train's own (no default comparison plays its games).
-SEED = 7
+SEED = TRAIN_SEED
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from sim.runs.defaults import SHEET
+from sim.runs.defaults import PLAYERS, SHEET, TRAIN_SEED
 from sim.runs import interrupts
 from sim.runs.api import MAX_SEED, check_int, player_kind
 from sim.runs.settings import MAX_GAMES, check_threads
@@ -57,7 +57,7 @@ def check_step(step) -> tuple[float, float]:
     return start, end
 
 
-def train_file(out=None, sheet=SHEET, players: int = 1, games: int | None = None, seed: int = 7,
+def train_file(out=None, sheet=SHEET, players: int = PLAYERS, games: int | None = None, seed: int = TRAIN_SEED,
                threads: int | None = None, progress: bool = False, init=None, step=None,
                rules=None) -> Path:
     """`encore-sim train`: check the arguments, train (solo, or a table of `players`: see

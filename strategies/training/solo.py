@@ -36,7 +36,7 @@ from numba import njit
 
 from sim.engine import SOLO_DICE, end_of_game, reset, solo_move, start_roll
 from sim.nbinternals import uncounted
-from sim.runs.defaults import SHEET
+from sim.runs.defaults import SHEET, TRAIN_GAMES, TRAIN_SEED, TRAIN_STEP
 from sim.rng import game_key
 from sim.rules import RULEBOOK, parse_rules
 from sim.sheets import load_sheet
@@ -52,9 +52,9 @@ from ..learned import (
 #: Games played with the same weights before they learn from them (fixed, so that the weights do
 #: not depend on the thread count; small against the millions of a run).
 BATCH = 512
-#: encore-sim train's default budget (its time: docs/variants.md, "Training time"). More barely
-#: helps: with an earlier online trainer 3M games gave 28.5 points on the standard sheet, 12M 28.6.
-DEFAULT_GAMES = 5_000_000
+#: encore-sim train's default budget (its time: docs/variants.md, "Training time"; more barely
+#: helps: docs/strategies.md).
+DEFAULT_GAMES = TRAIN_GAMES
 
 
 @njit(cache=True)
@@ -154,14 +154,14 @@ def initial_weights(optimism: float) -> np.ndarray:
 @dataclass(frozen=True)
 class Settings:
     """The training hyper-parameters (the defaults regenerate the shipped weights)."""
-    alpha: float = 0.5        # shared step size at the start
-    alpha_end: float = 0.03   # at the end (linear)
+    alpha: float = TRAIN_STEP[0]        # shared step size at the start
+    alpha_end: float = TRAIN_STEP[1]    # at the end (linear)
     lam: float = 0.7          # TD(lambda): 0 = one-step targets, 1 = Monte Carlo
     optimism: float = 2.0     # initial value of a sheet, points per roll to come
     tc: bool = False          # temporal-coherence rates per weight
 
 
-def train(sheet=SHEET, games: int = DEFAULT_GAMES, seed: int = 7, threads: int | None = None,
+def train(sheet=SHEET, games: int = DEFAULT_GAMES, seed: int = TRAIN_SEED, threads: int | None = None,
           settings: Settings = Settings(), progress=None, init=None, rules=RULEBOOK) -> np.ndarray:
     """Weights (float32 (N_T, N_FEAT)) of `learned` for `sheet` after `games` self-play games of
     `seed` under `rules` (a sim.rules.Rules or a --rules text), starting from the weights `init`

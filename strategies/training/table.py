@@ -23,7 +23,7 @@ from numba import njit
 
 from sim.batch import play_batch
 from sim.engine import GR_ROLLS, GR_SIZE, LOG_COST, LOG_SEAT, LOG_SIZE, LOG_SUB, end_of_roll, play_move, reset
-from sim.runs.defaults import SHEET
+from sim.runs.defaults import SHEET, TRAIN_SEED, TRAIN_STEP, TRAIN_TABLE_GAMES
 from sim.rules import RULEBOOK, parse_rules
 from sim.sheets import load_sheet
 from sim.state import MAX_SEATS, PS_JOKERS, PS_SIZE, PS_WINNER, ST_ROLL, new_state
@@ -47,7 +47,7 @@ OPPONENTS = ("heuristic", "lookahead")
 #: encore-sim train --players N's default budget, the shipped weights' own (docs/strategies.md;
 #: its time: docs/variants.md, "Training time"). At 4 players a quarter of it (150,000 games from
 #: nothing) gave a user's sheet 44% of the wins against three `lookahead`, short of the 45% promised.
-DEFAULT_GAMES = {2: 300_000, 3: 200_000, 4: 600_000, 5: 120_000, 6: 100_000}
+DEFAULT_GAMES = TRAIN_TABLE_GAMES
 
 
 def replay_features(tab, players, count, rolls, log, learner, feats, gains, finals):
@@ -124,8 +124,8 @@ def learn_table(W, feats, gains, finals, rolls, learner, count, players, alpha, 
                 v_next = v + err * N_TACTIVE
 
 
-def train_table(lineup, sheet=SHEET, players: int = 4, games: int | None = None, seed: int = 7,
-                alpha: float = 0.5, alpha_end: float = 0.03, lam: float = 0.7, progress=None,
+def train_table(lineup, sheet=SHEET, players: int = 4, games: int | None = None, seed: int = TRAIN_SEED,
+                alpha: float = TRAIN_STEP[0], alpha_end: float = TRAIN_STEP[1], lam: float = 0.7, progress=None,
                 init=None, rules=RULEBOOK) -> np.ndarray:
     """Table weights (float32 (N_STAGES, N_ROW_TABLE)) of `learned` for `players` on `sheet`
     after `games` training games of `seed`; progress(done, the learner's win rate against the
