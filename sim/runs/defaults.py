@@ -18,3 +18,9 @@ MAX_ROLLS = 200
 #: compare and compare-rules: games when neither games nor until_ci is given, and until_ci's limit.
 COMPARE_GAMES = 10_000
 COMPARE_MAX_GAMES = 1_000_000
+#: play and es.game: the table you sit at (seat 0), the bots' strategy when no level is given,
+#: how results name you, and where the game's dataset goes when not told.
+PLAY_PLAYERS = 4
+PLAY_OPPONENTS = "learned"
+PLAY_LABEL = "you"
+PLAY_FOLDER = "results/play-%Y%m%d-%H%M%S"
