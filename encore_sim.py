@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from sim.runs import commands
-from sim.runs.defaults import MAX_ROLLS, RUN_STRATEGY, SEED, SHEET
+from sim.runs.defaults import MAX_ROLLS, PLAY_PLAYERS, RUN_STRATEGY, SEED, SHEET
 
 __all__ = ["run", "summary", "compare", "analyse", "report", "replay", "compare_rules", "available_dice"]
 
@@ -248,3 +248,13 @@ def compare_rules(*rules, strategy=RUN_STRATEGY, players: int | None = None, rot
         from sim.runs.report import rules_report
         attrs["report"] = str(rules_report(result, report).html)
     return _frame(result.table, **attrs)
+
+
+def game(*, players: int = PLAY_PLAYERS, opponents=None, level=None, seed: int | None = None,
+         game: int = 0, sheet=SHEET, rules=None, max_rolls: int = MAX_ROLLS, folder=None):
+    """Your game against the bots: a sim.runs.playgame.Game (you are seat 0). g.choices() and
+    g.hint() are DataFrames; g.play(i); g.over, g.roll, g.scores(), g.last_loss; g.save() a dataset
+    every function here reads. The analysis of a finished game:
+    strategies.research.playanalysis.game_analysis(g.save())."""
+    return commands.game(players=players, opponents=opponents, level=level, seed=seed, game=game, sheet=sheet,
+                         rules=rules, max_rolls=max_rolls, folder=folder)

@@ -149,3 +149,16 @@ def compare_rules(*rules, strategy=D.RUN_STRATEGY, players: int | None = None, r
                                  rotate=rotate, max_rolls=max_rolls, threads=threads, chunk_size=chunk_size,
                                  until_ci=until_ci, max_games=max_games, progress=progress, checked=not unchecked,
                                  check_adaptation=check_adaptation), train, threads, progress, say)
+
+
+# --- your game, from Python -------------------------------------------------------------------
+
+def game(*, players: int = D.PLAY_PLAYERS, opponents=None, level=None, seed: int | None = None, game: int = 0,
+         sheet=D.SHEET, rules=None, max_rolls: int = D.MAX_ROLLS, folder=None):
+    """Your game against the bots, stepped from Python (sim.runs.playgame.Game): you are seat 0 of
+    `players`, against `opponents` (one spec for every other seat, or one per seat; default
+    learned) or bots of `level` (strategies.levels); `seed` None: a fresh one. `folder`: saved
+    there after every move. ValueError (one line) for bad settings."""
+    from .playgame import Game
+    return Game(players=players, opponents=opponents, seed=seed, game=game, sheet=sheet, rules=rules, level=level,
+                max_rolls=max_rolls, folder=folder)
