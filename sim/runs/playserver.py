@@ -189,9 +189,9 @@ def listen(port: int | None = None) -> socket.socket:
 class Server:
     """The page's server on its socket: `url`, `run()` (blocks), `start()` / `stop()` (a thread)."""
 
-    def __init__(self, session, port: int | None = None):
+    def __init__(self, session, port: int | None = None, sock: socket.socket | None = None):
         import uvicorn
-        self.sock = listen(port)
+        self.sock = sock if sock is not None else listen(port)
         self.port = self.sock.getsockname()[1]
         self.token = secrets.token_urlsafe(24)
         self.url = f"http://127.0.0.1:{self.port}/{self.token}/"
@@ -215,11 +215,14 @@ class Server:
         self.sock.close()
 
 
-def serve(session, port: int | None = None, browser: bool = True, say=print) -> None:
-    """Serve `session`'s page until Ctrl-C: the URL first (flushed, on the first line of stdout:
-    a script or test reads it there), then the browser opened on it unless `browser` is False."""
-    server = Server(session, port)
+def serve(session, sock: socket.socket, browser: bool = True, say=print, resume_hint: str | None = None) -> None:
+    """Serve `session`'s page on `sock` (listen()) until Ctrl-C: the URL first (flushed, on the first
+    line of stdout: a script or test reads it there), then `resume_hint`, then the browser opened
+    on the URL unless `browser` is False."""
+    server = Server(session, sock=sock)
     say(server.url)
+    if resume_hint:
+        say(resume_hint)
     sys.stdout.flush()
     if browser:
         import webbrowser

@@ -70,14 +70,38 @@ class PlaySession:
 
     # --- the folder ----------------------------------------------------------------------
 
+    @staticmethod
+    def check_new(folder: Path) -> None:
+        """SettingError unless `folder` may hold a new game: missing or empty."""
+        folder = Path(folder)
+        if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+            raise SettingError(f"{folder} is not an empty folder: a new game needs a folder of its own "
+                               "(or {resume} the game in it)")
+
     @classmethod
     def start(cls, game, folder: Path, analyse=None, coach=None) -> "PlaySession":
         folder = Path(folder)
-        if folder.exists() and any(folder.iterdir()):
-            raise SettingError(f"{folder} is not empty: a new game needs a folder of its own (or {{resume}} it)")
+        cls.check_new(folder)
         folder.mkdir(parents=True, exist_ok=True)
         s = cls(game, folder, analyse, coach)
         s._keep()
+        return s
+
+    @classmethod
+    def resume(cls, folder: Path, load, analyse=None, coach=None) -> "PlaySession":
+        """The game kept in `folder` (its play.json), rebuilt by load(folder), with the coach it
+        had unless `coach` is given."""
+        folder = Path(folder)
+        kept = folder / STATE_FILE
+        if not kept.is_file():
+            raise SettingError(f"{folder} holds no game of `play` to {{resume}} (no {STATE_FILE} in it)")
+        try:
+            was = json.loads(kept.read_text()).get("coach")
+        except ValueError:
+            raise SettingError(f"{kept} is damaged: not JSON") from None
+        s = cls(load(folder), folder, analyse, coach)
+        if coach is None and isinstance(was, dict) and isinstance(was.get("on"), bool):
+            s.coach = {"on": was["on"], "threshold": float(was.get("threshold", 1.0))}
         return s
 
     def _keep(self) -> None:
@@ -95,6 +119,7 @@ class PlaySession:
     def _state(self) -> dict:
         g = self.game
         return {
+            **g.view(),
             "game": self.id,
             "decision": g.decisions,
             "folder": str(self.folder),
@@ -102,13 +127,12 @@ class PlaySession:
             "last_move": self.last_move,
             "analysis": self._analysis,
             "settings": g.settings(),
-            **g.view(),
         }
 
     def hint(self, game: str, decision: int) -> dict:
         with self.lock:
             self._check(game, decision)
-            return {"game": self.id, "decision": self.game.decisions, "choices": self.game.hint()}
+            return {"game": self.id, "decision": self.game.decisions, "choices": self.game.hint_view()}
 
     # --- what the page changes ---------------------------------------------------------------
 

@@ -136,9 +136,15 @@ function chooseDie(kind, d) {
     pick[value] = null;
   }
   pick.cells = [];
-  hidePicker();
-  if (pick[key] !== null && face(kind, d) === "joker") askJoker(kind);
+  askJokers();
   render();
+}
+
+function askJokers() {
+  // The picker asks for the value of a chosen joker die that has none yet (the colour's first).
+  if (pick.cd !== null && face("colour", pick.cd) === "joker" && pick.colour === null) askJoker("colour");
+  else if (pick.nd !== null && face("number", pick.nd) === "joker" && pick.number === null) askJoker("number");
+  else hidePicker();
 }
 
 function askJoker(kind) {
@@ -164,7 +170,7 @@ function askJoker(kind) {
     b.disabled = !usable;
     b.addEventListener("click", () => {
       pick[kind] = o;
-      hidePicker();
+      askJokers();
       render();
     });
     box.append(b);
@@ -289,7 +295,7 @@ function renderSheet(root, seat, {big}) {
   const width = LEFT + 15 * STEP + 190, height = TOP + 7 * STEP + 76;
   root.replaceChildren();
   root.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  root.setAttribute("class", big ? "sheet big" : "sheet small");
+  root.setAttribute("class", big ? (interactive && ready() ? "sheet big choosing" : "sheet big") : "sheet small");
   if (big) root.setAttribute("aria-label", `Your sheet: ${seat.crossed.length} boxes crossed`);
   for (let c = 0; c < 15; c++) {
     const x = LEFT + c * STEP;
@@ -454,7 +460,8 @@ function renderControls() {
       const size = n[0].cells.length;
       say(`Click ${size} ${n[0].colour} box${size > 1 ? "es" : ""} among the lit ones (${n.length} placement${n.length > 1 ? "s" : ""}).`, "info");
     } else {
-      say(`${pick.cells.join(" ")}: ${n[0].cells.length - pick.cells.length} more.`, "info");
+      const more = n[0].cells.length - pick.cells.length;
+      say(`${pick.cells.join(" ")} picked: ${more} more box${more > 1 ? "es" : ""}.`, "info");
     }
   } else if (done) {
     say(`Ready: ${done.colour} ${done.number} on ${done.cells.join(" ")}.`, "info");
@@ -479,7 +486,7 @@ function renderCoach() {
   if (S.coach.on && m && m.loss > S.coach.threshold + 1e-9) {
     w.hidden = false;
     w.replaceChildren(el("strong", {}, `Coach: that cost ${m.loss.toFixed(2)} points. `),
-      document.createTextNode(`You played ${m.played}; the best was ${m.best}.`));
+      document.createTextNode(`You played ${moveText(m.choice)}; the best was ${moveText(m.best)}.`));
   } else {
     w.hidden = true;
   }
@@ -512,20 +519,52 @@ function renderHint() {
     return;
   }
   panel.hidden = false;
-  panel.replaceChildren(el("h2", {}, "Hint: the choices ranked by learned"));
-  const table = el("table", {class: "ranked"});
-  table.append(el("thead", {})).append(rowOf(["#", "choice", "value", "loss"], "th"));
-  const body = el("tbody");
-  const best = hintShown.choices[0].value;
-  hintShown.choices.slice(0, 8).forEach((c, k) => {
-    const tr = rowOf([String(k + 1), c.text, c.value.toFixed(2), (best - c.value).toFixed(2)], "td");
-    if (k === 0) tr.className = "best";
-    body.append(tr);
+  panel.replaceChildren(el("h2", {}, "Hint: your choices ranked by learned"));
+  const shown = hintShown.choices.slice(0, 8);
+  panel.append(rankedTable(shown.map((c) => ({rank: c.rank, choice: c, value: c.value, loss: c.loss,
+                                              best: c.rank === 1})), {dice: true, id: "hint-table"}));
+  if (hintShown.choices.length > shown.length) {
+    panel.append(el("p", {class: "more"}, `and ${hintShown.choices.length - shown.length} more`));
+  }
+  const best = hintShown.choices[0];
+  const foot = el("p", {class: "note"}, best.pass ? "learned would pass. " : "The best choice is outlined on your sheet. ");
+  const take = el("button", {type: "button", id: "take-hint", class: "link"}, best.pass ? "Pass" : "Pick it");
+  take.addEventListener("click", () => {
+    if (best.pass) { send(-1); return; }
+    pick = {cd: best.colour_die, nd: best.number_die,
+            colour: face("colour", best.colour_die) === "joker" ? best.colour : null,
+            number: face("number", best.number_die) === "joker" ? best.number : null, cells: [...best.cells]};
+    hidePicker();
+    render();
   });
-  table.append(body);
-  panel.append(table);
-  if (hintShown.choices.length > 8) panel.append(el("p", {class: "more"}, `and ${hintShown.choices.length - 8} more`));
-  panel.append(el("p", {class: "note"}, "The best choice is outlined on your sheet."));
+  foot.append(take);
+  panel.append(foot);
+}
+
+// A table of ranked choices (a hint, or a mistake's decision view): rows {rank, choice, value, loss,
+// best, played}; with `dice`, the dice each choice takes.
+function rankedTable(rows, {dice = false, id = null} = {}) {
+  const table = el("table", {class: "ranked", id});
+  const head = el("thead");
+  head.append(rowOf(["#", "choice"].concat(dice ? ["dice"] : [], ["value", "loss"]), "th"));
+  const body = el("tbody");
+  for (const r of rows) {
+    const tr = el("tr", {class: [r.best ? "best" : "", r.played ? "played" : ""].join(" ").trim() || null});
+    tr.append(el("td", {}, String(r.rank)), el("td", {}, moveText(r.choice)));
+    if (dice) {
+      const td = el("td", {class: "dice-cell"});
+      if (!r.choice.pass) {
+        const cf = face("colour", r.choice.colour_die), nf = face("number", r.choice.number_die);
+        td.append(el("span", {class: `mini colour ${cf}`, title: `colour die: ${cf}`}, cf === "joker" ? "?" : ""),
+                  el("span", {class: "mini number", title: `number die: ${nf}`}, nf === "joker" ? "?" : String(nf)));
+      }
+      tr.append(td);
+    }
+    tr.append(el("td", {class: "num"}, r.value.toFixed(2)), el("td", {class: "num"}, r.loss.toFixed(2)));
+    body.append(tr);
+  }
+  table.append(head, body);
+  return table;
 }
 
 function rowOf(cells, tag) {
