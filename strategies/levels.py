@@ -26,10 +26,10 @@ class Level:
 
 #: Temperatures: bench/levels.py's bisection (docs/levels.md says how they were measured).
 LEVELS = (
-    Level(1, "beginner", "tempered:temp=6", 5.0),
-    Level(2, "casual", "tempered:temp=2.5", 11.0),
-    Level(3, "club", "tempered:temp=1.2", 17.0),
-    Level(4, "strong", "tempered:temp=0.5", 23.0),
+    Level(1, "beginner", "tempered:temp=1.04", 5.0),
+    Level(2, "casual", "tempered:temp=0.807", 11.0),
+    Level(3, "club", "tempered:temp=0.618", 17.0),
+    Level(4, "strong", "tempered:temp=0.425", 23.0),
     Level(5, "learned", "learned"),
 )
 
