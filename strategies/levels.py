@@ -4,9 +4,10 @@
     level_of("learned")  # the last level: learned itself
 
 Levels below the last are `tempered` (learned's values, the choice drawn at a temperature): the
-temperatures were set by bisection on solo means spaced between a beginner's and learned's, and
-each level's solo mean and its 4-player win rate against three `learned` were then measured on
-other seeds (bench/levels.py; the table is in docs/levels.md). A test checks that they are strictly
+solo temperatures were set by bisection on solo means spaced between a beginner's and learned's,
+the table temperatures on win rates against three `learned` at a table of 4 spaced likewise; each
+level's solo mean and its 4-player win rate against three `learned` were then measured on other
+seeds (bench/levels.py; the table is in docs/levels.md). A test checks that they are strictly
 ordered (tests/test_levels.py).
 """
 from __future__ import annotations
@@ -21,15 +22,16 @@ class Level:
     number: int
     name: str
     spec: str           # the strategy spec every bot of the level plays
-    target: float | None = None     # the solo mean its temperature was set for (None: learned itself)
+    target: float | None = None     # the solo mean its solo temperature was set for (None: learned itself)
+    table_target: float | None = None   # the win rate against three learned its table temperature was set for
 
 
 #: Temperatures: bench/levels.py's bisection (docs/levels.md says how they were measured).
 LEVELS = (
-    Level(1, "beginner", "tempered:temp=1.04", 5.0),
-    Level(2, "casual", "tempered:temp=0.807", 11.0),
-    Level(3, "club", "tempered:temp=0.618", 17.0),
-    Level(4, "strong", "tempered:temp=0.425", 23.0),
+    Level(1, "beginner", "tempered:temp=1.03,table_temp=0.374", 5.0, 0.03),
+    Level(2, "casual", "tempered:temp=0.805,table_temp=0.278", 11.0, 0.08),
+    Level(3, "club", "tempered:temp=0.617,table_temp=0.213", 17.0, 0.13),
+    Level(4, "strong", "tempered:temp=0.424,table_temp=0.151", 23.0, 0.19),
     Level(5, "learned", "learned"),
 )
 

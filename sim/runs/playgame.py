@@ -204,7 +204,7 @@ class Game:
         choice = int(choice)
         word = {"decision": self.decisions + 1, "roll": g.roll, "active": g.active,
                 "choice": _choice(self.py_tab, choice, cands[choice] if choice >= 0 else None),
-                "loss": None, "learned": None, "best": None}
+                "loss": None, "value": None, "learned": None, "best": None, "best_value": None}
         if self.advisor is not None:
             adv = self._advise()
             word.update(loss=adv.loss(choice), value=adv.value(choice),
