@@ -146,3 +146,26 @@ def test_a_solo_game_analysed_has_its_rating_band_and_luck(tmp_path):
     assert a["band"]["rating"] and a["score"] == g.scores()[0] and a["winners"] == [0]
     assert len(a["rolls"]) == 30 and all(r["luck"] is not None for r in a["rolls"])
     assert a["luck_total"] == pytest.approx(sum(r["luck"] for r in a["rolls"]))
+
+
+def test_recorded_plays_its_file_and_refuses_another_game_s(tmp_path):
+    from sim.runs.api import StrategyError, check_chunk
+    from strategies.recorded import MovesError, read_moves
+
+    g = random_game(Game(players=2, opponents="greedy", seed=9, game=1), np.random.default_rng(3))
+    folder = g.save(tmp_path / "g")
+    moves = str(folder / "moves.json")
+    assert read_moves(moves)["player"] == "you" and len(read_moves(moves)["moves"]) == g.roll
+    again = play_chunk(9, 1, 1, [f"recorded:moves={moves}", "greedy"], players=2, log_turns=True)
+    assert same_game(g, again) and again.labels == ("you", "greedy")
+    other = play_chunk(9, 2, 1, [f"recorded:moves={moves}", "greedy"], players=2)    # another game's dice
+    with pytest.raises(StrategyError, match="recorded:moves=.*seat 0"):
+        check_chunk(other)
+    (tmp_path / "bad.json").write_text('{"format": "encore-sim-moves", "version": 1, "player": "you", '
+                                       '"moves": [{"colour_die": 5}]}')
+    with pytest.raises(MovesError, match="bad.json, roll 1: 'colour_die' must be an integer 0..2"):
+        play_chunk(9, 1, 1, [f"recorded:moves={tmp_path / 'bad.json'}", "greedy"], players=2)
+    # A changed moves file is no longer the dataset's game: the commands that replay it say so.
+    (folder / "moves.json").write_text((folder / "moves.json").read_text().replace('"jokers": 0', '"jokers": 1', 1))
+    out = CliRunner().invoke(cli.main, ["replay", str(folder), "--game", "1"])
+    assert out.exit_code != 0 and "has changed since the run" in out.output

@@ -23,11 +23,12 @@ first row names the dice pair it takes. The loss of a move is `analyse`'s: the v
 best choice by value minus that of the move (at a table the active player's dice denial is not in
 the value, so learned's own choice may show a small loss there, as in `analyse`).
 
-The folder (sim.runs.defaults.PLAY_FOLDER) is a dataset of one game: game g of its seed, in a
-chunk of its own (chunk_size 1, games g + 1, only chunk g stored), its seats played by
-`recorded:moves=moves.json` (strategies.recorded: your moves, from the file beside the manifest)
-and the opponents' specs. Mid-game it holds the manifest (status "running") and moves.json, which
-`resume` replays; at the end the game's tables, which summary, replay, analyse and report read.
+The game's folder (sim.runs.defaults.PLAY_FOLDER) holds play.json, the game's settings and your
+moves so far (Game.record), rewritten after every move, which `resume` replays. Once the game is
+over it is also a dataset of one game: game g of its seed, in a chunk of its own (chunk_size 1,
+games g + 1, only chunk g stored), seat 0 played by `recorded:moves=moves.json` (strategies.recorded:
+your moves, from the file beside the manifest, found there wherever the folder is moved) and the
+others by the opponents' specs, so that summary, replay, analyse and report rebuild it as any run.
 """
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ from .chunk import games_table, players_table, turns_table
 from .dataset import LocalStore, write_chunk, write_json
 from .defaults import MAX_ROLLS, PLAY_FOLDER, PLAY_LABEL, PLAY_OPPONENTS, PLAY_PLAYERS, SHEET
 from .game import GameInProgress, IllegalChoice
-from .gamelog import mask_cells
+from .gamelog import describe, mask_cells
 from .settings import Settings, check_int
 
 __all__ = ["Game", "IllegalChoice", "PageGame", "resume"]
@@ -85,7 +86,7 @@ class Game:
         try:
             self.advisor, self.no_advice = Advisor(self.sheet, players, self.rules), None
         except MissingWeights as e:     # a sheet or rules learned has no weights for: play on, without hints
-            self.advisor, self.no_advice = None, e.message(train="`encore-sim train`")
+            self.advisor, self.no_advice = None, e.message()
         from .playview import Awards
         self.awards = Awards(players)
         self.awards.watch(self.gip)
@@ -237,10 +238,13 @@ class Game:
     def view(self, hint: bool = False) -> dict:
         """Everything the play page draws, as plain JSON data (sim.runs.playview.page_view: the
         sheet, every seat's boxes, awards and score, the dice and which are yours, your choices,
-        the roll log), with the settings, the coach's words on your moves, and with `hint`
-        hint_view()."""
+        the roll log, each move also in words), with the settings, the coach's words on your moves,
+        and with `hint` hint_view()."""
         from .playview import page_view, sheet_view
         view = page_view(self.gip, self.awards, self.py_tab)
+        for roll in view["log"]:    # each move in words too, as `replay` words it
+            for m in roll["moves"]:
+                m["text"] = f"seat {m['seat']} ({self.labels[m['seat']]}): {describe(m)}"
         view.update(you=0, sheet=sheet_view(self.sheet, self.rules), settings=self.settings(),
                     decisions=self.decisions, losses=self.losses, last_loss=self.last_loss,
                     folder=None if self.folder is None else str(self.folder),
