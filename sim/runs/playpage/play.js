@@ -212,6 +212,7 @@ function render() {
   renderScores();
   renderStatus();
   renderSheet($("sheet"), S.seats[you()], {big: true});
+  $("controls").hidden = S.over;
   renderDice();
   renderControls();
   renderCoach();
@@ -240,7 +241,8 @@ function renderScores() {
     const li = el("li", {class: ["score", seat.yours ? "you" : "", !S.over && S.active_seat === s && S.players > 1
       ? "active" : "", seat.winner ? "winner" : ""].join(" ").trim(), "data-seat": String(s)});
     li.append(el("span", {class: "name"}, seatName(s)));
-    li.append(el("span", {class: "points", "aria-label": `score ${seat.score}`}, String(seat.score)));
+    li.append(el("span", {class: "points", "aria-label": `score ${seat.score}`,
+                          title: S.over ? "final score" : "the score if the game ended now"}, String(seat.score)));
     li.append(el("span", {class: "jokers", title: "! left"}, `${seat.jokers_left} !`));
     if (seat.winner) li.append(el("span", {class: "crown", "aria-label": "winner"}, "★"));
     ul.append(li);
@@ -300,7 +302,11 @@ function renderSheet(root, seat, {big}) {
   for (let c = 0; c < 15; c++) {
     const x = LEFT + c * STEP;
     const start = c === sh.start_column;
-    if (start) root.append(svg("rect", {x: x - 3, y: 4, width: BOX + 6, height: 24 + 7 * STEP, rx: 8, class: "start-col"}));
+    if (start) {
+      // The start column: framed, its letter on a dark tab, as on the printed sheet.
+      root.append(svg("rect", {x: x - 4, y: TOP - 4, width: BOX + 8, height: 7 * STEP + 4, rx: 9, class: "start-col"}));
+      root.append(svg("rect", {x: x - 4, y: 5, width: BOX + 8, height: 22, rx: 6, class: "start-tab"}));
+    }
     root.append(svg("text", {x: x + BOX / 2, y: 21, class: start ? "col-letter start" : "col-letter"}, sh.columns[c]));
   }
   for (let r = 0; r < 7; r++) {
@@ -546,7 +552,9 @@ function renderHint() {
 function rankedTable(rows, {dice = false, id = null} = {}) {
   const table = el("table", {class: "ranked", id});
   const head = el("thead");
-  head.append(rowOf(["#", "choice"].concat(dice ? ["dice"] : [], ["value", "loss"]), "th"));
+  const titles = rowOf(["#", "choice"].concat(dice ? ["dice"] : [], ["value", "loss"]), "th");
+  for (const th of [...titles.children].slice(-2)) th.className = "num";
+  head.append(titles);
   const body = el("tbody");
   for (const r of rows) {
     const tr = el("tr", {class: [r.best ? "best" : "", r.played ? "played" : ""].join(" ").trim() || null});
@@ -630,12 +638,13 @@ function renderEnd() {
   end.hidden = false;
   end.replaceChildren();
   const me = S.seats[you()];
+  const a = S.analysis || {status: "off"};
   const head = el("div", {class: "end-head"});
   head.append(el("h2", {}, "Game over"));
   head.append(el("p", {class: "final-score", id: "final-score"}, `Your score: ${me.score}`));
-  const a = S.analysis || {status: "off"};
   if (S.players === 1) {
-    if (a.rating) head.append(el("p", {class: "rating", id: "rating"}, `${a.rating.stars}★ · ${a.rating.text}`));
+    if (a.band) head.append(el("p", {class: "rating", id: "rating", title: `the rulebook's band ${a.band.scores}`},
+                               `${a.band.stars}★ · ${a.band.rating}`));
   } else {
     const winners = S.seats.filter((s) => s.winner).map((s) => seatName(s.seat));
     head.append(el("p", {class: "winner", id: "winner"}, winners.length > 1
@@ -652,7 +661,7 @@ function renderEnd() {
   }
   end.append(body);
   if (S.folder) {
-    const p = el("p", {class: "saved"});
+    const p = el("p", {class: "saved", id: "saved"});
     p.append(document.createTextNode("Saved as a dataset: "), el("code", {}, S.folder),
              document.createTextNode(". Every command reads it, e.g. "),
              el("code", {}, `encore-sim analyse ${S.folder} --game ${S.settings.game}`), document.createTextNode("."));
@@ -660,47 +669,60 @@ function renderEnd() {
   }
 }
 
+// A choice of the analysis (its boxes and '!' only): its colour is its first box's.
+function choiceOf(c) {
+  if (c.pass) return {pass: true};
+  const [col, row] = [S.sheet.columns.indexOf(c.cells[0][0]), Number(c.cells[0].slice(1)) - 1];
+  return {pass: false, colour: COLOURS[S.sheet.boxes[row][col]], number: c.cells.length, cells: c.cells,
+          jokers: c.jokers};
+}
+
+function signed(x) {
+  return `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(2)}`;
+}
+
 function analysisView(box, a) {
-  const facts = el("dl", {class: "facts"});
-  const add = (k, v) => { facts.append(el("dt", {}, k), el("dd", {}, v)); };
+  const facts = el("dl", {class: "facts", id: "facts"});
+  const add = (k, v, title = null) => { facts.append(el("dt", {title}, k), el("dd", {title}, v)); };
   add("Your decisions", String(a.decisions));
-  add("Points lost against learned", a.loss.toFixed(2));
+  add("Unlike learned's", String(a.differs), "decisions where you chose otherwise than learned");
+  add("Points lost", a.loss_total.toFixed(2), "learned's value of its choice minus that of yours, summed");
   add("Per decision", a.loss_per_decision.toFixed(3));
-  if (a.luck !== null && a.luck !== undefined) add("Luck of your dice", `${a.luck >= 0 ? "+" : ""}${a.luck.toFixed(2)}`);
+  if (a.luck_total !== null && a.luck_total !== undefined) {
+    add("Luck of the dice", signed(a.luck_total), "what your rolls were worth beyond an average roll's, summed");
+  }
   box.append(facts);
   box.append(el("h3", {}, "Loss per decision"));
-  box.append(bars(a.per_decision.map((d) => ({x: d.roll, v: d.loss, label: `roll ${d.roll}: ${d.loss.toFixed(2)} lost`})),
-                  {id: "loss-chart", positive: "loss"}));
-  if (a.luck_per_roll && a.luck_per_roll.length) {
+  box.append(bars(a.rolls.map((r) => ({roll: r.roll, v: r.loss, label: `roll ${r.roll}: ${r.loss.toFixed(2)} lost`})),
+                  {id: "loss-chart"}));
+  const lucky = a.rolls.filter((r) => r.luck !== null && r.luck !== undefined);
+  if (lucky.length) {
     box.append(el("h3", {}, "Luck per roll"));
-    box.append(bars(a.luck_per_roll.map((d) => ({x: d.roll, v: d.luck, label: `roll ${d.roll}: ${d.luck >= 0 ? "+" : ""}${d.luck.toFixed(2)}`})),
-                    {id: "luck-chart", signed: true}));
+    box.append(bars(lucky.map((r) => ({roll: r.roll, v: r.luck, label: `roll ${r.roll}: ${signed(r.luck)}`})),
+                    {id: "luck-chart", twoSided: true}));
   }
   box.append(el("h3", {}, "Your largest mistakes"));
   const list = el("ol", {class: "mistakes", id: "mistakes"});
-  if (!a.mistakes.length) list.append(el("li", {}, "None: every move was learned's choice."));
+  if (!a.mistakes.length) list.append(el("li", {}, "None: every move of yours was as good as learned's."));
   for (const m of a.mistakes) {
     const li = el("li", {class: "mistake"});
-    li.append(el("p", {class: "what"}, `Roll ${m.roll}: you played ${m.played}; learned plays ${m.best}. Lost ${m.loss.toFixed(2)} points.`));
-    const t = el("table", {class: "ranked"});
-    t.append(el("thead")).append(rowOf(["#", "choice", "value", "loss"], "th"));
-    const tb = el("tbody");
-    for (const c of m.choices) {
-      const tr = rowOf([String(c.rank), c.text, c.value.toFixed(2), c.loss.toFixed(2)], "td");
-      if (c.played) tr.className = "played";
-      if (c.rank === 1) tr.classList.add("best");
-      tb.append(tr);
+    li.append(el("p", {class: "what"}, `Roll ${m.roll}${m.view && m.view.dice ? ` (dice ${m.view.dice})` : ""}: ` +
+      `you played ${moveText(choiceOf(m.chosen))}, learned ${moveText(choiceOf(m.best))}: ${m.loss.toFixed(2)} points lost.`));
+    if (m.view && m.view.options) {
+      const top = m.view.options[0].value;
+      const shown = m.view.options.filter((o, k) => k < 5 || o.played);
+      li.append(rankedTable(shown.map((o) => ({rank: o.rank, choice: o, value: o.value, loss: top - o.value,
+                                               best: o.rank === 1, played: o.played}))));
     }
-    t.append(tb);
-    li.append(t);
     list.append(li);
   }
   box.append(list);
 }
 
-// A bar per item: height |v|, above the axis (red: a loss; green: good luck) or below it.
-function bars(items, {id, signed = false}) {
-  const w = 640, h = signed ? 120 : 90, mid = signed ? h / 2 : h - 14;
+// A bar per roll: height |v|, above the axis (red: a loss; green: good luck) or below it.
+function bars(items, {id, twoSided = false}) {
+  // Bars in the top `base` pixels (around the axis `mid`), the rolls' numbers in the last 12.
+  const w = 640, base = twoSided ? 120 : 80, h = base + 12, mid = twoSided ? base / 2 : base - 2;
   const pic = svg("svg", {viewBox: `0 0 ${w} ${h}`, class: "chart", id, role: "img",
                           "aria-label": items.map((i) => i.label).join("; ")});
   const top = Math.max(0.5, ...items.map((i) => Math.abs(i.v)));
@@ -708,11 +730,14 @@ function bars(items, {id, signed = false}) {
   pic.append(svg("line", {x1: 30, y1: mid, x2: w - 4, y2: mid, class: "axis"}));
   pic.append(svg("text", {x: 26, y: 12, class: "tick"}, top.toFixed(1)));
   items.forEach((it, k) => {
-    const len = (Math.abs(it.v) / top) * (signed ? h / 2 - 8 : h - 24);
+    if (it.roll !== undefined && (it.roll === 1 || it.roll % 5 === 0)) {
+      pic.append(svg("text", {x: 34 + k * (bw + 2) + bw / 2, y: h - 1, class: "tick x"}, String(it.roll)));
+    }
+    const len = (Math.abs(it.v) / top) * (twoSided ? base / 2 - 8 : base - 14);
     const x = 34 + k * (bw + 2);
-    const up = signed ? it.v >= 0 : true;
+    const up = twoSided ? it.v >= 0 : true;
     const r = svg("rect", {x, y: up ? mid - len : mid, width: bw, height: Math.max(len, 0.5),
-                           class: signed ? (it.v >= 0 ? "bar good" : "bar bad") : "bar loss"});
+                           class: twoSided ? (it.v >= 0 ? "bar good" : "bar bad") : "bar loss"});
     r.append(svg("title", {}, it.label));
     pic.append(r);
   });
