@@ -1185,8 +1185,8 @@ def list_strategies():
 def play(players, opponents, level, sheet, rules, seed, game, out, resume_path, coach, port, no_browser):
     """Play a game against the bots in your browser, with hints, a coach and your game analysed.
 
-    Serves one page on 127.0.0.1 (the URL, with its secret token, is the first line printed) until
-    Ctrl-C; docs/play.md. The game is kept after every move: --resume FOLDER continues it.
+    Serves one page on 127.0.0.1 until Ctrl-C: its URL, with its secret token, is the one line printed
+    on stdout (docs/play.md). The game is kept after every move: --resume FOLDER continues it.
     """
     _announce_compiling(_progress_enabled(False))
     from sim.runs.commands import play as run_play
@@ -1195,7 +1195,7 @@ def play(players, opponents, level, sheet, rules, seed, game, out, resume_path, 
                                   ("sheet", sheet), ("rules", rules), ("seed", seed), ("game", game))
           if given(name) is not click.core.ParameterSource.DEFAULT}
     run_play(**kw, out=out, resume=resume_path, coach=coach, port=port, browser=not no_browser,
-             say=lambda line: click.echo(line))
+             say=click.echo, note=lambda line: click.echo(line, err=True))
 
 
 def _exit_interrupted():

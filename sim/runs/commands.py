@@ -155,13 +155,15 @@ def compare_rules(*rules, strategy=D.RUN_STRATEGY, players: int | None = None, r
 
 def play(*, players=Default(D.PLAY_PLAYERS), opponents=Default(None), level=Default(None), seed=Default(None),
          game=Default(0), sheet=Default(D.SHEET), rules=Default(None), out=None, resume=None,
-         coach: float | None = None, port: int | None = None, browser: bool = True, say=print) -> None:
+         coach: float | None = None, port: int | None = None, browser: bool = True, say=print,
+         note=None) -> None:
     """Play a game against the bots on a page in the browser, served from 127.0.0.1 until Ctrl-C
     (sim.runs.playserver): you are seat 0 of `players`, against `opponents` (one spec for every
     other seat, or one per seat) or bots of `level`; `seed` None: a fresh one. The game is kept in
     `out` [default: sim.runs.defaults.PLAY_FOLDER] after every move; `resume` continues the game
     of such a folder, with its own settings. `coach`: the loss in points above which the page's
-    coach speaks (None: it starts off). say(line) prints the URL first, then how to resume."""
+    coach speaks (None: it starts off). say(url) prints the page's address, note(line) how to resume."""
+    note = note or (lambda line: print(line, file=sys.stderr))
     from .playgame import Game, resume as resume_game
     from .playserver import listen, serve
     from .playsession import PlaySession
@@ -189,8 +191,8 @@ def play(*, players=Default(D.PLAY_PLAYERS), opponents=Default(None), level=Defa
         sock.close()
         raise
     serve(session, sock, browser=browser, say=say,
-          resume_hint=f"Your game is kept in {session.folder} after every move: stop with Ctrl-C, continue with "
-                      f"encore-sim play --resume {session.folder}")
+          tell=lambda: note(f"Your game is kept in {session.folder} after every move: stop with Ctrl-C, continue "
+                            f"with encore-sim play --resume {session.folder}"))
 
 
 def _game_analysis(folder) -> dict:

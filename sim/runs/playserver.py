@@ -215,15 +215,15 @@ class Server:
         self.sock.close()
 
 
-def serve(session, sock: socket.socket, browser: bool = True, say=print, resume_hint: str | None = None) -> None:
-    """Serve `session`'s page on `sock` (listen()) until Ctrl-C: the URL first (flushed, on the first
-    line of stdout: a script or test reads it there), then `resume_hint`, then the browser opened
-    on the URL unless `browser` is False."""
+def serve(session, sock: socket.socket, browser: bool = True, say=print, tell=None) -> None:
+    """Serve `session`'s page on `sock` (listen()) until Ctrl-C: say(url) first (the command prints it
+    as the first line of stdout, flushed: a script or test reads it there), then tell() (the
+    command's notes, on stderr), then the browser opened on the URL unless `browser` is False."""
     server = Server(session, sock=sock)
     say(server.url)
-    if resume_hint:
-        say(resume_hint)
     sys.stdout.flush()
+    if tell is not None:
+        tell()
     if browser:
         import webbrowser
         # The socket already listens: a browser faster than uvicorn's start waits in its backlog.
