@@ -220,8 +220,19 @@ class Player:
             k = s["decision"]
             self.move(s)
             s = self.wait(lambda t: t["decision"] == k + 1 or t["over"], f"decision {k + 1}")
-            assert s["last_move"] is not None
+            self.check_coach(s)
         return s
+
+    def check_coach(self, s: dict) -> None:
+        """The coach speaks after a move that cost more than its threshold, and only then."""
+        hidden, words = self.d.execute_script("const w = document.getElementById('coach-word');"
+                                              "return [w.hidden, w.textContent]")
+        move, coach = s["last_move"], s["coach"]
+        if coach["on"] and move["loss"] > coach["threshold"]:
+            assert not hidden and f"that cost {move['loss']:.2f} points" in words, (move, words)
+            self.counts["coached"] = self.counts.get("coached", 0) + 1
+        else:
+            assert hidden, (move, coach, words)
 
     def errors(self) -> list[str]:
         return [e["message"] for e in self.d.get_log("browser") if e["level"] == "SEVERE"]
@@ -315,6 +326,10 @@ def test_a_solo_game_played_by_clicking_and_analysed(driver, tmp_path):
         s = p.open(server.url)
         assert s["players"] == 1 and len(s["dice"]["colour"]) == 2 and len(s["dice"]["number"]) == 2
         assert len(driver.find_elements("css selector", "#dice .die")) == 4
+        assert not s["coach"]["on"]
+        p.click("#coach-on")                               # the coach, switched on on the page
+        s = p.wait(lambda t: t["coach"]["on"], "the coach on")
+        assert json.loads((tmp_path / "results/play-solo/play.json").read_text())["coach"]["on"]
         s = p.play(until=lambda t: t["decision"] == 12)
         driver.refresh()                                   # the game survives a reload
         again = p.wait(lambda t: t["decision"] == 12, "the same decision after a reload")
@@ -366,6 +381,7 @@ def test_a_two_player_game_stopped_and_resumed(driver, tmp_path):
         assert s2["decision"] == s["decision"] and s2["seats"] == s["seats"] and s2["coach"] == {"on": True, "threshold": 0.5}
         s = p.play()
         assert s["over"] and s["players"] == 2 and not s["seats"][1]["yours"]
+        assert p.counts.get("coached", 0) >= 1, p.counts
         read_end(p, 2, tmp_path)
         assert not p.errors()
     finally:
