@@ -240,3 +240,21 @@ def test_a_port_in_use_is_one_line_and_exit_2(tmp_path):
         out = _cli("--players", "1", "--port", str(busy.getsockname()[1]), "--no-browser", cwd=tmp_path)
     assert out.returncode == 2 and out.stderr.startswith("Error: cannot listen"), out.stderr
     assert out.stderr.count("\n") == 1 and not list(tmp_path.iterdir())     # no game folder made
+
+
+def test_a_finished_game_is_saved_analysed_and_resumed_with_its_analysis(tmp_path):
+    from sim.runs.commands import _game_analysis
+    folder = tmp_path / "game"
+    s = PlaySession.start(Game(players=1, seed=2, game=0), folder, analyse=_game_analysis)
+    while not s.game.over:
+        s.play({"game": s.id, "decision": s.game.decisions, "choice": -1})
+    s.wait(300)
+    a = s.state()["analysis"]
+    assert a["status"] == "done" and a["decisions"] == 30 and a["score"] == s.state()["seats"][0]["score"]
+    assert {"manifest.json", "play.json", "analysis.json"} <= {p.name for p in folder.iterdir()}
+    again = PlaySession.resume(folder, resume_game, analyse=_game_analysis)   # read back, not redone
+    assert again.state()["analysis"] == a and again.state()["over"]
+    (folder / "analysis.json").unlink()                                     # stopped while analysing
+    again = PlaySession.resume(folder, resume_game, analyse=_game_analysis)
+    again.wait(300)
+    assert again.state()["analysis"] == a

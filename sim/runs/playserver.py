@@ -78,8 +78,9 @@ class Guard:
     async def __call__(self, scope, receive, send):
         if scope["type"] == "lifespan":
             return await self.app(scope, receive, send)
-        if scope["type"] != "http":          # websockets: the page uses none
-            return await _line(403, "forbidden: plain HTTP requests only")(scope, receive, send)
+        if scope["type"] != "http":          # a websocket: the page opens none, so it is closed at once
+            await receive()
+            return await send({"type": "websocket.close", "code": 1008})
         refusal, rest = self._check(scope)
         if refusal is not None:
             return await refusal(scope, receive, send)
