@@ -292,8 +292,8 @@ def _games_option(help: str, default=None):
     return click.option("--games", "-n", type=COUNT, default=default, show_default=default is not None, help=help)
 
 
-def _game_option(help: str, **attrs):
-    return click.option("--game", "-g", type=COUNT, default=None, help=help, **attrs)
+def _game_option(help: str, default=None, **attrs):
+    return click.option("--game", "-g", type=COUNT, default=default, help=help, **attrs)
 
 
 def _chunk_size_option(help: str):
@@ -1079,6 +1079,48 @@ def list_strategies():
         click.echo(f"{name:<12} {s.description}")
         for k, v in s.params.items():
             click.echo(f"{'':<12}   {k} = {v:g}")
+
+
+# --- play ----------------------------------------------------------------------------
+
+@main.command("play")
+@_players_option("Players at the table, you included (1 = the solo game).", default=defaults.PLAY_PLAYERS)
+@click.option("--opponents", "opponents", multiple=True, metavar="SPEC",
+              help="The bots' strategy: once for every other seat, or once per other seat [default: "
+                   f"{defaults.PLAY_OPPONENTS}].")
+@click.option("--level", default=None, help="Bots of this level instead (docs/levels.md): a number or a name.")
+@_sheet_option()
+@_rules_option()
+@click.option("--seed", type=SEED, default=None, help="Root seed: game g of a seed has `run`'s dice of game g of "
+                                                      "that seed [default: a fresh one].")
+@_game_option("The game's number of the seed.", default=defaults.PLAY_GAME, show_default=True)
+@_max_rolls_option()
+@_out_option("The game's folder, kept after every move and a dataset at the end [default: "
+             "results/play-YYYYmmdd-HHMMSS].", file=False)
+@click.option("--resume", "resume_path", default=None, metavar="FOLDER",
+              help="Continue the game kept in FOLDER (its own settings).")
+@click.option("--coach", type=click.FloatRange(0, 100), default=None, metavar="POINTS",
+              help="Turn the coach on: after each of your moves it says what the move cost against learned's "
+                   "best, when that is more than POINTS (the page can change it).")
+@click.option("--port", type=click.IntRange(1, 65535), default=None,
+              help="Serve on 127.0.0.1:PORT [default: a free port].")
+@click.option("--no-browser", is_flag=True, help="Only print the URL (the first line of output); open no browser.")
+@_errors
+def play(players, opponents, level, sheet, rules, seed, game, max_rolls, out, resume_path, coach, port, no_browser):
+    """Play a game against the bots in your browser, with hints, a coach and your game analysed.
+
+    Serves one page on 127.0.0.1 until Ctrl-C: its URL, with its secret token, is the one line printed
+    on stdout (docs/play.md). The game is kept after every move: --resume FOLDER continues it.
+    """
+    _announce_compiling(_progress_enabled(False))
+    from sim.runs.commands import play as run_play
+    given = click.get_current_context().get_parameter_source
+    kw = {name: v for name, v in (("players", players), ("opponents", list(opponents) or None), ("level", level),
+                                  ("sheet", sheet), ("rules", rules), ("seed", seed), ("game", game),
+                                  ("max_rolls", max_rolls))
+          if given(name) is not click.core.ParameterSource.DEFAULT and v is not None}
+    run_play(**kw, out=out, resume=resume_path, coach=coach, port=port, browser=not no_browser,
+             say=click.echo, note=lambda line: click.echo(line, err=True))
 
 
 def _exit_interrupted():

@@ -8,6 +8,7 @@
     es.analyse("results/demo")                    # the loss per strategy; .attrs["mistakes"], ["by_stage"], ...
     es.analyse("results/demo", game=3, roll=5)     # every choice of one decision, ranked
     es.replay("results/demo", game=3)              # the moves; .attrs["text"] draws the sheets
+    g = es.game(players=4, opponents="learned")    # your game: g.choices(), g.hint(), g.play(i), g.save()
 
 Each function is its command (`encore-sim run`, `summary`, ...; `compare_rules` is `compare-rules`)
 with the command's options as keyword arguments under the same names (`--games` is `games=`,
@@ -28,7 +29,7 @@ import pandas as pd
 from sim.runs import commands
 
 __all__ = ["run", "summary", "compare", "compare_rules", "tune", "train", "replay", "analyse", "report", "bound",
-           "moves", "strategies", "weights", "available_dice"]
+           "moves", "strategies", "weights", "available_dice", "game"]
 
 
 def _frame(rows, **attrs) -> pd.DataFrame:
@@ -44,12 +45,12 @@ def _call(name: str, args: tuple, kwargs: dict) -> str:
     return f"encore_sim.{name}({', '.join(shown)})"
 
 
-def _signature_of(command, drop=("command", "say")):
+def _signature_of(command, drop=("command", "say"), returns=pd.DataFrame):
     """The notebook function of `command` takes its keywords, with its defaults (sim.runs.commands)."""
     def wrap(fn):
         sig = inspect.signature(command)
         fn.__signature__ = sig.replace(parameters=[p for n, p in sig.parameters.items() if n not in drop],
-                                       return_annotation=pd.DataFrame)
+                                       return_annotation=returns)
         return fn
     return wrap
 
@@ -257,3 +258,12 @@ def weights() -> pd.DataFrame:
     attrs["store"]: the weights store's folder."""
     w = commands.weights()
     return _frame(pd.DataFrame(w.rows(), columns=w.columns()), store=str(w.folder))
+
+
+@_signature_of(commands.game, returns="sim.runs.playgame.Game")
+def game(**options):
+    """Your game against the bots: a sim.runs.playgame.Game in which you are seat 0 (not a frame:
+    a game in progress). g.choices() and g.hint() are DataFrames; g.play(i) takes choice i and the
+    bots play up to your next decision; g.over, g.roll, g.scores(), g.last_loss; g.save() writes a
+    dataset that every function here reads. `encore-sim play` shows the same game on a page."""
+    return commands.game(**options)

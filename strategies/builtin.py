@@ -14,5 +14,7 @@ greedy = strategy(players.greedy, name="greedy", reads_rules=())
 from .heuristic import heuristic  # noqa: E402
 from .lookahead import lookahead  # noqa: E402
 from .learned import learned  # noqa: E402
+from .recorded import recorded  # noqa: E402
+from .tempered import tempered  # noqa: E402
 
-BUILTIN = (random_choice, greedy, heuristic, lookahead, learned)
+BUILTIN = (random_choice, greedy, heuristic, lookahead, learned, tempered, recorded)

@@ -50,6 +50,9 @@ class Strategy:
     `reads_rules`: the sim.rules.Rules fields its decisions read (e.g. {"pass_penalty"}), so that
     compare-rules can say which rule changes it plays as it plays the rulebook
     (strategies.adaptation); None: not declared.
+
+    `label_of(file) -> str | None`: a built-in whose results name it by what its file says (`recorded`:
+    the player whose moves it holds, "you"), rather than by its spec (registry.labels).
     """
     name: str
     dispatcher: object
@@ -60,6 +63,7 @@ class Strategy:
     solo_placer: object = None
     table_decider: object = None
     reads_rules: frozenset | None = None
+    label_of: Callable | None = None
 
     @property
     def fn(self):

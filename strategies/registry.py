@@ -315,7 +315,8 @@ def _label_forms(r: Resolved) -> list[str]:
     the spec's parameters."""
     head, _, rest = r.spec.partition(":")
     if head in REGISTRY:
-        return [r.spec]
+        named = r.strategy.label_of(r.file) if r.strategy.label_of is not None and r.file else None
+        return [named, r.spec] if named and named != r.spec else [r.spec]
     func, _, ptext = rest.partition(":")
     tail = f":{ptext}" if ptext else ""
     forms = []

@@ -430,3 +430,11 @@ def analyse_luck() -> str:
 @register("analyse-games")
 def analyse_games() -> str:
     return f"{ANALYSE_GAMES:,} solo games of seed {SOLO_SEED} of each strategy"
+
+
+# --- play's levels (docs/levels.md) ----------------------------------------------------------------
+
+@register("levels", slow=True, learned=True)
+def levels() -> str:
+    from bench.levels import measure
+    return measure()

@@ -94,13 +94,16 @@ def test_setting_errors_render_their_tokens():
     assert e.words(flag_name) == "--max-games needs --until-ci; use --force, not {a b} or {Games}"
 
 
-@pytest.mark.parametrize("name", sorted(commands.COMMANDS))
+@pytest.mark.parametrize("name", sorted({**commands.COMMANDS, **commands.SERVED}))
 def test_the_front_ends_take_the_commands_defaults(name):
     """The notebook function of a command has the layer's keywords with the layer's default objects;
     the command line's options default to the same values (read from sim.runs.defaults)."""
-    fn = commands.COMMANDS[name]
+    fn = {**commands.COMMANDS, **commands.SERVED}[name]
     layer = inspect.signature(fn).parameters
-    notebook = inspect.signature(getattr(es, fn.__name__)).parameters
+    # play's notebook twin is game: the same game, without the page
+    notebook = inspect.signature(es.game if name == "play" else getattr(es, fn.__name__)).parameters
+    if name == "play":
+        layer = {**inspect.signature(commands.game).parameters}
     assert set(notebook) <= set(layer)
     for key, p in notebook.items():
         assert p.default is layer[key].default, key      # the layer's own object: not written again
@@ -115,8 +118,8 @@ def test_the_front_ends_take_the_commands_defaults(name):
 
 
 def test_every_command_has_one_function_in_each_front_end():
-    assert set(commands.COMMANDS) == set(cli.main.commands)
-    assert {f.__name__ for f in commands.COMMANDS.values()} == set(es.__all__) - {"available_dice"}
+    assert set(commands.COMMANDS) | set(commands.SERVED) == set(cli.main.commands)
+    assert {f.__name__ for f in commands.COMMANDS.values()} == set(es.__all__) - {"available_dice", "game"}
     assert f"[default: {defaults.RUN_STRATEGY}]" in {p.name: p for p in cli.run.params}["strategy"].help
 
 

@@ -10,7 +10,8 @@ from click.testing import CliRunner
 from cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ("analyse", "bound", "compare", "compare-rules", "moves", "replay", "report", "run", "strategies", "summary", "train", "tune", "weights")
+COMMANDS = ("analyse", "bound", "compare", "compare-rules", "moves", "play", "replay", "report", "run", "strategies",
+            "summary", "train", "tune", "weights")
 
 
 def program(*args):

@@ -350,7 +350,20 @@ def read_manifest(path) -> dict:
         raise DatasetError(f"{store.path(MANIFEST)}: cannot read the manifest: {e}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != "encore-sim-dataset":
         raise DatasetError(f"{store.path(MANIFEST)}: not an encore-sim manifest")
+    _files_in_dataset(store, manifest)
     return manifest
+
+
+def _files_in_dataset(store, manifest: dict) -> None:
+    """A strategy's file kept in the dataset's folder (`in_dataset`: its name there, as a person's
+    saved game keeps its moves, sim.runs.playgame) is read from where the folder is now, so that the
+    dataset still replays once moved: its recorded "file" is the path it had when written."""
+    if not isinstance(store, LocalStore):
+        return
+    for info in manifest.get("strategies") or []:
+        rel = info.get("in_dataset") if isinstance(info, dict) else None
+        if isinstance(rel, str) and rel and Path(rel).name == rel:     # a name in the folder, nothing else
+            info["file"] = str((store.root / rel).resolve())
 
 
 def _part_error(file, e):

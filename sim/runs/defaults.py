@@ -59,3 +59,12 @@ TRAIN_GAMES = 5_000_000
 TRAIN_TABLE_GAMES = {2: 300_000, 3: 200_000, 4: 600_000, 5: 120_000, 6: 100_000}
 TRAIN_SEED = 7
 TRAIN_STEP = (0.5, 0.03)
+
+#: play and es.game: the table you sit at (seat 0), the bots' strategy when no level is given,
+#: how results name you, and where the game's dataset goes when not told.
+PLAY_PLAYERS = 4
+#: the game of the seed you play (its dice are `run`'s game of that number).
+PLAY_GAME = 0
+PLAY_OPPONENTS = "learned"
+PLAY_LABEL = "you"
+PLAY_FOLDER = "results/play-%Y%m%d-%H%M%S"

@@ -27,12 +27,12 @@ from sim.state import (
 from sim.tables import N_GROUPS, TablesType
 from sim.threads import over_threads
 
-from ..features import EXPECT_SIZE, NEG
+from ..advice import solo_value_of, table_value_of
+from ..features import EXPECT_SIZE
 from ..learned import (
-    N_FEAT, N_ROW_TABLE, SC_NEW, best_row, joker_entry, new_scratch, next_roll_value, place_block, place_columns,
-    ranked, ranked_table, row_offset, solo_row, solo_rolls, successor_value,
+    N_ROW_TABLE, best_row, new_scratch, next_roll_value, ranked, ranked_table, row_offset, solo_row, solo_rolls,
 )
-from ..table_features import TC_COLOURS_TAKEN, TC_COLS_TAKEN, TC_SIZE, TE_SIZE, stage, table_after
+from ..table_features import TC_SIZE, TE_SIZE, stage
 from ..training.solo import start_solo
 
 #: Typed as the strategies' own calls type them (sim.nbinternals.as_any: learned's ranking is
@@ -157,18 +157,6 @@ J_BEST_COST = 5
 J_SIZE = 6
 
 
-@njit(cache=True, inline="always")
-def _value_of(W, o, lay, tab, sc, se, subs, costs, qs, m, sub, cost, jokers):
-    """learned's one-ply value of placing `sub` for `cost` '!' (sub -1: passing), the sheet
-    prepared by rank_placements: its row when it has one (every placement at its fewest '!'),
-    else the same sum, for a placement paid with more '!' than it needed."""
-    for i in range(m):
-        if subs[i] == sub and (sub < 0 or costs[i] == cost):
-            return qs[i]
-    v, r = successor_value(W, o, lay, tab, sc, se, sub, 0)
-    return r - cost + v + W[o + joker_entry(jokers - cost)]
-
-
 def judge_solo(W, tab, seed, games, log, rollouts, taxed, out, scores, own=False):
     """Judge the solo games `games` of `seed` (game i's 30 decisions: log[30 i: 30 i + 30],
     sim.engine's LOG_* rows; 30: the solo rolls of the rules of `tab`) by learned's value
@@ -205,7 +193,7 @@ def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores, 
                        rewards, qs)
             b = best_row(qs, m)
             sub, cost = (subs[b], costs[b]) if own else (log[row, LOG_SUB], log[row, LOG_COST])
-            out[row, J_MADE] = _value_of(W, o, lay, tab, sc, se, subs, costs, qs, m, sub, cost, jokers)
+            out[row, J_MADE] = solo_value_of(W, o, lay, tab, sc, se, subs, costs, qs, m, sub, cost, jokers)
             out[row, J_BEST] = qs[b]
             out[row, J_LUCK] = qs[b] - mean
             out[row, J_BEST_SUB] = subs[b]
@@ -242,17 +230,7 @@ def _judge_table_decision(W, tab, st, ps, bb, seat, avail, is_active, sub, cost,
     m = ranked_table(as_any(W), 0, as_any(st), as_any(ps), as_any(bb), seat, tab, as_any(lay), sc, se, subs,
                      costs, rewards, qs, tc, te)
     b = best_row(qs, m)
-    made = NEG
-    for i in range(m):
-        if subs[i] == sub and (sub < 0 or costs[i] == cost):
-            made = qs[i]
-    if made == NEG:     # paid with more '!' than it needed: the sum rank_table makes, at that cost
-        o = N_ROW_TABLE * stage(st)
-        v, r = successor_value(W, o, lay, tab, sc, se, sub, tc[TC_COLS_TAKEN] | (tc[TC_COLOURS_TAKEN] << 16))
-        c_lo, n_cols, _ = place_columns(lay, sub)
-        _, _, k, size, _ = place_block(lay, sub)
-        made = (r - cost + v + W[o + joker_entry(jokers - cost)]
-                + table_after(W, o + N_FEAT, tc, te, sc, SC_NEW, c_lo, n_cols, k, size, int(r) - cost))
+    made = table_value_of(W, N_ROW_TABLE * stage(st), lay, tab, sc, se, tc, te, subs, costs, qs, m, sub, cost, jokers)
     out[row, J_MADE] = made
     out[row, J_BEST] = qs[b]
     out[row, J_LUCK] = np.nan

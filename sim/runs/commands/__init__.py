@@ -17,16 +17,21 @@ those given, as it plays the dataset's own. Every other default is sim.runs.defa
     games      run, compare, compare_rules, replay, moves, strategies
     datasets   summary, analyse, report
     searches   tune, train, bound, weights
+    play       play (the page) and game (your game from Python)
 """
 from .base import Default, check_file, default, value
 from .datasets import analyse, report, summary
 from .games import RunResult, compare, compare_rules, moves, replay, run, run_folder, strategies
 from .searches import bound, train, tune, weights
+from .play import game, play
 
 #: Every command's function, by the command's name.
 COMMANDS = {"run": run, "summary": summary, "compare": compare, "compare-rules": compare_rules, "tune": tune,
             "train": train, "replay": replay, "analyse": analyse, "report": report, "bound": bound,
             "moves": moves, "strategies": strategies, "weights": weights}
+#: The commands of the command line alone: `play` serves a page until Ctrl-C; from Python, `game`
+#: is the same game without the page.
+SERVED = {"play": play}
 
-__all__ = ["COMMANDS", "Default", "RunResult", "check_file", "default", "value", "run_folder",
+__all__ = ["COMMANDS", "SERVED", "play", "Default", "RunResult", "check_file", "default", "value", "run_folder", "game",
            *(f.__name__ for f in COMMANDS.values())]

@@ -1,0 +1,766 @@
+// The play page of encore-sim: draws the game the server holds and sends the person's moves.
+//
+// No state of the game lives here: every answer of the server is the whole state (api/state),
+// drawn anew, so a reload shows the same game. The page keeps only what is being chosen (dice,
+// a joker's value, the boxes clicked so far) until a move is sent. URLs are relative: the page
+// sits under /TOKEN/, and so every request carries the token.
+"use strict";
+
+const SVG = "http://www.w3.org/2000/svg";
+const COLOURS = ["green", "yellow", "blue", "red", "orange"];
+const BOX = 42, GAP = 4, STEP = BOX + GAP, LEFT = 26, TOP = 30;
+
+let S = null;                  // the last state the server sent
+let pick = fresh();            // what the person is choosing now
+let hintShown = null;          // {decision, choices} of the hint on show
+let polling = null;
+
+function fresh() {
+  return {cd: null, nd: null, colour: null, number: null, cells: []};
+}
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs = {}, text = null, ns = null) {
+  const e = ns ? document.createElementNS(ns, tag) : document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v !== null && v !== undefined && v !== false) e.setAttribute(k, v === true ? "" : v);
+  }
+  if (text !== null) e.textContent = text;
+  return e;
+}
+const svg = (tag, attrs = {}, text = null) => el(tag, attrs, text, SVG);
+
+// --- talking to the server ---------------------------------------------------------------
+
+async function request(path, body) {
+  const init = body === undefined ? {} : {
+    method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
+  const r = await fetch(path, init);
+  if (!r.ok) {
+    const line = (await r.text()).trim();
+    throw new Error(line || `${r.status} ${r.statusText}`);
+  }
+  return r.json();
+}
+
+async function load() {
+  try {
+    show(await request("api/state"));
+  } catch (e) {
+    say(`Cannot reach the game: ${e.message}`, "error");
+  }
+}
+
+function show(state) {
+  const newDecision = !S || S.decision !== state.decision || S.game !== state.game;
+  S = state;
+  window.encoreState = state;     // read by the browser test, and handy in the console
+  if (newDecision) {
+    pick = fresh();
+    hintShown = null;
+  }
+  render();
+  if (S.analysis && S.analysis.status === "running") {
+    if (!polling) polling = setTimeout(() => { polling = null; load(); }, 800);
+  }
+}
+
+async function send(choice) {
+  setBusy(true);
+  try {
+    show(await request("api/play", {game: S.game, decision: S.decision, choice}));
+  } catch (e) {
+    say(e.message, "error");
+    await load();
+  } finally {
+    setBusy(false);
+  }
+}
+
+function setBusy(busy) {
+  document.body.classList.toggle("busy", busy);
+  for (const b of document.querySelectorAll("#actions button, #dice button")) {
+    if (busy) b.disabled = true;
+  }
+  if (!busy) renderControls();
+}
+
+// --- what the person is choosing ---------------------------------------------------------
+
+function yourTurn() {
+  return S && !S.over && S.seat !== null && S.seats[S.seat].yours;
+}
+
+function face(kind, d) {
+  return S.dice[kind][d];
+}
+
+// The choices that fit the dice, joker values and boxes picked so far.
+function candidates() {
+  if (!yourTurn() || pick.cd === null || pick.nd === null) return [];
+  return S.choices.filter((c) =>
+    c.colour_die === pick.cd && c.number_die === pick.nd &&
+    (pick.colour === null || c.colour === pick.colour) &&
+    (pick.number === null || c.number === pick.number) &&
+    pick.cells.every((x) => c.cells.includes(x)));
+}
+
+function ready() {
+  // Both dice chosen and each joker among them given its value.
+  return pick.cd !== null && pick.nd !== null &&
+    (face("colour", pick.cd) !== "joker" || pick.colour !== null) &&
+    (face("number", pick.nd) !== "joker" || pick.number !== null);
+}
+
+function complete() {
+  // The choice the boxes picked so far make whole, if they do.
+  if (!ready()) return null;
+  return candidates().find((c) => c.cells.length === pick.cells.length) || null;
+}
+
+function chooseDie(kind, d) {
+  if (!yourTurn()) return;
+  const avail = S.dice[kind + "_available"][d];
+  if (!avail) {
+    say("That die is not yours to take this roll: the active player used it.", "info");
+    return;
+  }
+  const key = kind === "colour" ? "cd" : "nd";
+  const value = kind === "colour" ? "colour" : "number";
+  if (pick[key] === d) {
+    pick[key] = null;
+    pick[value] = null;
+  } else {
+    pick[key] = d;
+    pick[value] = null;
+  }
+  pick.cells = [];
+  askJokers();
+  render();
+}
+
+function askJokers() {
+  // The picker asks for the value of a chosen joker die that has none yet (the colour's first).
+  if (pick.cd !== null && face("colour", pick.cd) === "joker" && pick.colour === null) askJoker("colour");
+  else if (pick.nd !== null && face("number", pick.nd) === "joker" && pick.number === null) askJoker("number");
+  else hidePicker();
+}
+
+function askJoker(kind) {
+  // A joker die stands for any colour (number): the person says which; those that place nothing
+  // with the dice chosen so far are offered disabled.
+  const fits = S.choices.filter((c) =>
+    (pick.cd === null || c.colour_die === pick.cd) && (pick.nd === null || c.number_die === pick.nd) &&
+    (kind === "colour" || pick.colour === null || c.colour === pick.colour) &&
+    (kind === "number" || pick.number === null || c.number === pick.number));
+  const value = (c) => (kind === "colour" ? c.colour : c.number);
+  const options = kind === "colour" ? COLOURS
+    : [1, 2, 3, 4, 5].concat(fits.some((c) => c.number === 6) ? [6] : []);
+  $("picker-title").textContent = kind === "colour"
+    ? "Colour joker: which colour does it stand for?" : "Number joker: which number does it stand for?";
+  const box = $("picker-options");
+  box.replaceChildren();
+  for (const o of options) {
+    const usable = fits.some((c) => value(c) === o);
+    const b = el("button", {type: "button", class: kind === "colour" ? `swatch ${o}` : "numeral",
+                            "data-joker": String(o), "aria-label": `${kind} joker as ${o}`,
+                            title: usable ? String(o) : `${o}: no legal placement with it`},
+                 kind === "colour" ? "" : String(o));
+    b.disabled = !usable;
+    b.addEventListener("click", () => {
+      pick[kind] = o;
+      askJokers();
+      render();
+    });
+    box.append(b);
+  }
+  $("picker").hidden = false;
+  $("picker").dataset.kind = kind;
+  const first = box.querySelector("button:not([disabled])");
+  if (first) first.focus();
+}
+
+function hidePicker() {
+  $("picker").hidden = true;
+}
+
+function clickBox(cell) {
+  if (!yourTurn() || !ready()) return;
+  const at = pick.cells.indexOf(cell);
+  if (at >= 0) {
+    pick.cells.splice(at, 1);
+  } else if (litCells().has(cell)) {
+    pick.cells.push(cell);
+  } else {
+    return;
+  }
+  render();
+}
+
+function litCells() {
+  const lit = new Set();
+  if (!ready()) return lit;
+  for (const c of candidates()) for (const x of c.cells) if (!pick.cells.includes(x)) lit.add(x);
+  return lit;
+}
+
+// --- drawing ------------------------------------------------------------------------------
+
+function render() {
+  if (!S) return;
+  renderScores();
+  renderStatus();
+  renderSheet($("sheet"), S.seats[you()], {big: true});
+  $("controls").hidden = S.over;
+  renderDice();
+  renderControls();
+  renderCoach();
+  renderHint();
+  renderOpponents();
+  renderLog();
+  renderEnd();
+  $("folder").textContent = S.folder ? `Saved as ${S.folder}` : "";
+}
+
+function you() {
+  return S.seats.findIndex((s) => s.yours);
+}
+
+function seatName(s) {
+  const seat = S.seats[s];
+  if (seat.yours) return "You";
+  const same = S.seats.filter((x) => x.label === seat.label).length > 1;
+  return same ? `${seat.label} (seat ${s})` : seat.label;
+}
+
+function renderScores() {
+  const ul = $("scores");
+  ul.replaceChildren();
+  S.seats.forEach((seat, s) => {
+    const li = el("li", {class: ["score", seat.yours ? "you" : "", !S.over && S.active_seat === s && S.players > 1
+      ? "active" : "", seat.winner ? "winner" : ""].join(" ").trim(), "data-seat": String(s)});
+    li.append(el("span", {class: "name"}, seatName(s)));
+    li.append(el("span", {class: "points", "aria-label": `score ${seat.score}`,
+                          title: S.over ? "final score" : "the score if the game ended now"}, String(seat.score)));
+    li.append(el("span", {class: "jokers", title: "! left"}, `${seat.jokers_left} !`));
+    if (seat.winner) li.append(el("span", {class: "crown", "aria-label": "winner"}, "★"));
+    ul.append(li);
+  });
+}
+
+function renderStatus() {
+  let text;
+  const total = S.rolls ? ` of ${S.rolls}` : "";
+  if (S.over) {
+    text = `Game over after ${S.roll} rolls.`;
+  } else if (yourTurn()) {
+    if (S.players === 1) {
+      text = `Roll ${S.roll}${total}: pick a colour die and a number die, then the boxes to cross, or pass.`;
+    } else if (S.you_active) {
+      text = `Roll ${S.roll}: you are active. Pick a colour die and a number die, or pass.`;
+    } else {
+      const a = S.active_seat;
+      const all = S.dice.colour_available.every((x) => x) && S.dice.number_available.every((x) => x);
+      text = `Roll ${S.roll}: ${seatName(a)} is active. You may use ${all ? "all six dice" :
+        "the four dice it left"}.`;
+    }
+  } else {
+    text = `Roll ${S.roll}${total}: waiting…`;
+  }
+  $("status").textContent = text;
+}
+
+function boxLabel(cell, colour, star, crossed) {
+  return `${cell}, ${colour}${star ? ", star" : ""}${crossed ? ", crossed" : ""}`;
+}
+
+function starPath(cx, cy, r) {
+  const pts = [];
+  for (let i = 0; i < 10; i++) {
+    const a = -Math.PI / 2 + i * Math.PI / 5, rr = i % 2 ? r * 0.45 : r;
+    pts.push(`${(cx + rr * Math.cos(a)).toFixed(1)},${(cy + rr * Math.sin(a)).toFixed(1)}`);
+  }
+  return pts.join(" ");
+}
+
+// The sheet of one seat, drawn as the printed sheet: letters, boxes, stars, the H column, the
+// column values (first above, later below) and, at the side, the colour bonuses and the '!'.
+function renderSheet(root, seat, {big}) {
+  const sh = S.sheet;
+  const crossed = new Set(seat.crossed);
+  const interactive = big && yourTurn();
+  const lit = interactive ? litCells() : new Set();
+  const chosen = new Set(big ? pick.cells : []);
+  const hinted = new Set(big && hintShown && hintShown.choices.length ? hintShown.choices[0].cells : []);
+  const recent = new Set(recentCells(seat.seat));
+  const width = LEFT + 15 * STEP + 190, height = TOP + 7 * STEP + 76;
+  root.replaceChildren();
+  root.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  root.setAttribute("class", big ? (interactive && ready() ? "sheet big choosing" : "sheet big") : "sheet small");
+  if (big) root.setAttribute("aria-label", `Your sheet: ${seat.crossed.length} boxes crossed`);
+  for (let c = 0; c < 15; c++) {
+    const x = LEFT + c * STEP;
+    const start = c === sh.start_column;
+    if (start) {
+      // The start column: framed, its letter on a dark tab, as on the printed sheet.
+      root.append(svg("rect", {x: x - 4, y: TOP - 4, width: BOX + 8, height: 7 * STEP + 4, rx: 9, class: "start-col"}));
+      root.append(svg("rect", {x: x - 4, y: 5, width: BOX + 8, height: 22, rx: 6, class: "start-tab"}));
+    }
+    root.append(svg("text", {x: x + BOX / 2, y: 21, class: start ? "col-letter start" : "col-letter"}, sh.columns[c]));
+  }
+  for (let r = 0; r < 7; r++) {
+    root.append(svg("text", {x: 10, y: TOP + r * STEP + BOX / 2 + 5, class: "row-number"}, String(r + 1)));
+    for (let c = 0; c < 15; c++) {
+      const cell = sh.columns[c] + (r + 1);
+      const colour = COLOURS[sh.boxes[r][c]];
+      const star = sh.stars[r][c];
+      const x = LEFT + c * STEP, y = TOP + r * STEP;
+      const cls = ["box", colour];
+      if (crossed.has(cell)) cls.push("crossed");
+      if (lit.has(cell)) cls.push("lit");
+      if (chosen.has(cell)) cls.push("chosen");
+      if (hinted.has(cell)) cls.push("hinted");
+      if (recent.has(cell)) cls.push("recent");
+      const g = svg("g", {class: cls.join(" "), "data-cell": cell});
+      if (big) {
+        g.setAttribute("aria-label", boxLabel(cell, colour, star, crossed.has(cell)));
+        if (lit.has(cell) || chosen.has(cell)) {
+          g.setAttribute("role", "button");
+          g.setAttribute("tabindex", "0");
+          g.addEventListener("click", () => clickBox(cell));
+          g.addEventListener("keydown", (e) => {
+            if (e.key === "Enter" || e.key === " ") { e.preventDefault(); clickBox(cell); }
+          });
+        }
+      }
+      g.append(svg("rect", {x, y, width: BOX, height: BOX, rx: 6, class: "face"}));
+      if (star) g.append(svg("polygon", {points: starPath(x + BOX / 2, y + BOX / 2, 11), class: "star"}));
+      if (crossed.has(cell) || chosen.has(cell)) {
+        const i = 10;
+        g.append(svg("path", {d: `M${x + i},${y + i}L${x + BOX - i},${y + BOX - i}M${x + BOX - i},${y + i}L${x + i},${y + BOX - i}`,
+                              class: crossed.has(cell) ? "cross" : "cross preview"}));
+      }
+      root.append(g);
+    }
+  }
+  // Column values: the first above the later; the value the seat got circled, a first value gone struck.
+  const y1 = TOP + 7 * STEP + 20, y2 = y1 + 30;
+  const taken = new Set(S.columns_taken);
+  for (let c = 0; c < 15; c++) {
+    const col = sh.columns[c], x = LEFT + c * STEP + BOX / 2;
+    const got = seat.columns[col];
+    for (const [which, y] of [["first", y1], ["later", y2]]) {
+      const cls = ["points", which];
+      if (got === which) cls.push("got");
+      if (which === "first" && taken.has(col) && got !== "first") cls.push("gone");
+      const g = svg("g", {class: cls.join(" "), "data-column": col, "data-value": which});
+      g.append(svg("circle", {cx: x, cy: y, r: 12}));
+      g.append(svg("text", {x, y: y + 5}, String(sh.column_points[which][c])));
+      if (cls.includes("gone")) g.append(svg("line", {x1: x - 10, y1: y + 10, x2: x + 10, y2: y - 10, class: "strike"}));
+      root.append(g);
+    }
+  }
+  // Colour bonuses and jokers, at the side.
+  const sx = LEFT + 15 * STEP + 18;
+  root.append(svg("text", {x: sx, y: 21, class: "side-title"}, "Colours"));
+  const coloursTaken = new Set(S.colours_taken);
+  COLOURS.forEach((colour, i) => {
+    const y = TOP + i * 34;
+    const got = seat.colours[colour];
+    root.append(svg("rect", {x: sx, y, width: 30, height: 26, rx: 5, class: `swatch-box ${colour}`}));
+    for (const [which, dx] of [["first", 58], ["later", 92]]) {
+      const cls = ["points", which];
+      if (got === which) cls.push("got");
+      if (which === "first" && coloursTaken.has(colour) && got !== "first") cls.push("gone");
+      const g = svg("g", {class: cls.join(" "), "data-colour": colour, "data-value": which});
+      g.append(svg("circle", {cx: sx + dx, cy: y + 13, r: 12}));
+      g.append(svg("text", {x: sx + dx, y: y + 18}, String(sh.colour_bonus[which])));
+      if (cls.includes("gone")) g.append(svg("line", {x1: sx + dx - 10, y1: y + 23, x2: sx + dx + 10, y2: y + 3, class: "strike"}));
+      root.append(g);
+    }
+  });
+  const jy = TOP + 5 * 34 + 14;
+  root.append(svg("text", {x: sx, y: jy + 4, class: "side-title"}, "Jokers"));
+  const perRow = 4;
+  for (let j = 0; j < sh.jokers; j++) {
+    const used = j >= seat.jokers_left;
+    const cx = sx + 14 + (j % perRow) * 32, cy = jy + 26 + Math.floor(j / perRow) * 32;
+    const g = svg("g", {class: used ? "joker used" : "joker"});
+    g.append(svg("circle", {cx, cy, r: 13}));
+    g.append(svg("text", {x: cx, y: cy + 6}, "!"));
+    if (used) g.append(svg("path", {d: `M${cx - 8},${cy - 8}L${cx + 8},${cy + 8}M${cx + 8},${cy - 8}L${cx - 8},${cy + 8}`, class: "cross"}));
+    root.append(g);
+  }
+  return root;
+}
+
+function recentCells(seat) {
+  // The seat's move in the last roll shown: ringed, so that a move made by a bot is seen.
+  for (let k = S.log.length - 1; k >= 0; k--) {
+    const m = S.log[k].moves.find((x) => x.seat === seat);
+    if (m) return m.cells;
+    if (S.log[k].moves.length) return [];
+  }
+  return [];
+}
+
+function dieFace(kind, f) {
+  if (kind === "colour") return f === "joker" ? "colour joker" : f;
+  return f === "joker" ? "number joker" : String(f);
+}
+
+function renderDice() {
+  const box = $("dice");
+  box.replaceChildren();
+  if (!S.dice) return;
+  for (const kind of ["colour", "number"]) {
+    const row = el("div", {class: `dice-row ${kind}`});
+    S.dice[kind].forEach((f, d) => {
+      const avail = S.dice[kind + "_available"][d];
+      const chosen = (kind === "colour" ? pick.cd : pick.nd) === d;
+      const cls = ["die", kind, kind === "colour" ? String(f) : "n" + f, avail ? "" : "taken", chosen ? "chosen" : ""];
+      let label = `${kind} die ${d + 1}: ${dieFace(kind, f)}`;
+      if (!avail) label += ", taken by the active player";
+      if (chosen) {
+        const v = kind === "colour" ? pick.colour : pick.number;
+        if (v !== null) label += ` as ${v}`;
+      }
+      const b = el("button", {type: "button", class: cls.join(" ").replace(/\s+/g, " ").trim(), "data-die": kind[0] + d,
+                              "aria-pressed": chosen ? "true" : "false", "aria-label": label, title: label});
+      let text = kind === "number" ? (f === "joker" ? "?" : String(f)) : (f === "joker" ? "?" : "");
+      const v = chosen ? (kind === "colour" ? pick.colour : pick.number) : null;
+      if (f === "joker" && v !== null) {
+        text = kind === "number" ? String(v) : "";
+        if (kind === "colour") b.classList.add("as-" + v);
+      }
+      b.textContent = text;
+      b.disabled = !yourTurn() || !avail;
+      b.addEventListener("click", () => chooseDie(kind, d));
+      row.append(b);
+    });
+    box.append(row);
+  }
+}
+
+function renderControls() {
+  if (!S) return;
+  const mine = yourTurn();
+  const done = complete();
+  $("cross").disabled = !mine || !done;
+  $("cross").textContent = done
+    ? `Cross ${done.cells.join(" ")}${done.jokers ? ` (${done.jokers} !)` : ""}` : "Cross";
+  $("clear").disabled = !mine || (pick.cd === null && pick.nd === null);
+  $("pass").disabled = !mine;
+  $("hint").disabled = !mine;
+  for (const b of document.querySelectorAll("#dice button")) {
+    const [kind, d] = [b.dataset.die[0] === "c" ? "colour" : "number", Number(b.dataset.die.slice(1))];
+    b.disabled = !mine || !S.dice[kind + "_available"][d];
+  }
+  if (!mine) return;
+  if (ready() && !done) {
+    const n = candidates();
+    if (!n.length) {
+      say("No legal placement with these dice: choose others, or pass.", "info");
+    } else if (!pick.cells.length) {
+      const size = n[0].cells.length;
+      say(`Click ${size} ${n[0].colour} box${size > 1 ? "es" : ""} among the lit ones (${n.length} placement${n.length > 1 ? "s" : ""}).`, "info");
+    } else {
+      const more = n[0].cells.length - pick.cells.length;
+      say(`${pick.cells.join(" ")} picked: ${more} more box${more > 1 ? "es" : ""}.`, "info");
+    }
+  } else if (done) {
+    say(`Ready: ${done.colour} ${done.number} on ${done.cells.join(" ")}.`, "info");
+  } else if (S.choices.length === 0) {
+    say("No legal move this roll: pass.", "info");
+  } else {
+    say("", "");
+  }
+}
+
+function say(text, kind) {
+  const m = $("message");
+  m.textContent = text;
+  m.className = kind || "";
+}
+
+function renderCoach() {
+  const on = $("coach-on"), t = $("coach-threshold");
+  if (document.activeElement !== t) t.value = String(S.coach.threshold);
+  on.checked = S.coach.on;
+  const w = $("coach-word"), m = S.last_move;
+  if (S.coach.on && m && m.loss > S.coach.threshold + 1e-9) {
+    w.hidden = false;
+    w.replaceChildren(el("strong", {}, `Coach: that cost ${m.loss.toFixed(2)} points. `),
+      document.createTextNode(`You played ${moveText(m.choice)}; the best was ${moveText(m.best)}.`));
+  } else {
+    w.hidden = true;
+  }
+}
+
+async function saveCoach() {
+  const threshold = Number($("coach-threshold").value);
+  try {
+    show(await request("api/coach", {game: S.game, on: $("coach-on").checked,
+                                     threshold: Number.isFinite(threshold) ? threshold : 1}));
+  } catch (e) {
+    say(e.message, "error");
+  }
+}
+
+async function askHint() {
+  try {
+    const h = await request(`api/hint?game=${encodeURIComponent(S.game)}&decision=${S.decision}`);
+    hintShown = h;
+    render();
+  } catch (e) {
+    say(e.message, "error");
+  }
+}
+
+function renderHint() {
+  const panel = $("hint-panel");
+  if (!hintShown || !yourTurn()) {
+    panel.hidden = true;
+    return;
+  }
+  panel.hidden = false;
+  panel.replaceChildren(el("h2", {}, "Hint: your choices ranked by learned"));
+  const shown = hintShown.choices.slice(0, 8);
+  panel.append(rankedTable(shown.map((c) => ({rank: c.rank, choice: c, value: c.value, loss: c.loss,
+                                              best: c.rank === 1})), {dice: true, id: "hint-table"}));
+  if (hintShown.choices.length > shown.length) {
+    panel.append(el("p", {class: "more"}, `and ${hintShown.choices.length - shown.length} more`));
+  }
+  const best = hintShown.choices[0];
+  const foot = el("p", {class: "note"}, best.pass ? "learned would pass. " : "The best choice is outlined on your sheet. ");
+  const take = el("button", {type: "button", id: "take-hint", class: "link"}, best.pass ? "Pass" : "Pick it");
+  take.addEventListener("click", () => {
+    if (best.pass) { send(-1); return; }
+    pick = {cd: best.colour_die, nd: best.number_die,
+            colour: face("colour", best.colour_die) === "joker" ? best.colour : null,
+            number: face("number", best.number_die) === "joker" ? best.number : null, cells: [...best.cells]};
+    hidePicker();
+    render();
+  });
+  foot.append(take);
+  panel.append(foot);
+}
+
+// A table of ranked choices (a hint, or a mistake's decision view): rows {rank, choice, value, loss,
+// best, played}; with `dice`, the dice each choice takes.
+function rankedTable(rows, {dice = false, id = null} = {}) {
+  const table = el("table", {class: "ranked", id});
+  const head = el("thead");
+  const titles = rowOf(["#", "choice"].concat(dice ? ["dice"] : [], ["value", "loss"]), "th");
+  for (const th of [...titles.children].slice(-2)) th.className = "num";
+  head.append(titles);
+  const body = el("tbody");
+  for (const r of rows) {
+    const tr = el("tr", {class: [r.best ? "best" : "", r.played ? "played" : ""].join(" ").trim() || null});
+    tr.append(el("td", {}, String(r.rank)), el("td", {}, moveText(r.choice)));
+    if (dice) {
+      const td = el("td", {class: "dice-cell"});
+      if (!r.choice.pass) {
+        const cf = face("colour", r.choice.colour_die), nf = face("number", r.choice.number_die);
+        td.append(el("span", {class: `mini colour ${cf}`, title: `colour die: ${cf}`}, cf === "joker" ? "?" : ""),
+                  el("span", {class: "mini number", title: `number die: ${nf}`}, nf === "joker" ? "?" : String(nf)));
+      }
+      tr.append(td);
+    }
+    tr.append(el("td", {class: "num"}, r.value.toFixed(2)), el("td", {class: "num"}, r.loss.toFixed(2)));
+    body.append(tr);
+  }
+  table.append(head, body);
+  return table;
+}
+
+function rowOf(cells, tag) {
+  const tr = el("tr");
+  for (const c of cells) tr.append(el(tag, {}, c));
+  return tr;
+}
+
+function renderOpponents() {
+  const box = $("opponents");
+  box.replaceChildren();
+  S.seats.forEach((seat, s) => {
+    if (seat.yours) return;
+    const fig = el("figure", {class: "opponent", "data-seat": String(s)});
+    const cap = el("figcaption");
+    cap.append(el("span", {class: "name"}, seatName(s)));
+    cap.append(el("span", {class: "points"}, `${seat.score} points`));
+    const pic = svg("svg", {role: "img", "aria-label": `${seatName(s)}'s sheet: ${seat.crossed.length} boxes crossed`});
+    renderSheet(pic, seat, {big: false});
+    fig.append(cap, pic);
+    box.append(fig);
+  });
+  box.hidden = S.players === 1;
+}
+
+function moveText(m) {
+  if (m.pass) return "pass";
+  return `${m.colour} ${m.number} → ${m.cells.join(" ")}${m.jokers ? ` (${m.jokers} !)` : ""}`;
+}
+
+function renderLog() {
+  const ol = $("log");
+  ol.replaceChildren();
+  for (let k = S.log.length - 1; k >= 0; k--) {
+    const r = S.log[k];
+    const li = el("li", {"data-roll": String(r.roll)});
+    const head = el("div", {class: "roll-head"});
+    head.append(el("span", {class: "roll-no"}, `Roll ${r.roll}`));
+    if (S.players > 1) head.append(el("span", {class: "active-name"}, `${seatName(r.active)} active`));
+    const dice = el("span", {class: "mini-dice", "aria-label": `dice ${r.dice.colour.join(" ")} | ${r.dice.number.join(" ")}`});
+    for (const f of r.dice.colour) dice.append(el("span", {class: `mini colour ${f}`}, f === "joker" ? "?" : ""));
+    for (const f of r.dice.number) dice.append(el("span", {class: "mini number"}, f === "joker" ? "?" : String(f)));
+    head.append(dice);
+    li.append(head);
+    const ul = el("ul", {class: "moves"});
+    for (const m of r.moves) {
+      ul.append(el("li", {class: S.seats[m.seat].yours ? "mine" : ""}, `${seatName(m.seat)}: ${moveText(m)}`));
+    }
+    if (!r.moves.length) ul.append(el("li", {class: "waiting"}, "…"));
+    li.append(ul);
+    ol.append(li);
+  }
+}
+
+// --- the end: score, winner and the analysis of the person's game -----------------------------
+
+function renderEnd() {
+  const end = $("end");
+  if (!S.over) {
+    end.hidden = true;
+    return;
+  }
+  end.hidden = false;
+  end.replaceChildren();
+  const me = S.seats[you()];
+  const a = S.analysis || {status: "off"};
+  const head = el("div", {class: "end-head"});
+  head.append(el("h2", {}, "Game over"));
+  head.append(el("p", {class: "final-score", id: "final-score"}, `Your score: ${me.score}`));
+  if (S.players === 1) {
+    if (a.band) head.append(el("p", {class: "rating", id: "rating", title: `the rulebook's band ${a.band.scores}`},
+                               `${a.band.stars}★ · ${a.band.rating}`));
+  } else {
+    const winners = S.seats.filter((s) => s.winner).map((s) => seatName(s.seat));
+    head.append(el("p", {class: "winner", id: "winner"}, winners.length > 1
+      ? `Winners: ${winners.join(", ")}` : winners[0] === "You" ? "You win!" : `Winner: ${winners[0]}`));
+  }
+  end.append(head);
+  const body = el("div", {class: "analysis", id: "analysis", "data-status": a.status});
+  if (a.status === "running") {
+    body.append(el("p", {class: "working"}, "Analysing your game against learned…"));
+  } else if (a.status === "failed") {
+    body.append(el("p", {class: "error"}, `The analysis failed: ${a.error}`));
+  } else if (a.status === "done") {
+    analysisView(body, a);
+  }
+  end.append(body);
+  if (S.folder) {
+    const p = el("p", {class: "saved", id: "saved"});
+    p.append(document.createTextNode("Saved as a dataset: "), el("code", {}, S.folder),
+             document.createTextNode(". Every command reads it, e.g. "),
+             el("code", {}, `encore-sim analyse ${S.folder} --game ${S.settings.game}`), document.createTextNode("."));
+    end.append(p);
+  }
+}
+
+// A choice of the analysis (its boxes and '!' only): its colour is its first box's.
+function choiceOf(c) {
+  if (c.pass) return {pass: true};
+  const [col, row] = [S.sheet.columns.indexOf(c.cells[0][0]), Number(c.cells[0].slice(1)) - 1];
+  return {pass: false, colour: COLOURS[S.sheet.boxes[row][col]], number: c.cells.length, cells: c.cells,
+          jokers: c.jokers};
+}
+
+function signed(x) {
+  return `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(2)}`;
+}
+
+function analysisView(box, a) {
+  const facts = el("dl", {class: "facts", id: "facts"});
+  const add = (k, v, title = null) => { facts.append(el("dt", {title}, k), el("dd", {title}, v)); };
+  add("Your decisions", String(a.decisions));
+  add("Unlike learned's", String(a.differs), "decisions where you chose otherwise than learned");
+  add("Points lost", a.loss_total.toFixed(2), "learned's value of its choice minus that of yours, summed");
+  add("Per decision", a.loss_per_decision.toFixed(3));
+  if (a.luck_total !== null && a.luck_total !== undefined) {
+    add("Luck of the dice", signed(a.luck_total), "what your rolls were worth beyond an average roll's, summed");
+  }
+  box.append(facts);
+  box.append(el("h3", {}, "Loss per decision"));
+  box.append(bars(a.rolls.map((r) => ({roll: r.roll, v: r.loss, label: `roll ${r.roll}: ${r.loss.toFixed(2)} lost`})),
+                  {id: "loss-chart"}));
+  const lucky = a.rolls.filter((r) => r.luck !== null && r.luck !== undefined);
+  if (lucky.length) {
+    box.append(el("h3", {}, "Luck per roll"));
+    box.append(bars(lucky.map((r) => ({roll: r.roll, v: r.luck, label: `roll ${r.roll}: ${signed(r.luck)}`})),
+                    {id: "luck-chart", twoSided: true}));
+  }
+  box.append(el("h3", {}, "Your largest mistakes"));
+  const list = el("ol", {class: "mistakes", id: "mistakes"});
+  if (!a.mistakes.length) list.append(el("li", {}, "None: every move of yours was as good as learned's."));
+  for (const m of a.mistakes) {
+    const li = el("li", {class: "mistake"});
+    li.append(el("p", {class: "what"}, `Roll ${m.roll}${m.view && m.view.dice ? ` (dice ${m.view.dice})` : ""}: ` +
+      `you played ${moveText(choiceOf(m.chosen))}, learned ${moveText(choiceOf(m.best))}: ${m.loss.toFixed(2)} points lost.`));
+    if (m.view && m.view.options) {
+      const top = m.view.options[0].value;
+      const shown = m.view.options.filter((o, k) => k < 5 || o.played);
+      li.append(rankedTable(shown.map((o) => ({rank: o.rank, choice: o, value: o.value, loss: top - o.value,
+                                               best: o.rank === 1, played: o.played}))));
+    }
+    list.append(li);
+  }
+  box.append(list);
+}
+
+// A bar per roll: height |v|, above the axis (red: a loss; green: good luck) or below it.
+function bars(items, {id, twoSided = false}) {
+  // Bars in the top `base` pixels (around the axis `mid`), the rolls' numbers in the last 12.
+  const w = 640, base = twoSided ? 120 : 80, h = base + 12, mid = twoSided ? base / 2 : base - 2;
+  const pic = svg("svg", {viewBox: `0 0 ${w} ${h}`, class: "chart", id, role: "img",
+                          "aria-label": items.map((i) => i.label).join("; ")});
+  const top = Math.max(0.5, ...items.map((i) => Math.abs(i.v)));
+  const bw = Math.max(3, Math.min(18, (w - 40) / Math.max(1, items.length) - 2));
+  pic.append(svg("line", {x1: 30, y1: mid, x2: w - 4, y2: mid, class: "axis"}));
+  pic.append(svg("text", {x: 26, y: 12, class: "tick"}, top.toFixed(1)));
+  items.forEach((it, k) => {
+    if (it.roll !== undefined && (it.roll === 1 || it.roll % 5 === 0)) {
+      pic.append(svg("text", {x: 34 + k * (bw + 2) + bw / 2, y: h - 1, class: "tick x"}, String(it.roll)));
+    }
+    const len = (Math.abs(it.v) / top) * (twoSided ? base / 2 - 8 : base - 14);
+    const x = 34 + k * (bw + 2);
+    const up = twoSided ? it.v >= 0 : true;
+    const r = svg("rect", {x, y: up ? mid - len : mid, width: bw, height: Math.max(len, 0.5),
+                           class: twoSided ? (it.v >= 0 ? "bar good" : "bar bad") : "bar loss"});
+    r.append(svg("title", {}, it.label));
+    pic.append(r);
+  });
+  return pic;
+}
+
+// --- wiring -------------------------------------------------------------------------------
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("cross").addEventListener("click", () => { const c = complete(); if (c) send(c.i); });
+  $("pass").addEventListener("click", () => send(-1));
+  $("clear").addEventListener("click", () => { pick = fresh(); hidePicker(); render(); });
+  $("hint").addEventListener("click", askHint);
+  $("picker-cancel").addEventListener("click", () => {
+    const kind = $("picker").dataset.kind;
+    if (kind === "colour") pick.cd = null; else pick.nd = null;
+    hidePicker();
+    render();
+  });
+  $("coach-on").addEventListener("change", saveCoach);
+  $("coach-threshold").addEventListener("change", saveCoach);
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && !$("picker").hidden) $("picker-cancel").click();
+  });
+  load();
+});

@@ -1,0 +1,50 @@
+"""play's levels: bots from a beginner to `learned`, each a strategy spec.
+
+    level_of(2)          # Level(number=2, name="casual", spec="tempered:temp=...")
+    level_of("learned")  # the last level: learned itself
+
+Levels below the last are `tempered` (learned's values, the choice drawn at a temperature): the
+solo temperatures were set by bisection on solo means spaced between a beginner's and learned's,
+the table temperatures on win rates against three `learned` at a table of 4 spaced likewise; each
+level's solo mean and its 4-player win rate against three `learned` were then measured on other
+seeds (bench/levels.py; the table is in docs/levels.md). A test checks that they are strictly
+ordered (tests/test_levels.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sim.suggest import did_you_mean
+
+
+@dataclass(frozen=True)
+class Level:
+    number: int
+    name: str
+    spec: str           # the strategy spec every bot of the level plays
+    target: float | None = None     # the solo mean its solo temperature was set for (None: learned itself)
+    table_target: float | None = None   # the win rate against three learned its table temperature was set for
+
+
+#: Temperatures: bench/levels.py's bisection (docs/levels.md says how they were measured).
+LEVELS = (
+    Level(1, "beginner", "tempered:temp=1.03,table_temp=0.374", 5.0, 0.03),
+    Level(2, "casual", "tempered:temp=0.805,table_temp=0.278", 11.0, 0.08),
+    Level(3, "club", "tempered:temp=0.617,table_temp=0.213", 17.0, 0.13),
+    Level(4, "strong", "tempered:temp=0.424,table_temp=0.151", 23.0, 0.19),
+    Level(5, "learned", "learned"),
+)
+
+
+def level_of(level) -> Level:
+    """The level of a number (1..len(LEVELS)) or a name; ValueError (one line) for any other."""
+    names = {lv.name: lv for lv in LEVELS}
+    if isinstance(level, str) and level.strip().lower() in names:
+        return names[level.strip().lower()]
+    if isinstance(level, str) and level.strip().isdigit():
+        level = int(level.strip())
+    if isinstance(level, int) and not isinstance(level, bool) and 1 <= level <= len(LEVELS):
+        return LEVELS[level - 1]
+    hint = did_you_mean(level, names) if isinstance(level, str) else ""
+    raise ValueError(f"unknown level {level!r}" + (hint or f": levels are 1..{len(LEVELS)} or "
+                                                          f"{', '.join(names)}"))
