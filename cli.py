@@ -159,9 +159,9 @@ def _announce_compiling(enabled: bool):
 def _compiled_name(module: str) -> str:
     """What a compile notice calls the code of `module` a user meets compiling."""
     layer, _, name = module.rpartition(".")
-    if layer == "strategies.research":
+    if layer == "sim.runs.research":
         return "the analysis kernels"
-    if layer == "strategies.training":
+    if layer == "sim.runs.training":
         return "the training kernels"
     return f"the {name} strategy" if layer == "strategies" else name
 
@@ -347,7 +347,7 @@ def _trains(fn):
                         raise
                     if not train:
                         raise ValueError(missing.message(train="--train")) from None
-                    from strategies.training.ondemand import Need, train_need
+                    from sim.runs.training.ondemand import Need, train_need
                     need = Need.of(missing)
                     if need in done:
                         raise
@@ -765,7 +765,7 @@ def report_command(dataset, output, figures_dir, fmt, analyse_too, quiet, rules)
     fmt = "png" if figures_dir is not None else "html"
     analysis = None
     if analyse_too:
-        from strategies.research.analyse import analyse as run_analysis
+        from sim.runs.research.analyse import analyse as run_analysis
         analysis = run_analysis(dataset, progress=_progress_enabled(quiet), rules=rules).to_dict()
     r = report(dataset, output, fmt=fmt, figures_dir=figures_dir, progress=_progress_enabled(quiet),
                analysis=analysis)
@@ -974,7 +974,7 @@ def train(sheet, players, games, seed, threads, init, step, out, quiet, rules):
     """
     _announce_compiling(_progress_enabled(quiet))
     from sim.runs import interrupts
-    from strategies.training.run import train_file
+    from sim.runs.training.run import train_file
     if _PROGRAM:
         interrupts.install("Interrupted: no weights were written.")
     try:
@@ -1050,12 +1050,12 @@ def bound(games, seed, sheet, beam, weights, threads, quiet, rules):
     """The clairvoyant bound of the solo game, and `learned` as a percentage of it.
 
     For each game, a beam search with all 30 rolls known finds the best score it can
-    (strategies.research.clairvoyant); `learned` plays the same dice. Prints both means, the
+    (sim.runs.research.clairvoyant); `learned` plays the same dice. Prints both means, the
     percentage and their score breakdowns.
     """
     _announce_compiling(_progress_enabled(quiet))
-    from strategies.research.clairvoyant import DEFAULT_BEAM
-    from strategies.research.headroom import measure
+    from sim.runs.research.clairvoyant import DEFAULT_BEAM
+    from sim.runs.research.headroom import measure
     h = measure(games, seed, sheet, DEFAULT_BEAM if beam is None else beam, weights, threads,
                 progress=_progress_enabled(quiet), rules=rules)
     click.echo(h.report())
@@ -1109,12 +1109,12 @@ def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, out
     """
     _announce_compiling(_progress_enabled(quiet))
     from sim.runs import interrupts
-    from strategies.research.analyse import analyse as run_analysis
+    from sim.runs.research.analyse import analyse as run_analysis
     if game is None and (roll is not None or seat is not None):
         raise ValueError("--roll and --seat pick decisions of the game given by --game N")
     rules = _dataset_rules(dataset, rules)
     if game is not None:
-        from strategies.research.decisions import decisions
+        from sim.runs.research.decisions import decisions
         if fmt == "parquet":
             raise ValueError("--game shows one game's decisions as a table or JSON: -f table or -f json")
         view = decisions(dataset, game, roll=roll, seat=seat, rollouts=rollouts, weights=weights,

@@ -15,7 +15,7 @@ with the command's options as keyword arguments under the same names (`--games` 
 the same defaults, and the same checks: bad input raises ValueError with the line the command would
 print. What the command prints beside its table is in the frame's
 `.attrs` (a dict: the dataset's path, the settings, further frames). The layers below (sim.runs,
-strategies.research) hold the work; this module only shapes their results into frames.
+sim.runs.research) hold the work; this module only shapes their results into frames.
 """
 from __future__ import annotations
 
@@ -32,9 +32,9 @@ __all__ = ["run", "summary", "compare", "analyse", "report", "replay", "compare_
 
 def _training(call, train: bool, threads=None, progress=False):
     """call(), with the weights `learned` lacks trained first where `train` (the commands' --train:
-    strategies.training.ondemand); without it, the error names this module's keyword."""
+    sim.runs.training.ondemand); without it, the error names this module's keyword."""
     from strategies.learned import MissingWeights
-    from strategies.training.ondemand import with_training
+    from sim.runs.training.ondemand import with_training
     try:
         return with_training(call, train=train, threads=threads, progress=progress,
                              say=print if progress else None)
@@ -134,7 +134,7 @@ def analyse(dataset, *, strategy: str | None = None, rollouts: int = 0, top: int
     if game is None:
         if roll is not None or seat is not None:
             raise ValueError("roll and seat pick decisions of the game given by game=N")
-        from strategies.research.analyse import analyse as judge
+        from sim.runs.research.analyse import analyse as judge
         a = _training(lambda: judge(dataset, strategy=strategy, rollouts=rollouts, games=games, weights=weights,
                                     threads=threads, mistakes=mistakes, progress=progress, checked=not unchecked,
                                     top=top if rollouts else 0, rules=rules), train, threads, progress)
@@ -149,7 +149,7 @@ def analyse(dataset, *, strategy: str | None = None, rollouts: int = 0, top: int
                               for m in data["mistakes"]])
         return _frame(rows, **{k: data[k] for k in ("dataset", "players", "sheet", "seed", "games", "rollouts",
                                                    "judge")}, mistakes=mistakes_df, **parts, text=a.text())
-    from strategies.research.decisions import decisions
+    from sim.runs.research.decisions import decisions
     v = _training(lambda: decisions(dataset, game, roll=roll, seat=seat, rollouts=rollouts, weights=weights,
                                     checked=not unchecked, rules=rules), train, threads, progress)
     rows = [{"game": v.game, "roll": d["roll"], "seat": d["seat"], "strategy": d["strategy"], "dice": d["dice"],
@@ -183,7 +183,7 @@ def report(dataset, *, out=None, figures=None, analyse: bool = False, progress: 
     rules = dataset_rules(read_manifest(dataset), rules)
     analysis = None
     if analyse:
-        from strategies.research.analyse import analyse as judge
+        from sim.runs.research.analyse import analyse as judge
         analysis = judge(dataset, progress=progress, rules=rules).to_dict()
     r = write(dataset, out, "png" if figures is not None else "html", figures, progress=progress, analysis=analysis)
     pngs = [str(p) for p in r.pngs] or [None] * len(r.figures)

@@ -271,7 +271,7 @@ TRAINING = ((1, "", 400_000), (4, "", 40_000), (4, "joker-six", 40_000))
 def training_rows(quick: bool = False) -> list[dict]:
     """Training games a second on every core (as `encore-sim train` runs by default), after a
     short run that compiles: solo, and at 4 players under the rulebook and under joker-six."""
-    from strategies.training.run import train_file
+    from sim.runs.training.run import train_file
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for players, rules, games in TRAINING:

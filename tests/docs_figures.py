@@ -119,9 +119,9 @@ def python_speed() -> str:
 @register("training-time")
 def training_time() -> str:
     """How long train's defaults and training on demand take, from make bench's training rows."""
-    from strategies.training.ondemand import WARM_GAMES
-    from strategies.training.solo import DEFAULT_GAMES as SOLO_GAMES
-    from strategies.training.table import DEFAULT_GAMES as TABLE_GAMES
+    from sim.runs.training.ondemand import WARM_GAMES
+    from sim.runs.training.solo import DEFAULT_GAMES as SOLO_GAMES
+    from sim.runs.training.table import DEFAULT_GAMES as TABLE_GAMES
     rows = {r["workload"]: r for r in bench()["results"]}
     solo = next(r for w, r in rows.items() if w.startswith("training, solo,"))
     four = next(r for w, r in rows.items() if w.startswith("training, 4 players,"))
@@ -395,7 +395,7 @@ def _analysed(spec: str, rollouts: int = 0):
 
     from sim.runs.runner import run
     from sim.runs.settings import Settings
-    from strategies.research.analyse import analyse
+    from sim.runs.research.analyse import analyse
     with tempfile.TemporaryDirectory() as d:
         run(Path(d) / "ds", settings=Settings.of(strategies=[spec], games=ANALYSE_GAMES, seed=SOLO_SEED))
         return analyse(Path(d) / "ds", rollouts=rollouts, mistakes=0).rows[0]

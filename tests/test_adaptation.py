@@ -17,7 +17,7 @@ from sim.state import PS_PASSES, PS_SCORE, PS_WINNER
 from strategies import adaptation, store
 from strategies.learned import shipped_file
 from strategies.registry import resolve
-from strategies.training.run import train_file
+from sim.runs.training.run import train_file
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANT = "star-penalty=3"

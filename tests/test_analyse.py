@@ -1,4 +1,4 @@
-"""`encore-sim analyse` (strategies.research.analyse): every decision judged against learned's choice.
+"""`encore-sim analyse` (sim.runs.research.analyse): every decision judged against learned's choice.
 
 The identity (rollout loss per game = learned's score minus the strategy's, on the same dice),
 the rollouts of both choices on the same dice (exactly), luck averaging 0, a deliberate blunder
@@ -24,9 +24,9 @@ from sim.state import PS_JOKERS, PS_SCORE
 from sim.tables import N_GROUPS
 from strategies.features import EXPECT_SIZE
 from strategies.learned import MissingWeights, best_row, new_scratch, rank_placements
-from strategies.research.analyse import AnalyseError, STAGES, _learned_taxed, analyse, judged
-from strategies.research.decisions import _before_each, decisions
-from strategies.research.rollouts import (
+from sim.runs.research.analyse import AnalyseError, STAGES, _learned_taxed, analyse, judged
+from sim.runs.research.decisions import _before_each, decisions
+from sim.runs.research.rollouts import (
     J_BEST_COST, J_BEST_SUB, J_ROLLED, J_SIZE, _play_out, judge_solo, rollout_key,
 )
 
@@ -222,7 +222,7 @@ def test_learned_loses_nothing_by_its_value_and_its_improvement_is_measured_on_i
     assert row["loss_per_game"] == 0 and row["differ_share"] == 0 and a.mistakes == []
     assert row["learned_gap"] == 0
     # with rollouts: one step of policy improvement over learned, measured on these very games
-    from strategies.research.improvement import measure
+    from sim.runs.research.improvement import measure
     b = analyse(data["learned"], rollouts=10, top=2, games=4, threads=1)
     direct = measure(games=4, seed=SEED, rollouts=10, top=2, threads=1)
     assert np.array_equal(b.improvement.means, direct.means) and np.array_equal(b.improvement.scores, direct.scores)

@@ -1,4 +1,4 @@
-"""The clairvoyant bound (strategies.research.clairvoyant, strategies.research.headroom): its lines are legal and
+"""The clairvoyant bound (sim.runs.research.clairvoyant, sim.runs.research.headroom): its lines are legal and
 score what it says, it beats `learned` on the same dice, and it does not depend on threads."""
 import subprocess
 import sys
@@ -19,8 +19,8 @@ from sim.state import (
     ST_AVAIL, ST_DICE, ST_IS_ACTIVE, ST_ROLL, ST_SEAT, new_state,
 )
 from sim.tables import kernel_tables
-from strategies.research import clairvoyant as C
-from strategies.research.headroom import measure
+from sim.runs.research import clairvoyant as C
+from sim.runs.research.headroom import measure
 from strategies.learned import weights_array
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""One step of policy improvement over `learned` (strategies.research.improvement): its games are learned's
+"""One step of policy improvement over `learned` (sim.runs.research.improvement): its games are learned's
 own, its rollouts estimate what they should, its two estimates are computed as documented, and
 nothing depends on the thread count."""
 import numba
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from sim.runs.api import play_chunk
 from sim.state import PS_SCORE
-from strategies.research.improvement import gains, measure
-from strategies.research.rollouts import ABSENT
+from sim.runs.research.improvement import gains, measure
+from sim.runs.research.rollouts import ABSENT
 
 SEED = 20261204
 

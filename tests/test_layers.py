@@ -14,13 +14,16 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Lowest first: (layer, the modules in it).
 LAYERS = [
     ("rules and kernels", re.compile(r"sim(\.(?!runs\b)\w+)?$")),
-    ("players", re.compile(r"strategies(\.(?!training\b|research\b)\w+)?$")),
-    ("runs and files", re.compile(r"sim\.runs(\.(?!commands\b)\w+)?$")),
-    ("training", re.compile(r"strategies\.training(\.\w+)?$")),
-    ("research", re.compile(r"strategies\.research(\.\w+)?$")),
+    ("players", re.compile(r"strategies(\.\w+)*$")),
+    ("runs and files", re.compile(r"sim\.runs(\.(?!commands\b|training\b|research\b)\w+)?$")),
+    ("training", re.compile(r"sim\.runs\.training(\.\w+)?$")),
+    ("research", re.compile(r"sim\.runs\.research(\.\w+)?$")),
     ("commands", re.compile(r"sim\.runs\.commands$")),
     ("front ends", re.compile(r"(cli|encore_sim)$")),
 ]
+#: The one module that is a layer of its own inside a folder of another: the commands sit in
+#: sim/runs/ above its subfolders research/ and training/ (the top level is fixed).
+OWN_FOLDER = {"sim.runs.commands"}
 
 
 def _files():
@@ -101,6 +104,52 @@ def test_no_import_cycle():
     assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
 
 
+def _folder(module: str) -> str:
+    """The folder a module stands in for the layers: its package (a package's own modules, not
+    its subpackages, as sim.numba_cache.GAMES_DIGEST reads them), or itself for OWN_FOLDER."""
+    if module in OWN_FOLDER or module in ("cli", "encore_sim"):
+        return module
+    return module if MODULES[module].name == "__init__.py" else module.rpartition(".")[0]
+
+
+def test_each_folder_holds_one_layer():
+    """A folder's modules are of one layer, so that the layers can be read off the tree."""
+    layers = {}
+    for m in MODULES:
+        layers.setdefault(_folder(m), set()).add(LAYERS[_layer(m)][0])
+    mixed = {f: sorted(names) for f, names in layers.items() if len(names) > 1}
+    assert not mixed, f"folders holding modules of several layers: {mixed}"
+
+
+#: The folder whose subfolder stands above a folder outside it: the top level is fixed, so sim/ holds
+#: both the kernels (its own modules, below the players of strategies/) and sim/runs/ (above them).
+SPLIT_BY_THE_TOP_LEVEL = {"sim"}
+
+
+def test_a_folder_with_its_subfolders_is_one_band_of_layers():
+    """What a folder holds, subfolders included, is a run of adjacent layers: no other folder's
+    layer stands between two of them, so a folder is either wholly below another or wholly above
+    it (strategies/ holds the players alone; training and research stand above the runs in
+    sim/runs/, not beside the players)."""
+    packages = {m for m, p in MODULES.items() if p.name == "__init__.py"}
+    gaps = {}
+    for package in sorted(packages - SPLIT_BY_THE_TOP_LEVEL):
+        held = {_layer(m) for m in MODULES if m == package or m.startswith(package + ".")}
+        if missing := set(range(min(held), max(held) + 1)) - held:
+            gaps[package] = sorted(LAYERS[i][0] for i in missing)
+    assert not gaps, f"folders whose layers have another folder's layer between them: {gaps}"
+
+
+def test_folders_import_one_way():
+    """Between folders too imports run one way: no folder imports one that imports it back."""
+    edges = {(_folder(m), _folder(d)) for m, deps in GRAPH.items() for d in deps if _folder(m) != _folder(d)}
+    back = sorted(f"{a} <-> {b}" for a, b in edges if (b, a) in edges and a < b)
+    assert not back, f"folders that import each other: {back}"
+    folder_layer = {_folder(m): _layer(m) for m in MODULES}
+    down = [f"{a} -> {b}" for a, b in sorted(edges) if folder_layer[a] < folder_layer[b]]
+    assert not down, f"folders importing a folder of a layer above theirs: {down}"
+
+
 def test_architecture_names_every_module():
     text = (ROOT / "docs" / "architecture.md").read_text()
     missing = [p.relative_to(ROOT).as_posix() for p in _files()
@@ -114,14 +163,14 @@ def test_a_run_of_learned_loads_no_training_or_research(tmp_path):
             f"    cli.main(['run', '-n', '20', '-s', 'learned', '-q', '--out', {str(tmp_path / 'r')!r}])\n"
             "except SystemExit as e:\n"
             "    assert not e.code, e.code\n"
-            "print(sorted(m for m in sys.modules if m.startswith(('strategies.training', 'strategies.research'))))")
+            "print(sorted(m for m in sys.modules if m.startswith(('sim.runs.training', 'sim.runs.research'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_analyse_loads_no_report_or_matplotlib():
     """`analyse` writes JSON, not figures: loading it must not load the report module's plotting."""
-    code = ("import sys, strategies.research.analyse\n"
+    code = ("import sys, sim.runs.research.analyse\n"
             "print(sorted(m for m in sys.modules if m == 'sim.runs.report' or m.startswith('matplotlib')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
@@ -164,5 +213,6 @@ def test_only_the_rules_layer_plays_a_turn():
     and the kit, training and research play a roll through the engine's turn, so that a rules
     change is made in one place. (sim.runs.api crosses a user's boxes one by one to draw a
     position, in no turn.)"""
-    found = {m: calls for m, p in sorted(MODULES.items()) if m.startswith("strategies") and (calls := _engine_calls(p))}
+    found = {m: calls for m, p in sorted(MODULES.items())
+             if m.startswith(("strategies", "sim.runs.training", "sim.runs.research")) and (calls := _engine_calls(p))}
     assert not found, f"outside the rules layer, these call the engine's crossing and awards: {found}"

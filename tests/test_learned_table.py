@@ -22,7 +22,7 @@ from sim.state import (
 from sim.tables import build_tables, kernel_tables
 from strategies import learned as L
 from strategies import table_features as TF
-from strategies.training import run as TR
+from sim.runs.training import run as TR
 
 try:  # works both with and without a tests/__init__.py
     from .checker import check_game_log

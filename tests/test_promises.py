@@ -209,7 +209,7 @@ def without_timing(text):
 
 
 def test_bound_prints_the_measured_bound():
-    from strategies.research.headroom import measure
+    from sim.runs.research.headroom import measure
     r = invoke("bound", "-n", 2, "--beam", 4, "--seed", 3, "-q")
     assert r.exit_code == 0, r.output
     assert without_timing(r.stdout) == without_timing(measure(2, 3, "standard", 4).report())

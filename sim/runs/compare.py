@@ -45,6 +45,7 @@ from ..errors import SettingError
 from .settings import DEFAULT_MAX_ROLLS, MAX_GAMES, Settings, check_int
 from ..state import PS_SCORE, PS_WINNER
 from .summary import mean_ci, wilson
+from strategies import labels, resolve
 
 
 @dataclass
@@ -157,7 +158,6 @@ def compare(strategies, players=1, opponents=None, games=None, seed=SEED, until_
         settings["max_games"] = s.games
     if not s.rules.is_rulebook:   # named only when they are not the rulebook: older outputs stay as they were
         settings["rules"] = s.rules.text
-    from strategies import labels, resolve
     names = labels([resolve(c, checked=s.checked) for c in strategies])   # told apart across the candidates
     return Comparison(_table(names, tally, s.players), tally.done, s.players, s.seed,
                       opponents, settings, None if until_ci is None else _stop(tally, until_ci, s.games),

@@ -809,7 +809,7 @@ def report(dataset, out=None, fmt: str = "html", figures_dir=None, progress: boo
            batch_size: int = BATCH_ROWS, analysis: dict | None = None) -> Report:
     """Write the HTML report of a dataset to `out` (default DATASET.html); fmt="png" also writes
     each figure as a PNG into figures_dir. `analysis`: the dataset's analysis as plain data
-    (strategies.research.analyse.Analysis.to_dict(), which `report --analyse` makes), shown too.
+    (sim.runs.research.analyse.Analysis.to_dict(), which `report --analyse` makes), shown too.
     Raises DatasetError (a ValueError) for a damaged or missing dataset, before writing anything."""
     out = Path(out) if out is not None else default_output(dataset)
     figures_dir = check_output(out, fmt, figures_dir)

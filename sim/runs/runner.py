@@ -51,6 +51,7 @@ from ..rules import rules_dict
 from .settings import DEFAULT_MAX_ROLLS, STORED, Settings, check_int, default_chunk_size
 from .defaults import ROTATE, RUN_GAMES, RUN_STRATEGY, SEED, SHEET
 from ..errors import SettingError, setting
+from strategies import REGISTRY, resolve
 
 DEFAULT_GAMES = RUN_GAMES
 
@@ -106,7 +107,6 @@ def prepare(settings: Settings, files=None):
     settings (sim.runs.settings.STORED, with the strategies' canonical specs), the Lineup and each
     strategy's manifest entry. `files` maps a user file spec to the file a resumed run was
     started with."""
-    from strategies import REGISTRY, resolve
     for s in settings.strategies:
         # A dataset names its strategies by spec, to be replayed and resumed: an object made in a
         # script has no spec (its bare name could even be a built-in's).

@@ -1,6 +1,6 @@
 """Train the weights of `learned` by TD(lambda) on afterstates, from solo self-play.
 
-    encore-sim train --sheet standard --out W.npz        (strategies.training.run.train_file)
+    encore-sim train --sheet standard --out W.npz        (sim.runs.training.run.train_file)
 
 Games are played by the engine's own kernels (reset, set_dice, cross,
 settle_awards, finish) on the chosen sheet. Every roll the player takes the
@@ -44,7 +44,7 @@ from sim.state import PS_JOKERS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_SEAT, new_
 from sim.tables import kernel_tables
 from sim.threads import over_threads
 
-from ..learned import (
+from strategies.learned import (
     N_ACTIVE, N_FEAT, N_SHEET, N_T, best_row, joker_entry, new_scratch, rank_placements, row_offset, solo_choice,
     solo_row, solo_rolls, sheet_features,
 )

@@ -4,7 +4,7 @@
     v = decisions("results/run-X", game=3, roll=5)     # a DecisionView; v.decisions, v.text()
 
 The game is replayed from the dataset's manifest (its scores checked against the stored ones) and
-judged as strategies.research.analyse judges every game, by the same kernels (rollouts.judge_solo,
+judged as sim.runs.research.analyse judges every game, by the same kernels (rollouts.judge_solo,
 judge_table): the loss of a decision is learned's value of its own choice minus that of the choice
 made, the very number `analyse` sums. The ranking needs the value of every choice, which the
 kernels keep to themselves: so the sheets before each decision are rebuilt from the game's moves
@@ -37,9 +37,9 @@ from sim.state import (
 )
 from sim.tables import N_GROUPS
 
-from ..features import EXPECT_SIZE
-from ..learned import new_scratch, rank_placements, rank_table, solo_rolls
-from ..table_features import TC_SIZE, TE_SIZE
+from strategies.features import EXPECT_SIZE
+from strategies.learned import new_scratch, rank_placements, rank_table, solo_rolls
+from strategies.table_features import TC_SIZE, TE_SIZE
 from .analyse import AnalyseError, _choice_text, _dice_text, judged
 from .rollouts import J_BEST, J_BEST_COST, J_BEST_SUB, J_MADE, J_SIZE, _play_out, judge_solo, judge_table, rollout_key
 

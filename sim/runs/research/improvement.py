@@ -2,7 +2,7 @@
 
     encore-sim run -s learned -n 200 --seed 555 -o L && encore-sim analyse L --rollouts 200
 
-The clairvoyant bound (strategies.research.headroom) says how far `learned` is from a player who knows the
+The clairvoyant bound (sim.runs.research.headroom) says how far `learned` is from a player who knows the
 dice; it cannot say how much of that gap a real player could ever earn. This measures a part that
 is certainly earnable. At every decision of `learned`'s own solo games, each of its `top` best
 choices is followed by `rollouts` full games to the end played by `learned` itself (the same
@@ -15,10 +15,10 @@ and scoring the pick by B (and the other way round) gives an estimate free of th
 low rather than high: noise in A makes some picks worse than the best. Picking and scoring by
 the same rollouts is biased high. The truth lies between the two, and the less noise the
 rollouts have, the closer the two come: so each rollout is taxed for its dice's luck
-(strategies.research.rollouts), which leaves its expectation as it is and its noise about four times
+(sim.runs.research.rollouts), which leaves its expectation as it is and its noise about four times
 smaller: the same noise from a sixteenth of the rollouts, each costing about three times as much.
 
-The kernels are in strategies.research.rollouts; its dice depend on the arguments only, never on the
+The kernels are in sim.runs.research.rollouts; its dice depend on the arguments only, never on the
 thread count.
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ from sim.runs.settings import MAX_ROLLOUTS
 from sim.runs.progress import Progress
 from sim.runs.summary import Z95
 
-from ..learned import solo_rolls
+from strategies.learned import solo_rolls
 from .headroom import solo_setup
 from .rollouts import ABSENT, rollout_means
 
@@ -127,7 +127,7 @@ def measure(games: int = 200, seed: int = 555, sheet=SHEET, rollouts: int = 200,
     """Roll out `learned`'s `top` best choices at every decision of solo games 0..games-1 of
     `seed` on `sheet` under `rules` (None: the rulebook; its weights for them, or those of the
     file `weights`). Rollouts are taxed
-    for their dice's luck (strategies.research.rollouts) unless `taxed` is false: the same expectations,
+    for their dice's luck (sim.runs.research.rollouts) unless `taxed` is false: the same expectations,
     less noise. A progress line on stderr with `progress`."""
     games = check_int("games", games, 1, MAX_MEASURED_GAMES)
     seed = check_int("seed", seed, 0, MAX_SEED)
@@ -142,7 +142,7 @@ def measure(games: int = 200, seed: int = 555, sheet=SHEET, rollouts: int = 200,
 def measure_games(W, tab, sheet_name: str, seed: int, games: int, rollouts: int, top: int, weights, threads: int,
                   progress: bool = False, taxed: bool = True) -> Improvement:
     """measure() with its arguments checked and set up: learned's weights W, the sheet's kernel
-    tables and name (strategies.research.analyse measures learned's own games of a dataset by it);
+    tables and name (sim.runs.research.analyse measures learned's own games of a dataset by it);
     the games are the solo game of the tables' rules."""
     numba.set_num_threads(threads)
     rolls = solo_rolls(tab)

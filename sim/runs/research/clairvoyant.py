@@ -1,7 +1,7 @@
 """The clairvoyant bound of the 30-roll solo game: the best score found with all 30 rolls known
 (under rule variants: the rules' solo game, star and pass penalties, all read from the tables).
 
-    python -m strategies.research.clairvoyant --games 1000 --seed 1 --beam 512     (= encore-sim bound)
+    python -m sim.runs.research.clairvoyant --games 1000 --seed 1 --beam 512     (= encore-sim bound)
 
 Game g of root seed S has the dice `learned` sees in game g (sim.rng.game_key,
 sim.engine.set_dice). Knowing them all in advance, a beam search keeps the B
@@ -43,7 +43,7 @@ from sim.state import (
 )
 from sim.threads import over_threads
 
-from ..learned import F_JOKER, N_FEAT, new_scratch, rank_placements, solo_rolls
+from strategies.learned import F_JOKER, N_FEAT, new_scratch, rank_placements, solo_rolls
 
 #: The guides: (factor of V, further factor of its '!' entries). A game's bound is the best over them.
 GUIDES = ((1.0, 1.0), (1.4, 1.0), (1.2, 0.25))

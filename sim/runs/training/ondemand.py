@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from sim.rules import RULEBOOK, Rules
 from sim.sheets import Sheet
 
-from .. import store
-from ..learned import MissingWeights, weights_file, weights_rules
+from strategies import store
+from strategies.learned import MissingWeights, weights_file, weights_rules
 from .run import train_file
 
 #: Training games of a warm start, solo and at tables of 2-6: as many as fit in about two minutes

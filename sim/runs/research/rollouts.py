@@ -1,5 +1,5 @@
 """Rollouts of `learned`'s own solo play after each of its best choices (the kernels of
-strategies.research.improvement, which explains what they measure).
+sim.runs.research.improvement, which explains what they measure).
 
 Rollout dice: rollout n from roll r of game g has the dice of rollout_key(game_key(seed, g), r, n);
 the games themselves use the dice of (seed, g) as every run does, so what they give depends on the
@@ -27,12 +27,12 @@ from sim.state import (
 from sim.tables import N_GROUPS, TablesType
 from sim.threads import over_threads
 
-from ..features import EXPECT_SIZE, NEG
-from ..learned import (
+from strategies.features import EXPECT_SIZE, NEG
+from strategies.learned import (
     N_FEAT, N_ROW_TABLE, SC_NEW, best_row, joker_entry, new_scratch, next_roll_value, place_block, place_columns,
     ranked, ranked_table, row_offset, solo_row, solo_rolls, successor_value,
 )
-from ..table_features import TC_COLOURS_TAKEN, TC_COLS_TAKEN, TC_SIZE, TE_SIZE, stage, table_after
+from strategies.table_features import TC_COLOURS_TAKEN, TC_COLS_TAKEN, TC_SIZE, TE_SIZE, stage, table_after
 from ..training.solo import start_solo
 
 #: Typed as the strategies' own calls type them (sim.nbinternals.as_any: learned's ranking is
@@ -146,7 +146,7 @@ def _rollout_means(lo, hi, W, tab, seed, first, top, rollouts, taxed, out, gaps,
         scores[i] = ps[0, PS_SCORE]
 
 
-# --- judging the decisions of played games (strategies.research.analyse) -----------------------
+# --- judging the decisions of played games (sim.runs.research.analyse) -----------------------
 #: Per decision of judge_solo / judge_table: out[row, J_*].
 J_MADE = 0          # learned's one-ply value of the choice made
 J_BEST = 1          # learned's one-ply value of its own choice (the best by that value)

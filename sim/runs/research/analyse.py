@@ -10,7 +10,7 @@ for that sheet and number of players:
   agree). By default the values are learned's own one-ply values (reward now + value of the
   sheet after the move). With `rollouts` N (solo), wherever the two choices differ, each is
   followed by N games that learned plays on from its afterstate, the k-th rollout of both on the
-  same dice, each taxed for its dice's luck (strategies.research.rollouts): an unbiased estimate
+  same dice, each taxed for its dice's luck (sim.runs.research.rollouts): an unbiased estimate
   of the difference of learned's true action values.
 - **luck** (solo): the value of the best decision the dice of a roll allowed minus its exact mean
   over all 1,296 faces of that roll: 0 on average whatever came before, so a game's summed luck
@@ -24,7 +24,7 @@ biased where the value errs.
 
 On learned's own games the loss is 0 by its value and by these rollouts alike; what rollouts of
 its several best choices would still gain over it is one step of policy improvement
-(strategies.research.improvement), which the analysis adds for learned's rows with `top`.
+(sim.runs.research.improvement), which the analysis adds for learned's rows with `top`.
 
 Games are judged block by block (per-decision arrays of one block at a time, the figures folded
 into sums), so memory does not grow with the dataset; every game is judged alone, so nothing
@@ -60,7 +60,7 @@ from sim.sheets import COLOURS
 from sim.state import COLOUR_JOKER, NUMBER_JOKER, PS_SCORE
 from sim.tables import build_tables, kernel_tables
 
-from ..learned import MissingWeights, WeightsError, weights_array
+from strategies.learned import MissingWeights, WeightsError, weights_array
 from .rollouts import J_BEST, J_BEST_COST, J_BEST_SUB, J_LUCK, J_MADE, J_ROLLED, J_SIZE, judge_solo, judge_table
 
 #: Stages of a game: rolls 1-5, 6-10, ... (a table's last stage, and a solo game longer than the
@@ -141,7 +141,7 @@ class Analysis:
     mistakes: list[dict]
     seconds: float
     threads: int
-    improvement: object = None      # strategies.research.improvement.Improvement of learned's own games
+    improvement: object = None      # sim.runs.research.improvement.Improvement of learned's own games
 
     def to_dict(self) -> dict:
         """As plain JSON data (an interval of one game, NaN, as null)."""
@@ -265,7 +265,7 @@ def analyse(dataset, strategy: str | None = None, rollouts: int = 0, games: int 
     of the file `weights`); with `strategy`, only the seats that strategy played. `rollouts` N > 0
     (even, solo only): judge by N taxed rollouts of both choices. `decisions_out`: a Parquet file
     to write with one row per decision. `top` >= 2 (with rollouts): also one step of policy
-    improvement over learned on learned's own games (strategies.research.improvement). The games are
+    improvement over learned on learned's own games (sim.runs.research.improvement). The games are
     judged under the rules the dataset was played under (its manifest's; `rules`, if given, must
     be those), by learned's weights for them. Raises AnalyseError / DatasetError / WeightsError
     (ValueError, one line) for what cannot be analysed."""

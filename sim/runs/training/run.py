@@ -1,6 +1,6 @@
 """`encore-sim train`: check the arguments, train `learned`'s weights, write them (host side).
 
-The kernels and their drivers are in strategies.training.solo (solo) and strategies.training.table (tables).
+The kernels and their drivers are in sim.runs.training.solo (solo) and sim.runs.training.table (tables).
 """
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ from sim.rules import parse_rules
 from sim.sheets import load_sheet
 from sim.state import MAX_SEATS
 
-from .. import store
-from ..learned import DATA_W, N_PARAMS, N_ROW_TABLE, read_weights, save_weights, store_name, weights_rules
-from ..registry import resolve
-from ..table_features import N_STAGES
+from strategies import store
+from strategies.learned import DATA_W, N_PARAMS, N_ROW_TABLE, read_weights, save_weights, store_name, weights_rules
+from strategies.registry import resolve
+from strategies.table_features import N_STAGES
 from .solo import DEFAULT_GAMES, Settings, train
 from .table import DEFAULT_GAMES as TABLE_GAMES
 from .table import OPPONENTS, train_table
@@ -61,7 +61,7 @@ def train_file(out=None, sheet=SHEET, players: int = 1, games: int | None = None
                threads: int | None = None, progress: bool = False, init=None, step=None,
                rules=None) -> Path:
     """`encore-sim train`: check the arguments, train (solo, or a table of `players`: see
-    strategies.training.table), and write the weights to `out` atomically (nothing is written if
+    sim.runs.training.table), and write the weights to `out` atomically (nothing is written if
     training is interrupted). Returns the file written.
 
     out: the weights file; None: the weights store's file for the sheet, players and rules

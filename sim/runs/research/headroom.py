@@ -1,8 +1,8 @@
 """How far `learned` is from perfect play: its solo score against the clairvoyant bound.
 
-    encore-sim bound --games 1000 --seed 1 --beam 512     (python -m strategies.research.clairvoyant ...)
+    encore-sim bound --games 1000 --seed 1 --beam 512     (python -m sim.runs.research.clairvoyant ...)
 
-measure() runs the clairvoyant search (strategies.research.clairvoyant) and `learned` (through
+measure() runs the clairvoyant search (sim.runs.research.clairvoyant) and `learned` (through
 sim.runs.api.play_chunk, as any run plays it) on the same solo games, and Headroom.report()
 prints the bound, learned's mean, learned as a percentage of the bound, and the score
 breakdown of both: which points the bot never goes for.
@@ -28,7 +28,7 @@ from sim.state import PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_J
 from sim.tables import build_tables, kernel_tables
 
 from .clairvoyant import DEFAULT_BEAM, GUIDES, MAX_BEAM, search_games
-from ..learned import weights_array
+from strategies.learned import weights_array
 
 #: Most games one bound searches (each by a beam search of every roll).
 MAX_SEARCHED_GAMES = 10_000_000
@@ -39,7 +39,7 @@ class Headroom:
 
     bound_ends / learned_ends: int64 (games, PS_SIZE), the engine's ps row at the end of each
     game (the bound's best line; learned's game); lines: int64 (games, 30, 2) the best lines
-    (strategies.research.clairvoyant.LINE_*); guide_scores: int64 (games, len(guides))."""
+    (sim.runs.research.clairvoyant.LINE_*); guide_scores: int64 (games, len(guides))."""
     seed: int
     sheet: str
     beam: int

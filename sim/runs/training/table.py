@@ -30,11 +30,11 @@ from sim.state import MAX_SEATS, PS_JOKERS, PS_SIZE, PS_WINNER, ST_ROLL, new_sta
 from sim.tables import kernel_tables
 from sim.threads import over_threads
 
-from ..learned import (
+from strategies.learned import (
     DATA_LAY, DATA_W, N_ACTIVE, N_FEAT, N_ROW_TABLE, N_SHEET, SC_COUNT, joker_entry, layout_words, new_scratch, pack,
     sheet_features,
 )
-from ..table_features import N_STAGES, T_ACTIVE, TC_SIZE, points_now, stage, table_context, table_features
+from strategies.table_features import N_STAGES, T_ACTIVE, TC_SIZE, points_now, stage, table_context, table_features
 
 #: Features of an afterstate at a table: the sheet's and the table's.
 N_TACTIVE = N_ACTIVE + T_ACTIVE
@@ -130,7 +130,7 @@ def train_table(lineup, sheet=SHEET, players: int = 4, games: int | None = None,
     """Table weights (float32 (N_STAGES, N_ROW_TABLE)) of `learned` for `players` on `sheet`
     after `games` training games of `seed`; progress(done, the learner's win rate against the
     built-ins in the last batch, None for a batch of self-play alone). `lineup` is (functions, kinds, parameters) for play_batch with
-    learned in slot 0 and the OPPONENTS after it (strategies.training.run.table_lineup); the weights
+    learned in slot 0 and the OPPONENTS after it (sim.runs.training.run.table_lineup); the weights
     start at `init` (continuing their training) or at 0, and each batch is played with those
     learnt so far. Every game is played under `rules` (a sim.rules.Rules or a --rules text), the
     built-ins reading them as in any run."""
