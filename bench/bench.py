@@ -176,7 +176,7 @@ def run(quick: bool, everything: bool = False) -> list[dict]:
         rows = [_timed(_first_run_row, tmp)]
         if rows[0]["value"] is None:
             return rows
-        _seed_cache(Path(tmp, "empty-cache", numba_cache.cache_base().name), numba_cache.cache_base())
+        seed_cache(Path(tmp, "empty-cache", numba_cache.cache_base().name), numba_cache.cache_base())
         rows.extend(_throughput_rows(names, quick))
         inline = next(r["value"] for r in rows if r["workload"] == "solo, greedy, 1 thread")
         rows.append(_timed(_plugin_row, tmp, inline, quick))
@@ -326,7 +326,7 @@ def _first_run_row(tmp: str) -> dict:
             "unit": "s", "target": 60.0, "ratio": round(60.0 / wall, 2)}
 
 
-def _seed_cache(src: Path, dst: Path) -> None:
+def seed_cache(src: Path, dst: Path) -> None:
     """Copy into cache folder dst the compiled files of src that it lacks.
 
     On a fresh clone the first run compiles the engine into its own empty cache;

@@ -198,6 +198,26 @@ class Browser:
         return base64.b64decode(shot["data"])
 
 
+def blank(png: bytes) -> bool:
+    """True if (almost) every pixel of a screenshot is the background's colour."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+    with Image.open(io.BytesIO(png)) as im:
+        rgb = np.asarray(im.convert("RGB")).reshape(-1, 3).astype(np.uint32)
+    pixels = rgb[:, 0] << 16 | rgb[:, 1] << 8 | rgb[:, 2]
+    return np.mean(pixels != pixels[0]) < 0.02 or len(np.unique(pixels)) < 3
+
+
+#: Each figure of the open page: its id, whether its image loaded, its height shown and its box.
+FIGURES_JS = """Array.from(document.querySelectorAll('figure')).map(f => {
+  const img = f.querySelector('img'), r = f.getBoundingClientRect();
+  return {id: f.id, ok: img.complete && img.naturalWidth > 0, shown: img.getBoundingClientRect().height,
+          x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height};
+})"""
+
+
 if __name__ == "__main__":
     page, out = Path(sys.argv[1]).resolve(), Path(sys.argv[2])
     binary = find_browser()

@@ -24,10 +24,10 @@ from sim.state import PS_JOKERS, PS_SCORE
 from sim.tables import N_GROUPS
 from strategies.features import EXPECT_SIZE
 from strategies.learned import MissingWeights, best_row, new_scratch, rank_placements
-from sim.runs.research.analyse import AnalyseError, STAGES, _learned_taxed, analyse, judged
-from sim.runs.research.decisions import _before_each, decisions
+from sim.runs.research.analyse import AnalyseError, STAGES, learned_taxed, analyse, judged
+from sim.runs.research.decisions import before_each, decisions
 from sim.runs.research.rollouts import (
-    J_BEST_COST, J_BEST_SUB, J_ROLLED, J_SIZE, _play_out, judge_solo, rollout_key,
+    J_BEST_COST, J_BEST_SUB, J_ROLLED, J_SIZE, play_out, judge_solo, rollout_key,
 )
 
 SEED = 3407
@@ -103,7 +103,7 @@ def test_rollout_loss_matches_the_score_gap_and_the_value_alone_is_biased(tmp_pa
     assert score.index.equals(t.index)
     heuristic_taxed = score.to_numpy() - t["luck"].to_numpy()
     j = judged(ds)
-    learned_taxed = _learned_taxed(j.W, j.tab, SEED, 0, learned_games, j.settings.rules)[1]
+    learned_taxed = learned_taxed(j.W, j.tab, SEED, 0, learned_games, j.settings.rules)[1]
     # the figures the analysis reports, from the same games
     assert t["loss"].mean() == pytest.approx(row["loss_per_game"], abs=1e-9)
     assert (learned_taxed[:games] - heuristic_taxed).mean() == pytest.approx(row["learned_gap_taxed"], abs=1e-9)
@@ -125,7 +125,7 @@ def test_rollout_loss_matches_the_score_gap_and_the_value_alone_is_biased(tmp_pa
 def _played_out(j, st, ps, bb, roll, sub, cost, dice):
     """learned's final score, untaxed, after (sub, cost) at `roll` and the rest of the game played
     by its choice on the dice of key `dice`: made here from the engine's turn kernel, roll by roll,
-    not by the judge's own playout (rollouts._play_out), so the dice of every roll are known to be
+    not by the judge's own playout (rollouts.play_out), so the dice of every roll are known to be
     start_roll's on that key."""
     st, ps, bb = st.copy(), ps.copy(), bb.copy()
     scratch = new_scratch(j.tab)
@@ -159,13 +159,13 @@ def test_rollouts_give_both_choices_the_same_dice_exactly(data):
 
     def taxed_playout(st, ps, bb, roll, sub, cost, dice):
         st, ps, bb = st.copy(), ps.copy(), bb.copy()
-        return _play_out(j.W, st, ps, bb, j.tab, sub, cost, roll, dice, True, *scratch, reply, val)
+        return play_out(j.W, st, ps, bb, j.tab, sub, cost, roll, dice, True, *scratch, reply, val)
 
     judged_here = told_apart = 0
     for g in range(games):
         key = np.uint64(game_key(np.uint64(seed), np.int64(g)))
         first = chunk.log_start[g]
-        for r, st, ps, bb in _before_each(j.tab, seed, g, 1, j.settings.max_rolls, log[first:chunk.log_start[g + 1]]):
+        for r, st, ps, bb in before_each(j.tab, seed, g, 1, j.settings.max_rolls, log[first:chunk.log_start[g + 1]]):
             row = first + r
             roll = int(log[row, LOG_ROLL])
             best = int(untaxed[row, J_BEST_SUB]), int(untaxed[row, J_BEST_COST])
@@ -238,7 +238,7 @@ def test_the_judge_plays_learned_s_own_games_as_run_plays_them(data, sheet):
                                                           "-n", "5", "--sheet", sheet)
     j = judged(ds)
     first, n = 1000, 400
-    scores, taxed = _learned_taxed(j.W, j.tab, SEED, first, n, j.settings.rules)
+    scores, taxed = learned_taxed(j.W, j.tab, SEED, first, n, j.settings.rules)
     played = play_chunk(SEED, first, n, ["learned"], players=1, sheet=sheet).seats[:, 0, PS_SCORE]
     assert np.array_equal(scores, played)
     assert np.isfinite(taxed).all() and not np.array_equal(taxed, scores)

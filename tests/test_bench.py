@@ -2,7 +2,7 @@
 import pytest
 
 from sim import numba_cache
-from bench.bench import _seed_cache
+from bench.bench import seed_cache
 from bench.playab import main, rates
 
 
@@ -13,7 +13,7 @@ def test_seed_cache_copies_only_what_the_cache_lacks(tmp_path):
     (src / "sim_x" / "engine.play.1.nbc").write_bytes(b"code")
     (dst / "sim_x").mkdir(parents=True)
     (dst / "sim_x" / "engine.play.nbi").write_bytes(b"kept index")
-    _seed_cache(src, dst)
+    seed_cache(src, dst)
     assert (dst / "sim_x" / "engine.play.nbi").read_bytes() == b"kept index"
     assert (dst / "sim_x" / "engine.play.1.nbc").read_bytes() == b"code"
     assert sorted(p.name for p in dst.rglob("*")) == ["engine.play.1.nbc", "engine.play.nbi", "sim_x"]

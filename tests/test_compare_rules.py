@@ -237,7 +237,7 @@ def test_cli_report_and_the_notebook_function(tmp_path, penalty):
 
 
 def test_every_figure_renders_in_a_real_browser(chromium, mixed, tmp_path):
-    from test_report import FIGURES_JS, _blank
+    from browser import FIGURES_JS, blank
     r = rules_report(mixed, tmp_path / "r.html")
     chromium.open(r.html.as_uri())
     assert chromium.errors() == []
@@ -246,4 +246,4 @@ def test_every_figure_renders_in_a_real_browser(chromium, mixed, tmp_path):
     assert len(figures) == len(r.figures)
     for f in figures:
         assert f["ok"] and f["shown"] > 100, f
-        assert not _blank(chromium.screenshot({k: f[k] for k in ("x", "y", "width", "height")})), f
+        assert not blank(chromium.screenshot({k: f[k] for k in ("x", "y", "width", "height")})), f

@@ -204,14 +204,14 @@ def test_summary_in_small_batches_matches_pandas(tmp_path, monkeypatch):
                                                   on="game")
     full_bytes = pa.Table.from_pandas(full).nbytes
     seen, peak, base = [], [0], pa.total_allocated_bytes()
-    real = summary_mod._accumulate
+    real = summary_mod.accumulate
 
     def spy(accs, batch, rolls, capped, by_seat):
         seen.append(batch.num_rows)
         peak[0] = max(peak[0], pa.total_allocated_bytes() - base)
         return real(accs, batch, rolls, capped, by_seat)
 
-    monkeypatch.setattr(summary_mod, "_accumulate", spy)
+    monkeypatch.setattr(summary_mod, "accumulate", spy)
     got = summary_mod.summarise(out.as_uri(), by_seat=True, batch_size=16).stats
     assert max(seen) <= 16 and sum(seen) == 3600 and len(seen) >= 3600 // 16
     assert peak[0] < full_bytes / 10, (peak[0], full_bytes)
@@ -230,7 +230,7 @@ def test_summary_in_small_batches_matches_pandas(tmp_path, monkeypatch):
     for col in want.columns[2:]:
         np.testing.assert_allclose(got[col].astype(float), want[col].astype(float), rtol=1e-12, err_msg=col)
     # the default batch size gives the same numbers
-    monkeypatch.setattr(summary_mod, "_accumulate", real)
+    monkeypatch.setattr(summary_mod, "accumulate", real)
     pd.testing.assert_frame_equal(summary_mod.summarise(out, by_seat=True).stats.sort_values(["strategy", "seat"])
                                   .reset_index(drop=True), got, rtol=1e-12)
 

@@ -216,3 +216,79 @@ def test_only_the_rules_layer_plays_a_turn():
     found = {m: calls for m, p in sorted(MODULES.items())
              if m.startswith(("strategies", "sim.runs.training", "sim.runs.research")) and (calls := _engine_calls(p))}
     assert not found, f"outside the rules layer, these call the engine's crossing and awards: {found}"
+
+
+# --- private names stay in their module -----------------------------------------------------
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _project_module(name: str) -> bool:
+    """Whether `name` is a module of this checkout: the packages, the front ends, bench/ or a
+    module of tests/ (its helpers, imported by their own names)."""
+    top = name.partition(".")[0]
+    return top in ("sim", "strategies", "cli", "encore_sim", "bench", "tests") or \
+        (ROOT / "tests" / f"{top}.py").is_file() or (ROOT / "tests" / top / "__init__.py").is_file()
+
+
+def _private_imports(path: Path, attributes: bool) -> list[str]:
+    """`line: what` of each private name `path` takes from another module of the project:
+    `from m import _x`, and with `attributes` `m._x` where m names a project module it imported."""
+    tree = ast.parse(path.read_text())
+    package = _package(path) if path.is_relative_to(ROOT / "sim") or path.is_relative_to(ROOT / "strategies") \
+        else path.relative_to(ROOT).parent.as_posix().replace("/", ".")
+    own = _name(path)
+    found, modules = [], set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = _from_module(node, package)
+            if not _project_module(base) or base == own:
+                continue
+            for a in node.names:
+                if _private(a.name):
+                    found.append(f"{node.lineno}: from {base} import {a.name}")
+                elif _project_module(f"{base}.{a.name}") and (
+                        (ROOT / Path(*f"{base}.{a.name}".split("."))).with_suffix(".py").is_file()
+                        or (ROOT / Path(*f"{base}.{a.name}".split(".")) / "__init__.py").is_file()):
+                    modules.add(a.asname or a.name)
+        elif isinstance(node, ast.Import):
+            modules.update(a.asname for a in node.names if a.asname and _project_module(a.name))
+    if attributes:
+        found += [f"{node.lineno}: {node.value.id}.{node.attr}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Attribute) and _private(node.attr)
+                  and isinstance(node.value, ast.Name) and node.value.id in modules]
+    return found
+
+
+def _source_files():
+    return [*_files(), *ROOT.glob("bench/**/*.py")]
+
+
+def test_no_private_name_is_taken_from_another_module():
+    """A name with a leading underscore is its module's own: another module that needs it gets
+    it public (with a docstring) or moved to where both belong. Sources and tests alike import no
+    private name; a test may reach one through its module (`module._name`) to replace it with a
+    fake (monkeypatch), which is how a fault is injected. The Numba internals the project relies
+    on are sim/nbinternals.py's business (tests/test_numba_internals.py), not another module's."""
+    found = {p.relative_to(ROOT).as_posix(): hits for p in _source_files() if (hits := _private_imports(p, True))}
+    found |= {p.relative_to(ROOT).as_posix(): hits for p in sorted(ROOT.glob("tests/**/*.py"))
+              if (hits := _private_imports(p, False))}
+    assert not found, f"private names taken from other modules: {found}"
+
+
+def test_the_private_name_check_finds_each_form(tmp_path, monkeypatch):
+    """The check above can fail: it finds a relative import, an absolute one and an attribute."""
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    (tmp_path / "sim" / "runs").mkdir(parents=True)
+    (tmp_path / "sim" / "__init__.py").write_text("")
+    (tmp_path / "sim" / "runs" / "__init__.py").write_text("")
+    (tmp_path / "sim" / "runs" / "compare.py").write_text("def _settings(): pass\n")
+    (tmp_path / "sim" / "runs" / "report.py").write_text("def _own(): pass\n")
+    user = tmp_path / "sim" / "runs" / "rulescompare.py"
+    user.write_text("from .compare import _settings, stop\nfrom sim.runs.report import _own as o\n"
+                    "from sim.runs import compare\nimport numpy as np\nx = compare._settings, np._x, o\n")
+    assert _private_imports(user, True) == ["1: from sim.runs.compare import _settings",
+                                            "2: from sim.runs.report import _own", "5: compare._settings"]
+    assert _private_imports(user, False) == ["1: from sim.runs.compare import _settings",
+                                             "2: from sim.runs.report import _own"]

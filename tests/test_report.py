@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from browser import FIGURES_JS, blank
 from cli import main
 from sim.runs.compare import compare, format_table
 from sim.runs.report import compare_report, report
@@ -267,24 +268,6 @@ def test_compare_cli_report(tmp_path):
 
 # --- the browser -------------------------------------------------------------------------
 
-def _blank(png: bytes) -> bool:
-    """True if (almost) every pixel is the background's colour."""
-    import io
-
-    from PIL import Image
-    with Image.open(io.BytesIO(png)) as im:
-        rgb = np.asarray(im.convert("RGB")).reshape(-1, 3).astype(np.uint32)
-    pixels = rgb[:, 0] << 16 | rgb[:, 1] << 8 | rgb[:, 2]
-    return np.mean(pixels != pixels[0]) < 0.02 or len(np.unique(pixels)) < 3
-
-
-FIGURES_JS = """Array.from(document.querySelectorAll('figure')).map(f => {
-  const img = f.querySelector('img'), r = f.getBoundingClientRect();
-  return {id: f.id, ok: img.complete && img.naturalWidth > 0, shown: img.getBoundingClientRect().height,
-          x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height};
-})"""
-
-
 def test_every_figure_renders_in_a_real_browser(chromium, reports, comparison, tmp_path):
     b = chromium
     # the checks can fail: a page with a broken figure, a console error and a network load
@@ -304,5 +287,5 @@ def test_every_figure_renders_in_a_real_browser(chromium, reports, comparison, t
         for f in figures:
             assert f["ok"] and f["shown"] > 100, f
             clip = {k: f[k] for k in ("x", "y", "width", "height")}
-            assert not _blank(b.screenshot(clip)), f
-        assert not _blank(b.screenshot())
+            assert not blank(b.screenshot(clip)), f
+        assert not blank(b.screenshot())

@@ -37,7 +37,7 @@ from .chunks import ChunkJob, play_ahead, play_and_write, remember
 from .dataset import (
     MANIFEST,
     DatasetError,
-    _is_tmp,
+    is_tmp,
     check_parts,
     open_store,
     read_manifest,
@@ -356,5 +356,5 @@ def _clear(store) -> None:
                          f"({others[0]}); refusing to delete them")
     for name in TABLES:
         store.rmtree(name)
-    for name in [MANIFEST] + [f for f in store.listdir() if _is_tmp(f)]:
+    for name in [MANIFEST] + [f for f in store.listdir() if is_tmp(f)]:
         store.delete(name)

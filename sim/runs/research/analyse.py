@@ -153,7 +153,7 @@ class Analysis:
         return format_text(self)
 
 
-def _choice_text(tab, dice, avail, sub, cost, cdie=-1, ndie=-1) -> dict:
+def choice_text(tab, dice, avail, sub, cost, cdie=-1, ndie=-1) -> dict:
     """A choice as data: pass, or colour, number, cells, '!' spent and the dice taken (the first
     die of the roll that makes it, where the choice names none)."""
     from sim.runs.gamelog import mask_cells
@@ -323,7 +323,7 @@ def analyse(dataset, strategy: str | None = None, rollouts: int = 0, games: int 
                 scores = np.empty(n, np.int64)
                 judge_solo(W, tab, np.uint64(s.seed), game_ids, log, rollouts, True, out, scores)
                 scores = scores[:, None]
-                own = _learned_taxed(W, tab, s.seed, first, n, s.rules)
+                own = learned_taxed(W, tab, s.seed, first, n, s.rules)
             else:
                 scores = np.empty((n, s.players), np.int64)
                 judge_table(W, tab, np.uint64(s.seed), game_ids, s.players, s.max_rolls, log, log_start, out, scores)
@@ -426,10 +426,10 @@ def _fold_block(folds, heap, out, log, log_start, chunk, first, stored, label, o
             avail = int(log[r, LOG_AVAIL])
             m = {"game": first + gi, "roll": int(roll[r]), "seat": int(seat[r]), "strategy": str(labels[unit[r]]),
                  "loss": float(loss[r]), "value_loss": float(value_loss[r]),
-                 "chosen": _choice_text(tab, dice, avail, int(log[r, LOG_SUB]), int(log[r, LOG_COST]),
+                 "chosen": choice_text(tab, dice, avail, int(log[r, LOG_SUB]), int(log[r, LOG_COST]),
                                         int(log[r, LOG_CDIE]), int(log[r, LOG_NDIE])),
-                 "best": _choice_text(tab, dice, avail, int(out[r, J_BEST_SUB]), int(out[r, J_BEST_COST])),
-                 "dice": _dice_text(dice, players)}
+                 "best": choice_text(tab, dice, avail, int(out[r, J_BEST_SUB]), int(out[r, J_BEST_COST])),
+                 "dice": dice_text(dice, players)}
             item = (item[0], item[1], m)
             if len(heap) < keep:
                 heapq.heappush(heap, item)
@@ -437,7 +437,7 @@ def _fold_block(folds, heap, out, log, log_start, chunk, first, stored, label, o
                 heapq.heapreplace(heap, item)
 
 
-def _learned_taxed(W, tab, seed, first, n, rules):
+def learned_taxed(W, tab, seed, first, n, rules):
     """learned's scores on solo games first..first+n-1 of `seed` under `rules`, and the same less each
     game's luck: the same expectation, less noise (about half the raw gap's against heuristic).
     The judge plays them itself (its best choice is learned's): no copy of learned's decision to compile."""
@@ -449,7 +449,8 @@ def _learned_taxed(W, tab, seed, first, n, rules):
     return scores, scores - luck
 
 
-def _dice_text(dice, players) -> str:
+def dice_text(dice, players) -> str:
+    """A roll's dice as text, colour faces | number faces (two of each in the solo game, three at a table)."""
     from sim.runs.gamelog import colour_face, number_face
     k = 2 if players == 1 else 3
     return " ".join(str(colour_face(int(f))) for f in dice[:k]) + " | " + \
@@ -465,7 +466,7 @@ def _decisions_table(out, log, log_start, chunk, first, label, rollouts, strateg
     labels = label.ravel()[g * players + seat]
     keep = np.ones(len(log), bool) if strategy is None else labels == strategy
     value_loss = out[:, J_BEST] - out[:, J_MADE]
-    cells = np.array([" ".join(_choice_text(tab, None, 0, i, 0, 0, 0)["cells"]) for i in range(len(tab.size))]
+    cells = np.array([" ".join(choice_text(tab, None, 0, i, 0, 0, 0)["cells"]) for i in range(len(tab.size))]
                      + [""], dtype=object)
     sub, best_sub = log[:, LOG_SUB], out[:, J_BEST_SUB].astype(np.int64)
     cols = {

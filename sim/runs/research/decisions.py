@@ -40,8 +40,8 @@ from sim.tables import N_GROUPS
 from strategies.features import EXPECT_SIZE
 from strategies.learned import new_scratch, rank_placements, rank_table, solo_rolls
 from strategies.table_features import TC_SIZE, TE_SIZE
-from .analyse import AnalyseError, _choice_text, _dice_text, judged
-from .rollouts import J_BEST, J_BEST_COST, J_BEST_SUB, J_MADE, J_SIZE, _play_out, judge_solo, judge_table, rollout_key
+from .analyse import AnalyseError, choice_text, dice_text, judged
+from .rollouts import J_BEST, J_BEST_COST, J_BEST_SUB, J_MADE, J_SIZE, play_out, judge_solo, judge_table, rollout_key
 
 #: Choices listed per decision (and the one played, if it ranks lower).
 SHOWN = 10
@@ -80,7 +80,7 @@ def _stored_scores(dataset, s, game) -> list[int] | None:
     return p[p["game"] == game].sort_values("seat")["score"].tolist()
 
 
-def _before_each(tab, seed, game, players, max_rolls, log):
+def before_each(tab, seed, game, players, max_rolls, log):
     """(log row, st, ps, bb) before each decision of the game whose decisions are `log`, in the
     engine's order (sim.engine.play: the active seat, then the others, whose moves are applied
     together): the arrays as the deciding seat saw them, updated in place after each yield."""
@@ -115,7 +115,7 @@ def _rolled(W, tab, st, ps, bb, key, roll, sub, cost, rollouts):
     total = 0.0
     for k in range(n_out):
         st2[:], ps2[:], bb2[:] = st, ps, bb
-        total += _play_out(W, st2, ps2, bb2, tab, sub, cost, roll, np.uint64(rollout_key(key, roll, k)), True, *scratch,
+        total += play_out(W, st2, ps2, bb2, tab, sub, cost, roll, np.uint64(rollout_key(key, roll, k)), True, *scratch,
                            reply, val)
     return total / n_out
 
@@ -160,7 +160,7 @@ def decisions(dataset, game, roll: int | None = None, seat: int | None = None, r
     subs, costs, qs = scratch[3], scratch[4], scratch[6]
     tc, te = np.empty(TC_SIZE, np.int64), np.empty(TE_SIZE)
     views = []
-    for r, st, ps, bb in _before_each(tab, s.seed, game, s.players, s.max_rolls, log):
+    for r, st, ps, bb in before_each(tab, s.seed, game, s.players, s.max_rolls, log):
         if (roll is not None and log[r, LOG_ROLL] != roll) or (seat is not None and log[r, LOG_SEAT] != seat):
             continue
         me = int(log[r, LOG_SEAT])
@@ -199,7 +199,7 @@ def _decision(j, chunk, log, out, r, subs, costs, qs, shown, seats, st, ps, bb, 
             continue
         is_played = k == played_at
         option = {"rank": k + 1, "value": v, "played": is_played, "learned": (a, c) == best,
-                  **_choice_text(j.py_tab, dice, avail, a, c, *((int(log[r, LOG_CDIE]), int(log[r, LOG_NDIE]))
+                  **choice_text(j.py_tab, dice, avail, a, c, *((int(log[r, LOG_CDIE]), int(log[r, LOG_NDIE]))
                                                                   if is_played else ()))}
         if rollouts:
             option["rolled"] = _rolled(j.W, j.tab, st, ps, bb, key, roll, a, c, rollouts)
@@ -208,7 +208,7 @@ def _decision(j, chunk, log, out, r, subs, costs, qs, shown, seats, st, ps, bb, 
     mine = next(o for o in options if o["learned"])
     value_loss = mine["value"] - played["value"]
     return {"roll": roll, "seat": seat, "strategy": seats[seat], "active": bool(log[r, LOG_ACTIVE]),
-            "dice": _dice_text(dice, len(seats)), "legal_choices": int(log[r, LOG_CHOICES]),
+            "dice": dice_text(dice, len(seats)), "legal_choices": int(log[r, LOG_CHOICES]),
             "ranked": len(ranked), "value_loss": value_loss,
             "loss": mine["rolled"] - played["rolled"] if rollouts else value_loss, "options": options}
 

@@ -52,7 +52,7 @@ def rollout_key(key, roll, n):
 
 
 @njit(cache=True)
-def _play_out(W, st, ps, bb, tab, sub, cost, roll, key, taxed, lay, sc, se, subs, costs, rewards, qs, reply, val):
+def play_out(W, st, ps, bb, tab, sub, cost, roll, key, taxed, lay, sc, se, subs, costs, rewards, qs, reply, val):
     """Make the move (sub, cost) of roll `roll` on these copies, play the rest of the game by
     learned's choice on the dice of `key`, and return the final score, less the dice's tax if
     `taxed` (reply, val: next_roll_value's scratch)."""
@@ -76,7 +76,7 @@ def _play_out(W, st, ps, bb, tab, sub, cost, roll, key, taxed, lay, sc, se, subs
 
 
 _I1, _F1 = types.int64[::1], types.float64[::1]
-#: _play_out's signature as judge_solo calls it: through its address (a FunctionType argument),
+#: play_out's signature as judge_solo calls it: through its address (a FunctionType argument),
 #: not compiled into the judge, so that an analysis without rollouts compiles none of it (3.6 s of
 #: CPU, a sixth of a first `analyse`'s compile). W: learned's weights as loaded (read-only float32).
 PLAY_OUT_SIG = types.float64(
@@ -86,13 +86,13 @@ PLAY_OUT_SIG = types.float64(
 
 @njit(cache=True)
 def _no_play_out(W, st, ps, bb, tab, sub, cost, roll, key, taxed, lay, sc, se, subs, costs, rewards, qs, reply, val):
-    """What judge_solo calls in place of _play_out when there are no rollouts (never called)."""
+    """What judge_solo calls in place of play_out when there are no rollouts (never called)."""
     return 0.0
 
 
 def _compiled_play_out(rollouts: int):
-    """_play_out, or for no rollouts its stand-in, compiled for PLAY_OUT_SIG (or loaded from the cache)."""
-    return compiled_for(_play_out if rollouts > 0 else _no_play_out, PLAY_OUT_SIG)
+    """play_out, or for no rollouts its stand-in, compiled for PLAY_OUT_SIG (or loaded from the cache)."""
+    return compiled_for(play_out if rollouts > 0 else _no_play_out, PLAY_OUT_SIG)
 
 
 def rollout_means(W, tab, seed, first, count, top, rollouts, taxed, out, gaps, scores):
@@ -132,7 +132,7 @@ def _rollout_means(lo, hi, W, tab, seed, first, top, rollouts, taxed, out, gaps,
                     total1 = 0.0
                     for n in range(2 * half):
                         copy_game(st, ps, bb, st2, ps2, bb2)
-                        v = _play_out(W, st2, ps2, bb2, tab, subs[j], costs[j], roll, rollout_key(key, roll, n),
+                        v = play_out(W, st2, ps2, bb2, tab, subs[j], costs[j], roll, rollout_key(key, roll, n),
                                       taxed, lay2, sc2, se2, subs2, costs2, rewards2, qs2, reply, val)
                         if n & 1:
                             total1 += v
