@@ -2,11 +2,11 @@
 
 Speed is measured here and never asserted in tests: the machines are shared
 and noisy. Each workload runs after a warm-up, several times; the median is
-reported with the machine and versions, beside the targets of issues 5 and 36.
+reported with the machine and versions, beside the project's speed targets.
 The rows are the workloads of those targets (greedy, heuristic, learned); --all adds
 every other built-in strategy, which costs each one's compilation on a cold cache, and the
 training rows (--training measures those alone). Without
---quick, the cold-start rows of issue 44 close the table (bench.coldstart: CPU seconds of a
+--quick, the cold-start rows close the table (bench.coldstart: CPU seconds of a
 user's first commands, beside the code before the compile work, measured in the same run).
 """
 from __future__ import annotations
@@ -32,7 +32,8 @@ TARGETS = {
     ("greedy", 1): 100_000,
     ("greedy", 4): 15_000,
 }
-#: Targets as a share of greedy's games/s on the same machine: issue 5's heuristic, issue 36's learned.
+#: Targets as a share of greedy's games/s on the same machine: a shared machine's speed varies, a
+#: ratio measured in one run much less.
 GREEDY_SHARE = {
     ("heuristic", 1): 0.5,
     ("heuristic", 4): 0.5,
