@@ -2,8 +2,9 @@
 # The smoke test of the lowest dependency versions pyproject.toml allows (.ci/min-versions.txt):
 # run in the virtual environment that has them (.ci/run builds it), it drives the installed
 # `encore-sim` as a user would: a small run, its summary (also as a report), a comparison, one
-# bad input, and a run on a local Dask cluster; then the test files that use hypothesis, and
-# sim.nbinline's (it patches Numba's inliner, whose layout must be that of every release allowed).
+# bad input, and a run on a local Dask cluster; then the test files that use hypothesis, sim.nbinline's
+# (it patches Numba's inliner, whose layout must be that of every release allowed) and the progress
+# display's (tqdm's oldest release allowed).
 # Usage: tests/smoke_min_versions.sh VENV
 set -euo pipefail
 venv=$(cd "$1" && pwd)
@@ -18,7 +19,7 @@ say "versions"
 "$venv/bin/python" - <<'PY'
 from importlib.metadata import version
 print(" ".join(f"{p} {version(p)}" for p in ("numba", "llvmlite", "numpy", "click", "pandas", "pyarrow", "scipy",
-                                             "cma", "matplotlib", "dask", "distributed", "pytest", "hypothesis")))
+                                             "cma", "matplotlib", "tqdm", "dask", "distributed", "pytest", "hypothesis")))
 PY
 
 say "run"
@@ -48,6 +49,7 @@ fi
 say "run on a local Dask cluster"
 "$sim" run -n 400 -s greedy --chunk-size 200 --scheduler local:1 -q -o "$work/dask"
 "$sim" summary "$work/dask" -f csv | head -3
-say "tests with hypothesis, and of the workaround of Numba's inliner"
+say "tests with hypothesis, of the workaround of Numba's inliner, and of the progress display"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_rules_reference.py -k "legal or crossing"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_nbinline.py
+"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_progress.py

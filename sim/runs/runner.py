@@ -100,8 +100,6 @@ def _strategy_info(resolved, label) -> dict:
     return info
 
 
-# Not tqdm or rich: they would add a dependency for these 20 lines, and neither prints this
-# line (thousands separators, games/s) without a custom format; callers enable it on a terminal only.
 def prepare(settings: Settings, files=None):
     """Resolve and compile the strategies of `settings`; touches no files. Returns the manifest's
     settings (sim.runs.settings.STORED, with the strategies' canonical specs), the Lineup and each
