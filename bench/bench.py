@@ -358,7 +358,7 @@ def main(argv=None) -> None:
                              "make run's four-player table and --python")
     parser.add_argument("--record", metavar="FILE",
                         help="also write the results as JSON to FILE, with the date, the machine, its load and "
-                             "the git revision: the docs quote docs/bench.json (python -m tests.docs_check "
+                             "the git revision: the docs quote docs/bench.json (python -m tests.helpers.docs_check "
                              "--update copies its figures into them)")
     parser.add_argument("--training", action="store_true",
                         help="measure only the training rows; with --record, put them into FILE's record in place "

@@ -13,7 +13,7 @@ the switch and `greedy` called as a strategy are one definition.
 
 `greedy_pick` is greedy fused with the enumeration of legal choices: it finds
 greedy's choice and the number of choices without writing the candidate table.
-tests/test_strategies.py checks it against legal_choices + greedy.
+tests/sim/test_players.py checks it against legal_choices + greedy.
 """
 import numpy as np
 from numba import njit

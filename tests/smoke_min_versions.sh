@@ -50,6 +50,6 @@ say "run on a local Dask cluster"
 "$sim" run -n 400 -s greedy --chunk-size 200 --scheduler local:1 -q -o "$work/dask"
 "$sim" summary "$work/dask" -f csv | head -3
 say "tests with hypothesis, of the workaround of Numba's inliner, and of the progress display"
-"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_rules_reference.py -k "legal or crossing"
-"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_nbinline.py
-"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_progress.py
+"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/sim/test_engine.py -k "legal or crossing"
+"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/sim/test_nbinline.py
+"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/sim/runs/test_progress.py

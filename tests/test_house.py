@@ -1,5 +1,6 @@
-"""Rules of the house that no one module owns: the source says why, and a lab notebook's dates,
-issue numbers and commits live in docs/performance.md and the history, not in comments."""
+"""Rules of the house that no one module owns: the source says why (a lab notebook's dates, issue
+numbers and commits live in docs/performance.md and the history, not in comments), and the tests
+are laid out as the sources, their helpers apart."""
 import re
 from pathlib import Path
 
@@ -28,3 +29,49 @@ def test_the_notebook_pattern_finds_each_kind():
             "# greedy 12% slower (measured side by side with bf1f9ad)\n"
             "# numba issues 8989 and 9204\n# issued 3 times\n# the tissue of 4\n")
     assert [line.split(":")[0] for line in notebook_lines(text)] == ["1", "2", "3", "4"]
+
+
+#: The test files directly in tests/ that are no module's: what they hold spans modules.
+ACROSS_MODULES = {
+    "test_conventions.py": "what a new user meets first, across the commands",
+    "test_derived_columns.py": "every column of a dataset against the independent checker",
+    "test_determinism.py": "the same games whatever the threads, chunks and processes",
+    "test_docs.py": "the docs' examples and figures against the code",
+    "test_game_logs.py": "whole games replayed by the independent checker",
+    "test_house.py": "these rules",
+    "test_layers.py": "the layers and the imports between modules",
+    "test_program.py": "the installed `encore-sim` program itself",
+    "test_promises.py": "what the README and --help promise",
+    "test_python_mode.py": "--python: every strategy as plain Python",
+    "test_rules_cli.py": "--rules through every command",
+    "test_rules_strategies.py": "the built-in strategies under rule variants",
+    "test_user_strategies.py": "a user's strategy through every command",
+    "test_wheel.py": "the package as a user installs it",
+}
+
+
+def test_the_tests_mirror_the_sources():
+    """A module's tests are found from its path: tests/sim/runs/test_compare.py holds those of
+    sim/runs/compare.py. Every test file below tests/ (but its helpers) names a module at the same
+    place, or stands directly in tests/ for a root module (cli.py) or among ACROSS_MODULES."""
+    tests = ROOT / "tests"
+    lost = []
+    for path in sorted(tests.rglob("test_*.py")):
+        rel = path.relative_to(tests)
+        if rel.parts[0] == "helpers":
+            continue
+        source = ROOT.joinpath(*rel.parts[:-1], rel.name.removeprefix("test_"))
+        if not source.is_file() and not (len(rel.parts) == 1 and rel.name in ACROSS_MODULES):
+            lost.append(rel.as_posix())
+    assert not lost, f"test files that name no module where they stand (tests/<path>/test_<module>.py): {lost}"
+    stale = [name for name in ACROSS_MODULES if not (tests / name).is_file()]
+    assert not stale, f"ACROSS_MODULES names files that do not exist: {stale}"
+
+
+def test_helpers_stand_apart_from_the_tests():
+    """tests/helpers/ holds what the tests use and are not; a test file holds tests."""
+    helpers = sorted(p.name for p in (ROOT / "tests" / "helpers").glob("*.py"))
+    assert helpers and not [h for h in helpers if h.startswith("test_")]
+    others = [p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").rglob("*.py")
+              if p.parent.name != "helpers" and not p.name.startswith("test_") and p.name != "conftest.py"]
+    assert not others, f"helpers among the tests (tests/helpers/ is their place): {others}"

@@ -270,7 +270,7 @@ def test_no_private_name_is_taken_from_another_module():
     it public (with a docstring) or moved to where both belong. Sources and tests alike import no
     private name; a test may reach one through its module (`module._name`) to replace it with a
     fake (monkeypatch), which is how a fault is injected. The Numba internals the project relies
-    on are sim/nbinternals.py's business (tests/test_numba_internals.py), not another module's."""
+    on are sim/nbinternals.py's business (tests/sim/test_nbinternals.py), not another module's."""
     found = {p.relative_to(ROOT).as_posix(): hits for p in _source_files() if (hits := _private_imports(p, True))}
     found |= {p.relative_to(ROOT).as_posix(): hits for p in sorted(ROOT.glob("tests/**/*.py"))
               if (hits := _private_imports(p, False))}

@@ -24,10 +24,7 @@ from sim.sheets import load_sheet, parse_sheet
 from sim.state import PS_SCORE
 from strategies.learned import read_weights
 
-try:  # works both with and without a tests/__init__.py
-    from .sheetgen import random_sheet
-except ImportError:
-    from sheetgen import random_sheet
+from sheetgen import random_sheet
 
 ROOT = Path(__file__).resolve().parents[1]
 
