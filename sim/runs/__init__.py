@@ -3,4 +3,5 @@ datasets, summaries, comparisons, tuning, reports and replays. Built on the kern
 and the players of `strategies`; nothing below this layer imports it.
 
 Its subpackages stand above its modules: `training` (learned's weights) and `research` (the
-bound and the analysis) are built on the runs, and only the commands (`commands`) import them."""
+bound and the analysis, which uses training's solo game) are built on the runs, and of the
+modules here only the commands (`commands`) import them."""
