@@ -183,7 +183,7 @@ def judge_solo(W, tab, seed, games, log, rollouts, taxed, out, scores, own=False
 
 
 @njit(cache=True, nogil=True)
-def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores, own, play_out):
+def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores, own, play_out_at):
     st, ps, bb, _ = new_state()
     st2, ps2, bb2, _ = new_state()
     lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
@@ -221,11 +221,11 @@ def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores, 
                     for n in range(n_out):
                         k = rollout_key(key, roll, n)
                         copy_game(st, ps, bb, st2, ps2, bb2)
-                        total += play_out(W, st2, ps2, bb2, tab, subs[b], costs[b], roll, k, taxed, lay2, sc2,
-                                          se2, subs2, costs2, rewards2, qs2, reply, val)
+                        total += play_out_at(W, st2, ps2, bb2, tab, subs[b], costs[b], roll, k, taxed, lay2, sc2,
+                                             se2, subs2, costs2, rewards2, qs2, reply, val)
                         copy_game(st, ps, bb, st2, ps2, bb2)
-                        total -= play_out(W, st2, ps2, bb2, tab, sub, cost, roll, k, taxed, lay2, sc2, se2, subs2,
-                                          costs2, rewards2, qs2, reply, val)
+                        total -= play_out_at(W, st2, ps2, bb2, tab, sub, cost, roll, k, taxed, lay2, sc2, se2,
+                                             subs2, costs2, rewards2, qs2, reply, val)
                     out[row, J_ROLLED] = total / n_out
             solo_move(st, ps, bb, tab, sub, cost, roll)
         end_of_game(ps, bb, tab, 1)

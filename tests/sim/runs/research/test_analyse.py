@@ -104,14 +104,14 @@ def test_rollout_loss_matches_the_score_gap_and_the_value_alone_is_biased(tmp_pa
     assert score.index.equals(t.index)
     heuristic_taxed = score.to_numpy() - t["luck"].to_numpy()
     j = judged(ds)
-    learned_taxed = learned_taxed(j.W, j.tab, SEED, 0, learned_games, j.settings.rules)[1]
+    learned_games_taxed = learned_taxed(j.W, j.tab, SEED, 0, learned_games, j.settings.rules)[1]
     # the figures the analysis reports, from the same games
     assert t["loss"].mean() == pytest.approx(row["loss_per_game"], abs=1e-9)
-    assert (learned_taxed[:games] - heuristic_taxed).mean() == pytest.approx(row["learned_gap_taxed"], abs=1e-9)
+    assert (learned_games_taxed[:games] - heuristic_taxed).mean() == pytest.approx(row["learned_gap_taxed"], abs=1e-9)
     via_loss = t["loss"].to_numpy() + heuristic_taxed
-    diff = via_loss.mean() - learned_taxed.mean()
-    hw = 3 * np.sqrt(via_loss.var(ddof=1) / games + learned_taxed.var(ddof=1) / learned_games)
-    gap = learned_taxed.mean() - heuristic_taxed.mean()
+    diff = via_loss.mean() - learned_games_taxed.mean()
+    hw = 3 * np.sqrt(via_loss.var(ddof=1) / games + learned_games_taxed.var(ddof=1) / learned_games)
+    gap = learned_games_taxed.mean() - heuristic_taxed.mean()
     print(f"loss {row['loss_per_game']:.3f} per game, learned's gap less luck {gap:.3f}: {diff:+.3f} +- {hw:.3f} "
           "(3 standard errors)")
     # hw < 1/2: where |diff| < hw, a judge biased by a point a game is more than hw away from 0
