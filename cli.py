@@ -168,9 +168,9 @@ def _announce_compiling(enabled: bool):
 def _compiled_name(module: str) -> str:
     """What a compile notice calls the code of `module` a user meets compiling."""
     layer, _, name = module.rpartition(".")
-    if layer == "strategies.research":
+    if layer == "sim.runs.research":
         return "the analysis kernels"
-    if layer == "strategies.training":
+    if layer == "sim.runs.training":
         return "the training kernels"
     return f"the {name} strategy" if layer == "strategies" else name
 
@@ -989,7 +989,7 @@ def bound(games, seed, sheet, beam, weights, threads, quiet, rules):
     """The clairvoyant bound of the solo game, and `learned` as a percentage of it.
 
     For each game, a beam search with all 30 rolls known finds the best score it can
-    (strategies.research.clairvoyant); `learned` plays the same dice. Prints both means, the
+    (sim.runs.research.clairvoyant); `learned` plays the same dice. Prints both means, the
     percentage and their score breakdowns.
     """
     _announce_compiling(_progress_enabled(quiet))

@@ -2,11 +2,11 @@
 
 Speed is measured here and never asserted in tests: the machines are shared
 and noisy. Each workload runs after a warm-up, several times; the median is
-reported with the machine and versions, beside the targets of issues 5 and 36.
+reported with the machine and versions, beside the project's speed targets.
 The rows are the workloads of those targets (greedy, heuristic, learned); --all adds
 every other built-in strategy, which costs each one's compilation on a cold cache, and the
 training rows (--training measures those alone). Without
---quick, the cold-start rows of issue 44 close the table (bench.coldstart: CPU seconds of a
+--quick, the cold-start rows close the table (bench.coldstart: CPU seconds of a
 user's first commands, beside the code before the compile work, measured in the same run).
 """
 from __future__ import annotations
@@ -32,7 +32,8 @@ TARGETS = {
     ("greedy", 1): 100_000,
     ("greedy", 4): 15_000,
 }
-#: Targets as a share of greedy's games/s on the same machine: issue 5's heuristic, issue 36's learned.
+#: Targets as a share of greedy's games/s on the same machine: a shared machine's speed varies, a
+#: ratio measured in one run much less.
 GREEDY_SHARE = {
     ("heuristic", 1): 0.5,
     ("heuristic", 4): 0.5,
@@ -176,7 +177,7 @@ def run(quick: bool, everything: bool = False) -> list[dict]:
         rows = [_timed(_first_run_row, tmp)]
         if rows[0]["value"] is None:
             return rows
-        _seed_cache(Path(tmp, "empty-cache", numba_cache.cache_base().name), numba_cache.cache_base())
+        seed_cache(Path(tmp, "empty-cache", numba_cache.cache_base().name), numba_cache.cache_base())
         rows.extend(_throughput_rows(names, quick))
         inline = next(r["value"] for r in rows if r["workload"] == "solo, greedy, 1 thread")
         rows.append(_timed(_plugin_row, tmp, inline, quick))
@@ -271,7 +272,7 @@ TRAINING = ((1, "", 400_000), (4, "", 40_000), (4, "joker-six", 40_000))
 def training_rows(quick: bool = False) -> list[dict]:
     """Training games a second on every core (as `encore-sim train` runs by default), after a
     short run that compiles: solo, and at 4 players under the rulebook and under joker-six."""
-    from strategies.training.run import train_file
+    from sim.runs.training.run import train_file
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for players, rules, games in TRAINING:
@@ -326,7 +327,7 @@ def _first_run_row(tmp: str) -> dict:
             "unit": "s", "target": 60.0, "ratio": round(60.0 / wall, 2)}
 
 
-def _seed_cache(src: Path, dst: Path) -> None:
+def seed_cache(src: Path, dst: Path) -> None:
     """Copy into cache folder dst the compiled files of src that it lacks.
 
     On a fresh clone the first run compiles the engine into its own empty cache;
@@ -357,7 +358,7 @@ def main(argv=None) -> None:
                              "make run's four-player table and --python")
     parser.add_argument("--record", metavar="FILE",
                         help="also write the results as JSON to FILE, with the date, the machine, its load and "
-                             "the git revision: the docs quote docs/bench.json (python -m tests.docs_check "
+                             "the git revision: the docs quote docs/bench.json (python -m tests.helpers.docs_check "
                              "--update copies its figures into them)")
     parser.add_argument("--training", action="store_true",
                         help="measure only the training rows; with --record, put them into FILE's record in place "

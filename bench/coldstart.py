@@ -27,9 +27,10 @@ from pathlib import Path
 
 from sim import numba_cache
 
-#: The code before the compile work of issue 44 (docs/performance.md, "Compile time").
+#: The code before the compile work (docs/performance.md, "Compile time"): the rows show what
+#: that work saves, measured in the same run.
 REFERENCE = "35df1d3"
-#: (row, the command's arguments after `encore-sim`, the issue's target in CPU seconds)
+#: (row, the command's arguments after `encore-sim`, its target in CPU seconds)
 LINEUP = ["-p", "4", "-s", "learned", "-s", "lookahead", "-s", "heuristic", "-s", "greedy"]
 COMMANDS = (
     ("greedy", ["run", "-n", "200", "-s", "greedy", "-q", "-j", "1"], 10.0),

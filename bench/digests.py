@@ -3,8 +3,8 @@
 `python -m bench.digests` prints, for each of a fixed set of runs of seed 4242 (solo and
 2-6 players, every sheet kind of line-up, move logs on and off), the sha256 of everything its
 chunk holds: games, seats, slots, dice and move log. Two revisions play the same games when
-their lines are equal (run each from its own checkout). The compile work of issue 44 and the
-turn kernel of issue 45 were held to the digests of 35df1d3 this way.
+their lines are equal (run each from its own checkout): the check for a change that must not
+change the games, such as compile work or a rewritten kernel.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Play speed beside a reference revision: issue 44's "run time unchanged" table.
+"""Play speed beside a reference revision: does a change leave the run time as it was?
 
     python -m bench.playab [--rounds 3] [--reference 35df1d3]
 

@@ -2,7 +2,7 @@
 
 A strategy receives the game as arrays (sim.state), and a Numba function can
 write any array it is given. The built-in strategies are the project's own
-code, read-only by construction and tested to be (tests/test_guard.py), so the
+code, read-only by construction and tested to be (tests/sim/test_guard.py), so the
 engine hands them its arrays and checks nothing. A user's strategy
 (sim.players.PLAYER_GUARDED) is watched instead:
 

@@ -19,8 +19,8 @@ The loop itself is written out where it runs (engine.legal_choices, players.gree
 strategies' placement loops): Numba has no zero-cost way to pass a loop body to a helper, and
 these loops are the simulator's hottest code. Everything the loop computes comes from here. The
 helpers of the pair loop take numbers, not arrays: an inlined function given an array counts a
-reference to it, and with die_pair reading st the shared walk had cost greedy 12% of its speed
-(measured side by side with bf1f9ad); die_pair also tests the dice before it reads their faces.
+reference to it, which cost greedy about 12% of its speed when die_pair read st (docs/performance.md,
+"Measured again on a quiet machine"); die_pair also tests the dice before it reads their faces.
 
 mobility and mobility_after count the legal placements of any colour and number, now or after a
 move, from a row of bitboard words (bb[seat], or a strategy's scratch copy of one).

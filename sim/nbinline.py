@@ -13,7 +13,7 @@ The fix here: while `InlineWorker.inline_ir` runs, the `copy.deepcopy` its modul
 one memo across the blocks of the inlining, so each scope is copied once per copy, as the
 scope was one object before it. What the IR says is unchanged (the same statements, variables
 and names): the LLVM IR of every function `make run`'s line-up compiles was found equal with and
-without it (docs/performance.md), and tests/test_nbinline.py checks both the copies and the results.
+without it (docs/performance.md), and tests/sim/test_nbinline.py checks both the copies and the results.
 
 Nothing else of Numba changes: the inliner's module is the only reader of the `copy` name
 replaced below (it calls deepcopy in one place), and the memo is set only inside inline_ir.

@@ -32,7 +32,7 @@ as the compiled np.argsort does in both modes, with Numba's own quicksort in pla
 A stack array lives as long as the frame of the function whose code it is created in. Create
 it in the function that uses it, and hand it down to callees; no function returns one (an
 inline="always" function that did would leave its caller an array in a frame that, were the
-function ever compiled out of line, is gone). tests/test_numba_internals.py checks both.
+function ever compiled out of line, is gone). tests/sim/test_nbinternals.py checks both.
 """
 import warnings
 

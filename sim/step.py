@@ -7,7 +7,7 @@ plays the other seats up to the next decision of an external seat and stops ther
 chooses among that seat's legal choices and `commit`s the choice; `advance` goes on. Game g of
 root seed s steps through the dice of sim.engine.play's game g, and the built-in seats decide
 as there, so a game whose external seats choose what a strategy would is that strategy's game,
-move for move (tests/test_step.py).
+move for move (tests/sim/test_step.py).
 
 A game in progress is sim.state's arrays (st, ps, bb; pending and rngs as sim.engine.play's
 scratch) and a step row of its own::

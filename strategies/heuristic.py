@@ -39,7 +39,7 @@ scaled by H / 30 keep 30 as their time unit (a '!' or an open placement is worth
 still to come make of it, whatever the game's length).
 
 How a decision is computed (the values are those of the definition above, up to
-float rounding; tests/test_heuristic_incremental.py checks it on thousands of positions):
+float rounding; tests/strategies/test_heuristic.py checks it on thousands of positions):
   1. prepare: the weights of this decision (rolls left, races) in a float scratch `ctx`;
      at a table one pass over the seats gives both the rolls-left estimate and the races.
   2. set_base: every term of the sheet as it is, per column and per colour, plus the
@@ -377,7 +377,7 @@ def evaluate(ctx, um, lo, hi, mobility, jokers):
     """V of a sheet with boxes (lo, hi) crossed, `mobility` legal placements and `jokers` left.
 
     The reference evaluation, straight from the definition; play scores placements with
-    set_base and delta, which give the same value (tests/test_heuristic_incremental.py).
+    set_base and delta, which give the same value (tests/strategies/test_heuristic.py).
     um holds the sheet's masks as made by sheet_masks (the Tables struct is not passed
     to hot functions: handing it over costs a reference count per array).
     """
@@ -798,7 +798,7 @@ def _choose(st, ps, bb, cands, n, tab, params, rng):
     return best
 
 
-#: The rules' numbers its evaluation reads (strategies.adaptation; tests/test_adaptation.py checks
+#: The rules' numbers its evaluation reads (strategies.adaptation; tests/strategies/test_adaptation.py checks
 #: them against the R_* constants and column values the module reads).
 READS_RULES = frozenset({"pass_penalty", "star_penalty", "end_colours", "solo_rolls", "free_rolls", "joker_six",
                          "colour_bonus", "column_points"})

@@ -26,7 +26,7 @@ nothing and read the tables without reference counts (sim.nbinternals.borrow); c
 candidate freely. ``workspace`` allocates: call it once per decision.
 ``sheet_after`` copies the table into the workspace (about 200 words) and plays the choice.
 
-docs/kit.md is generated from this module's docstrings (tests/docs_figures.py: kit-reference).
+docs/kit.md is generated from this module's docstrings (tests/helpers/docs_figures.py: kit-reference).
 """
 import numpy as np
 from numba import njit
@@ -63,7 +63,7 @@ COLOUR_BOXES = 21
 
 #: At a table the rolls still to come are estimated as TABLE_ROLLS_BASE + TABLE_ROLLS_PER_BOX times
 #: the boxes the closest seat still needs for two colours (rolls_left_estimate): a line fitted to
-#: tables of `heuristic` (0.72 per box + 6 to 7) and of `learned` (0.70 + 3), tests/test_kit.py.
+#: tables of `heuristic` (0.72 per box + 6 to 7) and of `learned` (0.70 + 3), tests/strategies/test_kit.py.
 TABLE_ROLLS_PER_BOX = 0.7
 TABLE_ROLLS_BASE = 5.0
 
@@ -436,7 +436,7 @@ def rolls_left_estimate(st, bb, tab):
     TABLE_ROLLS_PER_BOX, plus
     TABLE_ROLLS_BASE (a float; about 34 at roll 1). At 4-player tables of `heuristic` or of
     `learned` it is off by 3.5 to 5 rolls on average (tables of `heuristic` last 2 rolls longer
-    than it says, of `learned` 2 shorter: tests/test_kit.py); tables of weaker players last
+    than it says, of `learned` 2 shorter: tests/strategies/test_kit.py); tables of weaker players last
     longer (4 `greedy`: 47 rolls, where it says 34 at the start)."""
     if st[ST_PLAYERS] == 1:
         return float(solo_rolls(tab) - st[ST_ROLL])

@@ -8,7 +8,7 @@ solo temperatures were set by bisection on solo means spaced between a beginner'
 the table temperatures on win rates against three `learned` at a table of 4 spaced likewise; each
 level's solo mean and its 4-player win rate against three `learned` were then measured on other
 seeds (bench/levels.py; the table is in docs/levels.md). A test checks that they are strictly
-ordered (tests/test_levels.py).
+ordered (tests/strategies/test_levels.py).
 """
 from __future__ import annotations
 

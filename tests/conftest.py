@@ -47,7 +47,7 @@ def games_lasting():
 
 @pytest.fixture(scope="session")
 def chromium():
-    """One headless Chromium for every browser test (tests/browser.py): each open() is a new page."""
+    """One headless Chromium for every browser test (tests/helpers/browser.py): each open() is a new page."""
     from browser import Browser, find_browser
     binary = find_browser()
     if binary is None:

@@ -3,8 +3,8 @@
 # run in the virtual environment that has them (.ci/run builds it), it drives the installed
 # `encore-sim` as a user would: a small run, its summary (also as a report), a comparison, one
 # bad input, and a run on a local Dask cluster; then the play page's server tests (starlette and
-# uvicorn), the test files that use hypothesis, and
-# sim.nbinline's (it patches Numba's inliner, whose layout must be that of every release allowed).
+# uvicorn), the test files that use hypothesis, sim.nbinline's (it patches Numba's inliner, whose
+# layout must be that of every release allowed) and the progress display's (tqdm's oldest release allowed).
 # Usage: tests/smoke_min_versions.sh VENV
 set -euo pipefail
 venv=$(cd "$1" && pwd)
@@ -19,8 +19,8 @@ say "versions"
 "$venv/bin/python" - <<'PY'
 from importlib.metadata import version
 print(" ".join(f"{p} {version(p)}" for p in ("numba", "llvmlite", "numpy", "click", "pandas", "pyarrow", "scipy",
-                                             "cma", "matplotlib", "starlette", "uvicorn", "dask", "distributed",
-                                             "pytest", "hypothesis", "selenium")))
+                                             "cma", "matplotlib", "tqdm", "starlette", "uvicorn", "dask",
+                                             "distributed", "pytest", "hypothesis", "selenium")))
 PY
 
 say "run"
@@ -51,7 +51,8 @@ say "run on a local Dask cluster"
 "$sim" run -n 400 -s greedy --chunk-size 200 --scheduler local:1 -q -o "$work/dask"
 "$sim" summary "$work/dask" -f csv | head -3
 say "the play page's server (starlette, uvicorn): who may play, and bad requests refused"
-"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_play_server.py
-say "tests with hypothesis, and of the workaround of Numba's inliner"
-"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_rules_reference.py -k "legal or crossing"
-"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_nbinline.py
+"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/sim/runs/test_playserver.py
+say "tests with hypothesis, of the workaround of Numba's inliner, and of the progress display"
+"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/sim/test_engine.py -k "legal or crossing"
+"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/sim/test_nbinline.py
+"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/sim/runs/test_progress.py

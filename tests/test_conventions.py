@@ -159,10 +159,10 @@ def test_every_option_is_explained():
 
 
 def test_replay_score_table_aligns_long_names():
-    from sim.runs.replay import _score_table
+    from sim.runs.replay import score_table
     result = [{"seat": s, "score": sc, "column_points": 10, "colour_points": 5, "jokers_left": 1, "star_penalty": 6,
                "boxes": 80, "winner": s == 0} for s, sc in enumerate((30, -4))]
-    lines = _score_table(result, ["heuristic:solo_joker=1.848,solo_colour=1.436,solo_star=0.25", "greedy"])
+    lines = score_table(result, ["heuristic:solo_joker=1.848,solo_colour=1.436,solo_star=0.25", "greedy"])
     for title, values in (("score", ["30", "-4"]), ("star penalty", ["6", "6"]), ("boxes", ["80", "80"])):
         end = lines[0].index(title) + len(title)   # right-aligned under its title
         assert [line[:end].split()[-1] for line in lines[1:]] == values

@@ -11,12 +11,8 @@ from sim.runs import api as sim
 from sim.runs.runner import run
 from sim.runs.settings import Settings
 
-try:  # works both with and without a tests/__init__.py
-    from . import reference as R
-    from .checker import check_game_log, dataset_logs
-except ImportError:
-    import reference as R
-    from checker import check_game_log, dataset_logs
+import reference as R
+from checker import check_game_log, dataset_logs
 
 # Every table size, every strategy, several sheets (learned plays where it has shipped weights).
 # The last two have a roll cap: some games capped, some seats that never used a '!'.

@@ -1,5 +1,5 @@
-"""The docs' examples and figures against what the code prints now (tests/docs_check.py): the
-quick ones here, all of them with `python -m tests.docs_check`."""
+"""The docs' examples and figures against what the code prints now (tests/helpers/docs_check.py): the
+quick ones here, all of them with `python -m tests.helpers.docs_check`."""
 import re
 import subprocess
 import sys
@@ -32,12 +32,12 @@ def sample_figure(monkeypatch):
 
 
 def test_the_quick_examples_and_figures_are_what_the_code_prints():
-    """--fast: what takes seconds. The slow ones (minutes) run with python -m tests.docs_check."""
+    """--fast: what takes seconds. The slow ones (minutes) run with python -m tests.helpers.docs_check."""
     outcomes = docs_check.run(DOCS, fast=True, log=lambda line: None)
     bad = [o for o in outcomes if not o.ok]
     assert len(outcomes) >= 10
     assert not bad, "\n".join(docs_check.diff(o) for o in bad) + \
-        "\nIf the change is meant: python -m tests.docs_check --update"
+        "\nIf the change is meant: python -m tests.helpers.docs_check --update"
 
 
 def test_an_output_edited_by_hand_fails_and_update_restores_it(tmp_path, sample_figure):
@@ -54,7 +54,7 @@ def test_an_output_edited_by_hand_fails_and_update_restores_it(tmp_path, sample_
         assert doc.read_text() == SAMPLE
     # the command line says so, with the diff, and exit code 1
     doc.write_text(SAMPLE.replace("I2 I3 J3", "I2 I3 J4").split("The players")[0])
-    r = subprocess.run([sys.executable, "-m", "tests.docs_check", str(doc)], cwd=ROOT, capture_output=True,
+    r = subprocess.run([sys.executable, "-m", "tests.helpers.docs_check", str(doc)], cwd=ROOT, capture_output=True,
                        text=True, check=False)
     assert r.returncode == 1 and "+  I2 I3 J3" in r.stderr and "-  I2 I3 J4" in r.stderr, r.stderr
 

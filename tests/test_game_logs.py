@@ -2,7 +2,7 @@
 under random combinations of rule variants, replayed under those rules.
 
 `sim` is imported only to call the API under test, `sim.play_game` (and play_chunk, for games
-under variants: tests/logged.py).
+under variants: tests/helpers/logged.py).
 """
 
 import copy
@@ -14,14 +14,9 @@ import pytest
 
 from sim.runs import api as sim
 
-try:  # works both with and without a tests/__init__.py
-    from . import reference as R
-    from .checker import check_game_log
-    from .logged import play_logged
-except ImportError:
-    import reference as R
-    from checker import check_game_log
-    from logged import play_logged
+import reference as R
+from checker import check_game_log
+from logged import play_logged
 
 SEED = 20261130
 N_SOLO = 120

@@ -14,10 +14,10 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Lowest first: (layer, the modules in it).
 LAYERS = [
     ("rules and kernels", re.compile(r"sim(\.(?!runs\b)\w+)?$")),
-    ("players", re.compile(r"strategies(\.(?!training\b|research\b)\w+)?$")),
-    ("runs and files", re.compile(r"sim\.runs(\.(?!commands\b)\w+)?$")),
-    ("training", re.compile(r"strategies\.training(\.\w+)?$")),
-    ("research", re.compile(r"strategies\.research(\.\w+)?$")),
+    ("players", re.compile(r"strategies(\.\w+)*$")),
+    ("runs and files", re.compile(r"sim\.runs(\.(?!commands\b|training\b|research\b)\w+)?$")),
+    ("training", re.compile(r"sim\.runs\.training(\.\w+)?$")),
+    ("research", re.compile(r"sim\.runs\.research(\.\w+)?$")),
     ("commands", re.compile(r"sim\.runs\.commands(\.\w+)?$")),
     ("front ends", re.compile(r"(cli|encore_sim)$")),
 ]
@@ -101,6 +101,52 @@ def test_no_import_cycle():
     assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
 
 
+def _folder(module: str) -> str:
+    """The folder a module stands in for the layers: its package (a package's own modules, not
+    its subpackages, as sim.numba_cache.GAMES_DIGEST reads them); the front ends each their own."""
+    if module in ("cli", "encore_sim"):
+        return module
+    return module if MODULES[module].name == "__init__.py" else module.rpartition(".")[0]
+
+
+def test_each_folder_holds_one_layer():
+    """A folder's modules are of one layer, so that the layers can be read off the tree."""
+    layers = {}
+    for m in MODULES:
+        layers.setdefault(_folder(m), set()).add(LAYERS[_layer(m)][0])
+    mixed = {f: sorted(names) for f, names in layers.items() if len(names) > 1}
+    assert not mixed, f"folders holding modules of several layers: {mixed}"
+
+
+#: The folder whose subfolder stands above a folder outside it: the top level is fixed, so sim/ holds
+#: both the kernels (its own modules, below the players of strategies/) and sim/runs/ (above them).
+SPLIT_BY_THE_TOP_LEVEL = {"sim"}
+
+
+def test_a_folder_with_its_subfolders_is_one_band_of_layers():
+    """What a folder holds, subfolders included, is a run of adjacent layers: no other folder's
+    layer stands between two of them, so a folder is either wholly below another or wholly above
+    it (strategies/ holds the players alone; training and research stand above the runs in
+    sim/runs/, not beside the players)."""
+    packages = {m for m, p in MODULES.items() if p.name == "__init__.py"}
+    gaps = {}
+    for package in sorted(packages - SPLIT_BY_THE_TOP_LEVEL):
+        held = {_layer(m) for m in MODULES if m == package or m.startswith(package + ".")}
+        if missing := set(range(min(held), max(held) + 1)) - held:
+            gaps[package] = sorted(LAYERS[i][0] for i in missing)
+    assert not gaps, f"folders whose layers have another folder's layer between them: {gaps}"
+
+
+def test_folders_import_one_way():
+    """Between folders too imports run one way: no folder imports one that imports it back."""
+    edges = {(_folder(m), _folder(d)) for m, deps in GRAPH.items() for d in deps if _folder(m) != _folder(d)}
+    back = sorted(f"{a} <-> {b}" for a, b in edges if (b, a) in edges and a < b)
+    assert not back, f"folders that import each other: {back}"
+    folder_layer = {_folder(m): _layer(m) for m in MODULES}
+    down = [f"{a} -> {b}" for a, b in sorted(edges) if folder_layer[a] < folder_layer[b]]
+    assert not down, f"folders importing a folder of a layer above theirs: {down}"
+
+
 def test_architecture_names_every_module():
     text = (ROOT / "docs" / "architecture.md").read_text()
     missing = [p.relative_to(ROOT).as_posix() for p in _files()
@@ -114,14 +160,14 @@ def test_a_run_of_learned_loads_no_training_or_research(tmp_path):
             f"    cli.main(['run', '-n', '20', '-s', 'learned', '-q', '--out', {str(tmp_path / 'r')!r}])\n"
             "except SystemExit as e:\n"
             "    assert not e.code, e.code\n"
-            "print(sorted(m for m in sys.modules if m.startswith(('strategies.training', 'strategies.research'))))")
+            "print(sorted(m for m in sys.modules if m.startswith(('sim.runs.training', 'sim.runs.research'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_analyse_loads_no_report_or_matplotlib():
     """`analyse` writes JSON, not figures: loading it must not load the report module's plotting."""
-    code = ("import sys, strategies.research.analyse\n"
+    code = ("import sys, sim.runs.research.analyse\n"
             "print(sorted(m for m in sys.modules if m == 'sim.runs.report' or m.startswith('matplotlib')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
@@ -164,5 +210,82 @@ def test_only_the_rules_layer_plays_a_turn():
     and the kit, training and research play a roll through the engine's turn, so that a rules
     change is made in one place. (sim.runs.api crosses a user's boxes one by one to draw a
     position, in no turn.)"""
-    found = {m: calls for m, p in sorted(MODULES.items()) if m.startswith("strategies") and (calls := _engine_calls(p))}
+    found = {m: calls for m, p in sorted(MODULES.items())
+             if m.startswith(("strategies", "sim.runs.training", "sim.runs.research")) and (calls := _engine_calls(p))}
     assert not found, f"outside the rules layer, these call the engine's crossing and awards: {found}"
+
+
+# --- private names stay in their module -----------------------------------------------------
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _project_module(name: str) -> bool:
+    """Whether `name` is a module of this checkout: the packages, the front ends, bench/ or a
+    module of tests/ (its helpers, imported by their own names)."""
+    top = name.partition(".")[0]
+    return top in ("sim", "strategies", "cli", "encore_sim", "bench", "tests") or \
+        (ROOT / "tests" / f"{top}.py").is_file() or (ROOT / "tests" / top / "__init__.py").is_file()
+
+
+def _private_imports(path: Path, attributes: bool) -> list[str]:
+    """`line: what` of each private name `path` takes from another module of the project:
+    `from m import _x`, and with `attributes` `m._x` where m names a project module it imported."""
+    tree = ast.parse(path.read_text())
+    package = _package(path) if path.is_relative_to(ROOT / "sim") or path.is_relative_to(ROOT / "strategies") \
+        else path.relative_to(ROOT).parent.as_posix().replace("/", ".")
+    own = _name(path)
+    found, modules = [], set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = _from_module(node, package)
+            if not _project_module(base) or base == own:
+                continue
+            for a in node.names:
+                if _private(a.name):
+                    found.append(f"{node.lineno}: from {base} import {a.name}")
+                elif _project_module(f"{base}.{a.name}") and (
+                        (ROOT / Path(*f"{base}.{a.name}".split("."))).with_suffix(".py").is_file()
+                        or (ROOT / Path(*f"{base}.{a.name}".split(".")) / "__init__.py").is_file()):
+                    modules.add(a.asname or a.name)
+        elif isinstance(node, ast.Import):
+            modules.update(a.asname for a in node.names if a.asname and _project_module(a.name))
+    if attributes:
+        found += [f"{node.lineno}: {node.value.id}.{node.attr}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Attribute) and _private(node.attr)
+                  and isinstance(node.value, ast.Name) and node.value.id in modules]
+    return found
+
+
+def _source_files():
+    return [*_files(), *ROOT.glob("bench/**/*.py")]
+
+
+def test_no_private_name_is_taken_from_another_module():
+    """A name with a leading underscore is its module's own: another module that needs it gets
+    it public (with a docstring) or moved to where both belong. Sources and tests alike import no
+    private name; a test may reach one through its module (`module._name`) to replace it with a
+    fake (monkeypatch), which is how a fault is injected. The Numba internals the project relies
+    on are sim/nbinternals.py's business (tests/sim/test_nbinternals.py), not another module's."""
+    found = {p.relative_to(ROOT).as_posix(): hits for p in _source_files() if (hits := _private_imports(p, True))}
+    found |= {p.relative_to(ROOT).as_posix(): hits for p in sorted(ROOT.glob("tests/**/*.py"))
+              if (hits := _private_imports(p, False))}
+    assert not found, f"private names taken from other modules: {found}"
+
+
+def test_the_private_name_check_finds_each_form(tmp_path, monkeypatch):
+    """The check above can fail: it finds a relative import, an absolute one and an attribute."""
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    (tmp_path / "sim" / "runs").mkdir(parents=True)
+    (tmp_path / "sim" / "__init__.py").write_text("")
+    (tmp_path / "sim" / "runs" / "__init__.py").write_text("")
+    (tmp_path / "sim" / "runs" / "compare.py").write_text("def _settings(): pass\n")
+    (tmp_path / "sim" / "runs" / "report.py").write_text("def _own(): pass\n")
+    user = tmp_path / "sim" / "runs" / "rulescompare.py"
+    user.write_text("from .compare import _settings, stop\nfrom sim.runs.report import _own as o\n"
+                    "from sim.runs import compare\nimport numpy as np\nx = compare._settings, np._x, o\n")
+    assert _private_imports(user, True) == ["1: from sim.runs.compare import _settings",
+                                            "2: from sim.runs.report import _own", "5: compare._settings"]
+    assert _private_imports(user, False) == ["1: from sim.runs.compare import _settings",
+                                             "2: from sim.runs.report import _own"]

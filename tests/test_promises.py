@@ -24,10 +24,7 @@ from sim.sheets import load_sheet, parse_sheet
 from sim.state import PS_SCORE
 from strategies.learned import read_weights
 
-try:  # works both with and without a tests/__init__.py
-    from .sheetgen import random_sheet
-except ImportError:
-    from sheetgen import random_sheet
+from sheetgen import random_sheet
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -209,7 +206,7 @@ def without_timing(text):
 
 
 def test_bound_prints_the_measured_bound():
-    from strategies.research.headroom import measure
+    from sim.runs.research.headroom import measure
     r = invoke("bound", "-n", 2, "--beam", 4, "--seed", 3, "-q")
     assert r.exit_code == 0, r.output
     assert without_timing(r.stdout) == without_timing(measure(2, 3, "standard", 4).report())

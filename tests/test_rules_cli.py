@@ -222,11 +222,11 @@ def test_compare_and_tune_play_under_the_rules():
 
 
 def test_the_research_and_training_commands_pass_the_rules_on(monkeypatch, solo, tmp_path):
-    """train, bound and analyse hand the rules to their entry points (strategies.training,
-    strategies.research): train and bound those given, analyse the dataset's."""
-    import strategies.research.analyse as analyse_module
-    import strategies.research.headroom as headroom
-    import strategies.training.run as training
+    """train, bound and analyse hand the rules to their entry points (sim.runs.training,
+    sim.runs.research): train and bound those given, analyse the dataset's."""
+    import sim.runs.research.analyse as analyse_module
+    import sim.runs.research.headroom as headroom
+    import sim.runs.training.run as training
     seen = {}
 
     def record(name, result=None):

@@ -21,6 +21,7 @@ from ..rules import RULEBOOK, Rules, parse_rules
 from ..tables import build_tables, kernel_tables
 from .chunk import Chunk
 from .defaults import SHEET
+from strategies import REGISTRY, labels, resolve
 
 __all__ = ["DEFAULT_MAX_ROLLS", "MAX_SEED", "check_int"]   # the validation is sim.runs.settings'; named here too
 
@@ -105,8 +106,6 @@ def lineup(strategies, files=None, sheet=SHEET, players=None, checked=True, rule
     weights) gets those for `sheet`, `players` and `rules` after its parameters. A user's strategy is
     compiled with bounds checking unless `checked` is false, and played watched (sim.guard).
     """
-    from strategies import labels, resolve  # the engine does not depend on strategies at import
-
     _check_specs(strategies)
     files = [None] * len(strategies) if files is None else list(files)
     resolved = [resolve(s, f, checked=checked) for s, f in zip(strategies, files, strict=True)]
@@ -144,8 +143,6 @@ def lineup(strategies, files=None, sheet=SHEET, players=None, checked=True, rule
 def player_kind(fn) -> int:
     """How the game loop runs decision function fn: the reference players of sim.players inline,
     the other built-in strategies on the engine's arrays, any other on copies (sim.guard)."""
-    from strategies import REGISTRY
-
     if fn is reference_players.greedy:
         return reference_players.PLAYER_GREEDY
     if fn is reference_players.random_choice:

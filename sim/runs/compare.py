@@ -45,6 +45,7 @@ from ..errors import SettingError
 from .settings import DEFAULT_MAX_ROLLS, MAX_GAMES, Settings, check_int
 from ..state import PS_SCORE, PS_WINNER
 from .summary import mean_ci, wilson
+from strategies import labels, resolve
 
 
 @dataclass
@@ -143,7 +144,7 @@ def compare(strategies, players=PLAYERS, opponents=None, games=None, seed=SEED, 
     strategies = [strategies] if isinstance(strategies, str) else list(strategies)
     if len(strategies) < 2:
         raise ValueError("compare needs at least two strategies")
-    s = _settings(players, opponents, games, seed, until_ci, max_games, chunk_size, sheet, max_rolls, threads,
+    s = paired_settings(players, opponents, games, seed, until_ci, max_games, chunk_size, sheet, max_rolls, threads,
                   checked, rules)
     seats = [] if s.players == 1 else opponent_seats(opponents, s.players, strategies[0])
     opponents = None if s.players == 1 else seats[0] if len(set(seats)) == 1 else seats
@@ -157,14 +158,13 @@ def compare(strategies, players=PLAYERS, opponents=None, games=None, seed=SEED, 
         settings["max_games"] = s.games
     if not s.rules.is_rulebook:   # named only when they are not the rulebook: older outputs stay as they were
         settings["rules"] = s.rules.text
-    from strategies import labels, resolve
     names = labels([resolve(c, checked=s.checked) for c in strategies])   # told apart across the candidates
     return Comparison(_table(names, tally, s.players), tally.done, s.players, s.seed,
-                      opponents, settings, None if until_ci is None else _stop(tally, until_ci, s.games),
+                      opponents, settings, None if until_ci is None else stop_of(tally, until_ci, s.games),
                       [dict(sorted(h.items())) for h in tally.hists])
 
 
-def _settings(players, opponents, games, seed, until_ci, max_games, chunk_size, sheet, max_rolls, threads,
+def paired_settings(players, opponents, games, seed, until_ci, max_games, chunk_size, sheet, max_rolls, threads,
               checked, rules=None):
     """The comparison's settings (sim.runs.settings.Settings), checked; their `games` are the most it
     plays: `games`, or with `until_ci` `max_games`. The chunk size is the largest batch."""
@@ -288,7 +288,7 @@ def _table(names, tally: _Tally, players: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _stop(tally: _Tally, until_ci: float, max_games: int) -> dict:
+def stop_of(tally: _Tally, until_ci: float, max_games: int) -> dict:
     """Comparison.stop: what ended an until_ci comparison."""
     widest = tally.widest
     reached = bool(widest < until_ci)

@@ -96,7 +96,9 @@ def _tmp_name(name: str) -> str:
     return f".{name}.{os.getpid()}-{secrets.token_hex(4)}.tmp"
 
 
-def _is_tmp(name: str) -> bool:
+def is_tmp(name: str) -> bool:
+    """Whether `name` is the temporary file of an atomic write (_tmp_name): a resumed or forced run
+    removes those an interrupted write left."""
     return name.startswith(".") and name.endswith(".tmp")
 
 
@@ -329,10 +331,10 @@ def remove_temporaries(out) -> None:
     store = open_store(out)
     for name in TABLES:
         for f in store.listdir(name):
-            if _is_tmp(f):
+            if is_tmp(f):
                 store.delete(f"{name}/{f}")
     for f in store.listdir():
-        if _is_tmp(f):
+        if is_tmp(f):
             store.delete(f)
 
 

@@ -173,7 +173,7 @@ def render(log: dict, sheet=None, every_roll: bool = False) -> str:
     out += ["", _the_end(log, rules), ""]
     sheets("Final sheet of")
     out.append(_score_formula(rules))
-    out.extend("  " + line for line in _score_table(log["result"], names, rules))
+    out.extend("  " + line for line in score_table(log["result"], names, rules))
     return "\n".join(out)
 
 
@@ -218,7 +218,7 @@ def _score_formula(rules: Rules) -> str:
     return text
 
 
-def _score_table(result: list[dict], names: list[str], rules: Rules = RULEBOOK) -> list[str]:
+def score_table(result: list[dict], names: list[str], rules: Rules = RULEBOOK) -> list[str]:
     """The final scores, one line per seat, each column as wide as its widest cell; under a pass
     penalty a column of it (the dataset has none: it is the rules' penalty times `passes`)."""
     # Hand-written: nine columns of a few seats; a table library would be a dependency for 4 lines.

@@ -56,15 +56,15 @@ from .progress import Progress
 from .summary import (
     BATCH_ROWS,
     SOLO_BANDS,
-    _accumulate,
-    _Acc,
-    _stats,
     Summary,
+    Sums,
+    accumulate,
     band_columns,
     band_label,
     default_by_seat,
     headline,
     summarise,
+    summary_rows,
     table_columns,
     wilson,
     Z95,
@@ -122,12 +122,12 @@ class _Folds:
         self.seat_score = np.zeros((4, players))
         # first '!' by roll of the games' winners and of the other seats (at tables)
         self.first_joker_won = [Counter(), Counter()]
-        self.by_seat = defaultdict(_Acc)   # summarise(by_seat=True)'s sums, in the same pass
+        self.by_seat = defaultdict(Sums)   # summarise(by_seat=True)'s sums, in the same pass
         self.games = 0
 
     def __call__(self, batch, rolls, capped) -> None:
         if self.players > 1:
-            _accumulate(self.by_seat, batch, rolls, capped, True)
+            accumulate(self.by_seat, batch, rolls, capped, True)
         strategy = batch.column("strategy").dictionary_encode()
         names = strategy.dictionary.to_pylist()
         code = as_numpy(strategy.indices).astype(np.int64)
@@ -219,7 +219,7 @@ def collect(dataset, batch_size: int = BATCH_ROWS, progress: bool = False) -> di
     folds = _Folds(store, players, bar)
     summary = summarise(store, batch_size=batch_size, columns=FIGURE_COLUMNS, each_batch=folds)
     bar.close()
-    by_seat = _stats(folds.by_seat, True, players) if players > 1 else None
+    by_seat = summary_rows(folds.by_seat, True, players) if players > 1 else None
     jokers = None
     if st.get("log_turns"):
         bar = Progress(summary.games, enabled=progress, unit="games' turns")
@@ -809,7 +809,7 @@ def report(dataset, out=None, fmt: str = "html", figures_dir=None, progress: boo
            batch_size: int = BATCH_ROWS, analysis: dict | None = None) -> Report:
     """Write the HTML report of a dataset to `out` (default DATASET.html); fmt="png" also writes
     each figure as a PNG into figures_dir. `analysis`: the dataset's analysis as plain data
-    (strategies.research.analyse.Analysis.to_dict(), which `report --analyse` makes), shown too.
+    (sim.runs.research.analyse.Analysis.to_dict(), which `report --analyse` makes), shown too.
     Raises DatasetError (a ValueError) for a damaged or missing dataset, before writing anything."""
     out = Path(out) if out is not None else default_output(dataset)
     figures_dir = check_output(out, fmt, figures_dir)

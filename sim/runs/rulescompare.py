@@ -34,7 +34,7 @@ import pandas as pd
 
 from . import api
 from .api import check_chunk, play_chunk
-from .compare import _settings, _stop, play_batches, stop_message
+from .compare import paired_settings, play_batches, stop_message, stop_of
 from .defaults import CHECK_ADAPTATION, ROTATE, SEED, SHEET
 from .settings import DEFAULT_MAX_ROLLS, Settings
 from .summary import t_quantile
@@ -274,7 +274,7 @@ def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=
     base = Settings.of(strategies=specs, players=players, seed=seed, sheet=sheet, rotate=rotate,
                        max_rolls=max_rolls, threads=threads, chunk_size=chunk_size, checked=checked)
     # compare's checks of games, until_ci, max_games and chunk_size, and its default batch size
-    s = _settings(players=base.players, opponents=None, games=games, seed=base.seed, until_ci=until_ci,
+    s = paired_settings(players=base.players, opponents=None, games=games, seed=base.seed, until_ci=until_ci,
                   max_games=max_games, chunk_size=chunk_size, sheet=base.sheet, max_rolls=max_rolls, threads=threads,
                   checked=checked)
     resolved = [resolve(spec, checked=s.checked) for spec in specs]
@@ -319,7 +319,7 @@ def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=
         settings["max_games"] = s.games
     hists = {r.label: {k: dict(sorted(h.items())) for k, h in tally.hists[i].items()} for i, r in enumerate(sets)}
     return RulesComparison(_table(sets, keys, tally), sets, tally.done, s.players, s.seed, labels, settings,
-                           None if until_ci is None else _stop(tally, until_ci, s.games), hists, played_by,
+                           None if until_ci is None else stop_of(tally, until_ci, s.games), hists, played_by,
                            warnings, _adaptation_table(sets, adapt_keys, adapt) if check_adaptation else None)
 
 

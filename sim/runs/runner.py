@@ -37,7 +37,7 @@ from .chunks import ChunkJob, play_ahead, play_and_write, remember
 from .dataset import (
     MANIFEST,
     DatasetError,
-    _is_tmp,
+    is_tmp,
     check_parts,
     open_store,
     read_manifest,
@@ -51,6 +51,7 @@ from ..rules import rules_dict
 from .settings import DEFAULT_MAX_ROLLS, STORED, Settings, check_int, default_chunk_size
 from .defaults import RETRIES, ROTATE, RUN_GAMES, RUN_STRATEGY, SEED, SHEET
 from ..errors import SettingError, Worded, setting
+from strategies import REGISTRY, resolve
 
 DEFAULT_GAMES = RUN_GAMES
 
@@ -99,14 +100,11 @@ def _strategy_info(resolved, label) -> dict:
     return info
 
 
-# Not tqdm or rich: they would add a dependency for these 20 lines, and neither prints this
-# line (thousands separators, games/s) without a custom format; callers enable it on a terminal only.
 def prepare(settings: Settings, files=None):
     """Resolve and compile the strategies of `settings`; touches no files. Returns the manifest's
     settings (sim.runs.settings.STORED, with the strategies' canonical specs), the Lineup and each
     strategy's manifest entry. `files` maps a user file spec to the file a resumed run was
     started with."""
-    from strategies import REGISTRY, resolve
     for s in settings.strategies:
         # A dataset names its strategies by spec, to be replayed and resumed: an object made in a
         # script has no spec (its bare name could even be a built-in's).
@@ -356,5 +354,5 @@ def _clear(store) -> None:
                          f"({others[0]}); refusing to delete them")
     for name in TABLES:
         store.rmtree(name)
-    for name in [MANIFEST] + [f for f in store.listdir() if _is_tmp(f)]:
+    for name in [MANIFEST] + [f for f in store.listdir() if is_tmp(f)]:
         store.delete(name)

@@ -130,7 +130,9 @@ def hist_quantile(hist: dict[int, int], n: int, q: float) -> float:
 
 
 @dataclass
-class _Acc:
+class Sums:
+    """The running sums of one group of a summary (a strategy, or a strategy at a seat), added to
+    batch by batch (accumulate) and turned into its row at the end (summary_rows)."""
     n: int = 0
     score: float = 0.0
     score_sq: float = 0.0
@@ -201,14 +203,14 @@ def summarise(path, by_seat: bool = False, batch_size: int = BATCH_ROWS, columns
     if not chunks:
         raise DatasetError(f"{store}: the dataset has no finished chunk")
     players = int(manifest.get("settings", {}).get("players", 0)) or None
-    accs: dict[tuple, _Acc] = defaultdict(_Acc)
+    accs: dict[tuple, Sums] = defaultdict(Sums)
     games = [0]
     for c in chunks:
         for batch, rolls, capped in _joined_batches(store, c, players, batch_size, games, columns):
-            _accumulate(accs, batch, rolls, capped, by_seat)
+            accumulate(accs, batch, rolls, capped, by_seat)
             if each_batch is not None:
                 each_batch(batch, rolls, capped)
-    stats = _stats(accs, by_seat, players)
+    stats = summary_rows(accs, by_seat, players)
     bands = _bands(accs, by_seat) if players == 1 else None
     return Summary(stats, bands, manifest, games[0], {key: dict(sorted(a.hist.items())) for key, a in accs.items()})
 
@@ -279,7 +281,9 @@ def _whole_games(batches, batch_size: int):
         yield carry
 
 
-def _accumulate(accs, batch: pa.RecordBatch, rolls: np.ndarray, capped: np.ndarray, by_seat) -> None:
+def accumulate(accs, batch: pa.RecordBatch, rolls: np.ndarray, capped: np.ndarray, by_seat) -> None:
+    """Add a batch of the players table (whole games; `rolls`, `capped`: each row's game's) to
+    `accs`, a defaultdict(Sums) keyed by (strategy,) or with `by_seat` (strategy, seat)."""
     strategy = batch.column("strategy").dictionary_encode()
     names = strategy.dictionary.to_pylist()
     code = as_numpy(strategy.indices).astype(np.int64)
@@ -328,7 +332,9 @@ def _accumulate(accs, batch: pa.RecordBatch, rolls: np.ndarray, capped: np.ndarr
             a.hist[value] += count
 
 
-def _stats(accs, by_seat, players) -> list[dict]:
+def summary_rows(accs, by_seat, players) -> list[dict]:
+    """A summary's rows, one per group of `accs` (accumulate), sorted: means, quantiles and win
+    rates with their 95% intervals, clustered by game (a group may hold several seats of a game)."""
     rows = []
     for key in sorted(accs, key=lambda k: tuple(str(x) if i == 0 else x for i, x in enumerate(k))):
         a = accs[key]

@@ -35,10 +35,10 @@ def given(**keywords) -> list[str]:
 
 
 def trained(call, train: bool, threads, progress: bool, say):
-    """call(), training the weights `learned` lacks first where `train` (strategies.training.ondemand);
+    """call(), training the weights `learned` lacks first where `train` (sim.runs.training.ondemand);
     without it, the missing weights' error tells how to ask for that."""
     if train:
-        from strategies.training.ondemand import with_training
+        from sim.runs.training.ondemand import with_training
         return with_training(call, threads=threads, progress=progress, say=say)
     try:
         return call()

@@ -30,8 +30,8 @@ def analyse(dataset, *, strategy: str | None = None, rollouts: int = D.ANALYSE_R
             game: int | None = None, roll: int | None = None, seat: int | None = None, decisions_out=None,
             progress: bool = False, unchecked: bool = False, rules=None, train: bool = False, say=None):
     """Every decision of the dataset judged against learned's choice, every roll's luck
-    (strategies.research.analyse's Analysis); with `game` (and `roll`, `seat`), that game's
-    decisions one by one instead (strategies.research.decisions' DecisionView). `decisions_out`:
+    (sim.runs.research.analyse's Analysis); with `game` (and `roll`, `seat`), that game's
+    decisions one by one instead (sim.runs.research.decisions' DecisionView). `decisions_out`:
     a Parquet file to write with a row per decision. `train`: train the judge's weights first
     where learned has none for the dataset."""
     if game is None and (roll is not None or seat is not None):
@@ -44,11 +44,11 @@ def analyse(dataset, *, strategy: str | None = None, rollouts: int = D.ANALYSE_R
 
     def call():
         if game is None:
-            from strategies.research.analyse import analyse as judge
+            from sim.runs.research.analyse import analyse as judge
             return judge(dataset, strategy=strategy, rollouts=rollouts, games=games, weights=weights, threads=threads,
                          mistakes=mistakes, progress=progress, top=top, decisions_out=decisions_out,
                          checked=not unchecked, rules=rules)
-        from strategies.research.decisions import decisions
+        from sim.runs.research.decisions import decisions
         return decisions(dataset, game, roll=roll, seat=seat, rollouts=rollouts, weights=weights,
                          checked=not unchecked, rules=rules)
 
@@ -70,7 +70,7 @@ def report(dataset, *, out=None, figures=None, format: str | None = None, analys
     rules = rules_of(dataset, rules)
     analysis = None
     if analyse:
-        from strategies.research.analyse import analyse as judge
+        from sim.runs.research.analyse import analyse as judge
         analysis = judge(dataset, progress=progress, rules=rules).to_dict()
     return write(dataset, out, "png" if figures is not None else "html", figures, progress=progress,
                  analysis=analysis)

@@ -59,7 +59,7 @@ def play(*, players=Default(D.PLAY_PLAYERS), opponents=Default(None), level=Defa
 
 def _game_analysis(folder) -> dict:
     """The finished game's analysis for the play page (imported when a game ends, not before)."""
-    from strategies.research.playanalysis import game_analysis
+    from sim.runs.research.playanalysis import game_analysis
     return game_analysis(folder)
 
 

@@ -47,7 +47,7 @@ def train(*, sheet=D.SHEET, players: int = D.PLAYERS, games: int | None = None, 
     [default: sim.runs.defaults.TRAIN_GAMES solo, TRAIN_TABLE_GAMES at tables] from the weights
     `init` (or afresh), the step size falling from `step`'s first to its second; into `out`
     [default: the weights store's file for them]. Interrupted, it writes nothing."""
-    from strategies.training.run import train_file
+    from sim.runs.training.run import train_file
     from ...rules import parse_rules
     from ...sheets import load_sheet
     written = train_file(out, sheet=sheet, players=players, games=games, seed=seed, threads=threads,
@@ -58,8 +58,8 @@ def train(*, sheet=D.SHEET, players: int = D.PLAYERS, games: int | None = None, 
 def bound(*, games: int = D.BOUND_GAMES, seed: int = D.BOUND_SEED, sheet=D.SHEET, beam: int = D.BOUND_BEAM,
           weights=None, threads: int | None = None, progress: bool = False, rules=None):
     """The clairvoyant bound of solo games 0..games-1 of `seed` (a beam search of width `beam`
-    with every roll known) and `learned` on the same dice: strategies.research.headroom's Headroom."""
-    from strategies.research.headroom import measure
+    with every roll known) and `learned` on the same dice: sim.runs.research.headroom's Headroom."""
+    from sim.runs.research.headroom import measure
     return measure(games, seed, sheet, beam, weights, threads, progress=progress, rules=rules)
 
 

@@ -1,0 +1,92 @@
+"""Training on demand: the weights a command's `learned` lacks, trained warm and kept in the store.
+
+A run under rules that no weights ship for (a variant), or on a sheet of the user's, raises
+learned.MissingWeights naming the sheet, table size and rules it needs. With the commands'
+--train (train=True from Python) those weights are trained then and there into the weights store
+(strategies.store), and the command goes on: the next run finds them there.
+
+The training starts from the nearest weights that exist: the same sheet and table size under the
+rulebook (shipped for the built-in sheets, or stored). A variant moves the value of a sheet far
+less than learning it from nothing does, so a short run at a small step size adapts them
+(WARM_GAMES, WARM_STEP); docs/variants.md measures such weights against a full default
+`encore-sim train --rules` of the same variant, on seeds neither has seen. Without weights to
+start from, the training is a full default one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sim.rules import RULEBOOK, Rules
+from sim.runs.defaults import TRAIN_SEED
+from sim.sheets import Sheet
+
+from strategies import store
+from strategies.learned import MissingWeights, weights_file, weights_rules
+from .run import train_file
+
+#: Training games of a warm start, solo and at tables of 2-6: as many as fit in about two minutes
+#: on two cores, where docs/variants.md measures them as good as a full training (larger tables
+#: play slower games, so fewer).
+WARM_GAMES = {1: 1_000_000, 2: 400_000, 3: 400_000, 4: 400_000, 5: 300_000, 6: 250_000}
+#: The step size of a warm start, at its start and at its end (falling linearly), solo and at a table.
+WARM_STEP = {1: (0.1, 0.01), 2: (0.1, 0.02)}
+#: Training on demand's root seed: train's own (no default comparison plays its games).
+SEED = TRAIN_SEED
+
+
+@dataclass(frozen=True)
+class Need:
+    """Weights `learned` needs: for `players` on `sheet` under `rules` (weights_rules)."""
+    sheet: Sheet
+    players: int
+    rules: Rules
+
+    @classmethod
+    def of(cls, e: MissingWeights) -> "Need":
+        return cls(e.sheet, e.players, e.rules)
+
+    @property
+    def what(self) -> str:
+        game = "the solo game" if self.players == 1 else f"{self.players} players"
+        return f"{game} on sheet {self.sheet.name!r}" + ("" if self.rules.is_rulebook else
+                                                         f" under the rules {self.rules.text}")
+
+
+def plan(need: Need) -> tuple[object, int | None, tuple[float, float] | None, str]:
+    """(the weights file to start from or None, games, step, a line saying so): a warm start
+    from the same sheet and table size under the rulebook where such weights exist, else a
+    full default training (games and step None: train's defaults)."""
+    start = None if need.rules.is_rulebook else weights_file(need.sheet, need.players, RULEBOOK)
+    if start is None:
+        return None, None, None, "from scratch (train's default games)"
+    path, source = start
+    games = WARM_GAMES[need.players]
+    return path, games, WARM_STEP[min(need.players, 2)], (f"{games:,} games from the {'shipped ' if source == 'shipped' else ''}"
+                                    f"rulebook weights {path.name}")
+
+
+def train_need(need: Need, threads=None, progress=False, say=None):
+    """Train the weights of `need` into the store (nothing is stored if interrupted); `say(line)`
+    announces it first. Returns the file written."""
+    store.writable()
+    init, games, step, how = plan(need)
+    if say is not None:
+        say(f"Training `learned` for {need.what}: {how}, into the weights store {store.folder()}")
+    return train_file(None, sheet=need.sheet, players=need.players, games=games, seed=SEED, threads=threads,
+                      progress=progress, init=init, step=step, rules=weights_rules(need.rules, need.players))
+
+
+def with_training(call, train: bool = True, threads=None, progress=False, say=None):
+    """call(), training each weights file it lacks first (train_need) and calling it again, when
+    `train`; without it, MissingWeights as call() raised it. A command resolves its players before
+    it plays or writes anything, so calling it again repeats no work that counts."""
+    done = set()
+    while True:
+        try:
+            return call()
+        except MissingWeights as e:
+            need = Need.of(e)
+            if not train or need in done:
+                raise
+            train_need(need, threads=threads, progress=progress, say=say)
+            done.add(need)
