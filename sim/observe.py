@@ -57,14 +57,16 @@ available, `active` 0, and pass alone in the mask.
 
 Kernels: `canonical` (one action), `write_mask`, `observe_row` (one decision into row i of the
 batch arrays), `observe_rows` and `canonical_rows` (the rows of a batch of sim.step games),
-`score_now`. Their loops allocate nothing.
+`score_now`. Their loops allocate nothing, and they read the tables' fields borrowed
+(sim.nbinternals.borrow): a StructRef field read otherwise counts a reference, an atomic add and
+subtract, a dozen times a decision.
 """
 import numpy as np
 from numba import njit
 
 from .bits import popcount
 from .moves import dice_word, die_pair, legal_word, next_group, next_row
-from .nbinternals import uncounted
+from .nbinternals import borrow, uncounted
 from .players import offered_dice
 from .rules import MAX_JOKERS, R_NUMBERS, R_PASS_PENALTY, R_SIZE, R_STAR_PENALTY
 from .state import (
@@ -124,9 +126,10 @@ def new_obs(n: int, players: int, k: int) -> dict:
 @njit(cache=True, inline="always")
 def score_now(ps, bb, tab, s):
     """Seat s's score if the game ended now: sim.engine.finish's sum, written nowhere."""
-    missed = popcount(tab.star_mask[0] & ~bb[s, BB_CROSSED]) + popcount(tab.star_mask[1] & ~bb[s, BB_CROSSED + 1])
+    stars, rules = borrow(tab, "star_mask"), borrow(tab, "rules")
+    missed = popcount(stars[0] & ~bb[s, BB_CROSSED]) + popcount(stars[1] & ~bb[s, BB_CROSSED + 1])
     return (ps[s, PS_COL_POINTS] + ps[s, PS_COLOUR_POINTS] + ps[s, PS_JOKERS]
-            - tab.rules[R_STAR_PENALTY] * missed - tab.rules[R_PASS_PENALTY] * ps[s, PS_PASSES])
+            - rules[R_STAR_PENALTY] * missed - rules[R_PASS_PENALTY] * ps[s, PS_PASSES])
 
 
 @njit(cache=True, inline="always")
@@ -155,15 +158,15 @@ def cheapest_groups(st, jokers, numbers):
 def write_mask(st, ps, bb, tab, mask, cost):
     """The deciding seat's action mask and costs into mask, cost (K+1 each); returns the number of
     legal placements (pass not counted)."""
-    k = tab.size.shape[0]
+    k = borrow(tab, "size").shape[0]
     for a in range(k):
         mask[a] = 0
         cost[a] = 0
     mask[k] = 1
     cost[k] = 0
     seat = st[ST_SEAT]
-    at0, at1, at2 = cheapest_groups(st, ps[seat, PS_JOKERS], tab.rules[R_NUMBERS])
-    gword, gmask = tab.gword, tab.gmask      # a StructRef field read counts a reference: once
+    at0, at1, at2 = cheapest_groups(st, ps[seat, PS_JOKERS], borrow(tab, "rules")[R_NUMBERS])
+    gword, gmask = borrow(tab, "gword"), borrow(tab, "gmask")
     n = 0
     for c in range(3):
         groups = at0 if c == 0 else (at1 if c == 1 else at2)
@@ -184,7 +187,8 @@ def canonical(st, ps, bb, tab, action):
     """The move that `action` stands for, for the deciding seat st[ST_SEAT] with dice st[ST_AVAIL]:
     (colour die, number die, placement row, '!'); (PASS_DIE, -1, -1, 0) for a pass; colour die
     ILLEGAL when the action is none of the seat's legal actions."""
-    k = tab.size.shape[0]
+    size = borrow(tab, "size")
+    k = size.shape[0]
     if action == k:
         return PASS_DIE, -1, -1, 0
     if action < 0 or action > k:
@@ -193,9 +197,9 @@ def canonical(st, ps, bb, tab, action):
     w = action >> 6
     if not ((bb[seat, BB_ALIVE + w] & bb[seat, BB_TOUCH + w]) >> np.uint64(action & 63)) & _ONE:
         return ILLEGAL, -1, -1, 0
-    g = MAX_NUMBER * tab.colour[action] + tab.size[action] - 1
+    g = MAX_NUMBER * borrow(tab, "colour")[action] + size[action] - 1
     offered = offered_dice(st, st[ST_AVAIL])
-    faces = dice_word(st, tab.rules[R_NUMBERS])
+    faces = dice_word(st, borrow(tab, "rules")[R_NUMBERS])
     jokers = ps[seat, PS_JOKERS]
     best, best_cd, best_nd = 3, ILLEGAL, -1
     for p in range(9):
@@ -220,10 +224,11 @@ def observe_row(st, ps, bb, tab, seat, deciding, i, obs):
         if s >= players:
             s -= players
         lo, hi = bb[s, BB_CROSSED], bb[s, BB_CROSSED + 1]
+        grid = crossed[i, j]
         for c in range(N_COLS):
             byte = (lo >> np.uint64(8 * c)) if c < 8 else (hi >> np.uint64(8 * (c - 8)))
             for r in range(N_ROWS):
-                crossed[i, j, r, c] = np.int8((byte >> np.uint64(r)) & _ONE)
+                grid[r, c] = np.int8((byte >> np.uint64(r)) & _ONE)
         jokers[i, j] = ps[s, PS_JOKERS]
         done = ps[s, PS_COLS]
         for c in range(N_COLS):
@@ -244,12 +249,13 @@ def observe_row(st, ps, bb, tab, seat, deciding, i, obs):
         available[i, d] = (avail >> d) & 1
     roll[i, 0] = st[ST_ROLL]
     active[i, 0] = st[ST_IS_ACTIVE] if deciding else 0
+    numbers = borrow(tab, "rules")
     for r in range(rules.shape[1]):
-        rules[i, r] = tab.rules[r]
+        rules[i, r] = numbers[r]
     if deciding:
         write_mask(st, ps, bb, tab, mask[i], cost[i])
     else:
-        k = tab.size.shape[0]
+        k = borrow(tab, "size").shape[0]
         for a in range(k):
             mask[i, a] = 0
             cost[i, a] = 0
