@@ -9,6 +9,12 @@ cands[:n_cands]; it returns a row index of cands, or -1 to pass. `params` holds
 its parameters in the order they were declared, `rng` its private random
 stream (see sim.rng.below / sim.rng.uniform). docs/strategies.md has the full
 guide and an example.
+
+A batched strategy (@batched) is a plain Python function that decides for a batch of games at
+once, from arrays: the observations and action masks of the Gymnasium environments (sim.observe,
+docs/agents.md). The runs layer steps many games to their next decision of its seat, calls it
+once for all of them and applies its actions (sim.runs.batched): NumPy or PyTorch code plays
+at the engine's speed, its Python overhead paid once per batch rather than once per decision.
 """
 from __future__ import annotations
 
@@ -21,7 +27,7 @@ from numba import njit
 
 from sim.nbinternals import compiled_for
 from sim.numba_cache import cache_folder
-from sim.state import DECIDE_SIG
+from sim.state import DECIDE_SIG, PASS
 from sim.suggest import did_you_mean
 
 
@@ -50,6 +56,9 @@ class Strategy:
     `reads_rules`: the sim.rules.Rules fields its decisions read (e.g. {"pass_penalty"}), so that
     compare-rules can say which rule changes it plays as it plays the rulebook
     (strategies.adaptation); None: not declared.
+
+    `batched`: a batched strategy's Python function (strategies.batched): it decides for a batch of
+    games at once, outside the kernels, and `dispatcher` only stands in for it there.
     """
     name: str
     dispatcher: object
@@ -60,6 +69,7 @@ class Strategy:
     solo_placer: object = None
     table_decider: object = None
     reads_rules: frozenset | None = None
+    batched: object = None
 
     @property
     def fn(self):
@@ -122,3 +132,64 @@ def strategy(fn=None, *, name: str | None = None, description: str | None = None
         )
 
     return wrap(fn) if fn is not None else wrap
+
+
+# --- batched strategies --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Batched:
+    """What makes a Strategy batched: its Python function and its setup hook (or None)."""
+    fn: Callable
+    setup: Callable | None = None
+
+
+# The line-up hands the game kernels a decision function for every slot. A batched slot is of
+# kind PLAYER_EXTERNAL (sim.step), whose function the kernels never call: this one stands in.
+@njit(cache=True)
+def decided_outside(st, ps, bb, cands, n, tab, params, rng):
+    """A batched strategy's stand-in in the game kernels (never called: its seat is external)."""
+    return PASS
+
+
+def batched(fn=None, *, name: str | None = None, description: str | None = None, params=None, setup=None):
+    """Declare a batched strategy: ``fn(obs, **params) -> actions``, one action per row of obs.
+
+    `obs` is a dict of arrays whose leading axis is the batch's games (the Gymnasium
+    environments' observation, docs/agents.md), actions an integer array of shape (games,). Use as
+    ``@batched`` or ``@batched(params={"w": 1.0}, setup=my_setup)``:
+
+    - `params` (name -> default), as @strategy's: a spec ``file.py:fn:w=2`` sets them, `tune`
+      searches them; they are passed as keyword arguments.
+    - `setup(sheet, players, rules)` is called once per line-up before the first batch, and what
+      it returns is passed after the observations, ``fn(obs, data, **params)``: what the
+      function reads besides them, e.g. the sheet's placement sizes (placement_sizes).
+
+    The first line of the docstring is its description. The function must decide each game from
+    its own row alone: games join a batch as the runner finds them ready, and a run's games are
+    the same for any batch size and thread count only if no row's action depends on another's.
+    """
+    if setup is not None and not callable(setup):
+        raise TypeError(f"setup must be a function setup(sheet, players, rules), got {setup!r:.60}")
+
+    def wrap(f):
+        if not callable(f) or isinstance(f, Strategy) or hasattr(f, "nopython_signatures"):
+            raise TypeError(f"@batched decorates a plain Python function, got {f!r:.60}")
+        doc = (f.__doc__ or "").strip().splitlines()
+        return Strategy(
+            name=name or f.__name__,
+            dispatcher=decided_outside,
+            description=description if description is not None else (doc[0] if doc else ""),
+            params={k: float(v) for k, v in (params or {}).items()},
+            batched=Batched(f, setup),
+        )
+
+    return wrap(fn) if fn is not None else wrap
+
+
+def placement_sizes(sheet, rules=None) -> np.ndarray:
+    """The boxes of each placement row of `sheet` (a Sheet or a built-in sheet's name) under
+    `rules`: the sizes of the action space's first K actions, in order (int64, shape (K,))."""
+    from sim.rules import parse_rules
+    from sim.sheets import load_sheet
+    from sim.tables import build_tables
+    return build_tables(load_sheet(sheet), parse_rules(rules)).size.astype(np.int64)
