@@ -181,6 +181,7 @@ def run(quick: bool, everything: bool = False) -> list[dict]:
         inline = next(r["value"] for r in rows if r["workload"] == "solo, greedy, 1 thread")
         rows.append(_timed(_plugin_row, tmp, inline, quick))
         rows.append(_timed(_plugin_row, tmp, inline, quick, False))
+        rows.append(_timed(_batched_row, quick))
         if everything:
             rows.append(_timed(_lineup_row, quick))
             compiled = {r["workload"]: r["value"] for r in rows}
@@ -222,6 +223,19 @@ def _plugin_row(tmp: str, inline_rate: float, quick: bool, checked: bool = True)
             "ratio": round(rate / inline_rate, 2)}
 
 
+#: The NumPy greedy of docs/agents.md: a batched strategy (one Python call per batch of games).
+BATCHED_GREEDY = f"{numba_cache.ROOT / 'docs' / 'examples' / 'batched_greedy.py'}:greedy"
+#: Issue 58's aim for it, solo on one core: 50 times greedy in plain Python (--python).
+BATCHED_TARGET = 20_000
+
+
+def _batched_row(quick: bool) -> dict:
+    """The NumPy batched greedy solo: its decisions made in Python, a batch of games at a time."""
+    rate = games_per_second(BATCHED_GREEDY, 1, 3, seconds=0.3 if quick else 0.6)
+    return {"workload": "solo, NumPy batched greedy, 1 thread", "value": round(rate), "unit": "games/s",
+            "target": BATCHED_TARGET, "ratio": round(rate / BATCHED_TARGET, 2)}
+
+
 #: games_per_second in a process with NUMBA_DISABLE_JIT=1 (as `--python` runs), which Numba reads
 #: when imported: the specs are the arguments, one rate per line.
 PLAIN_PYTHON = """import sys
@@ -235,7 +249,8 @@ def _python_rows(tmp: str, quick: bool, compiled: dict) -> list[dict]:
     """Solo greedy, and greedy as a user's file (_plugin_row's), played in plain Python (--python);
     their target is the compiled speed (`compiled`: the rows so far by workload)."""
     t = time.perf_counter()
-    specs = {"greedy": "greedy", "greedy called as a user's file": f"{Path(tmp, 'called_greedy.py')}:choose"}
+    specs = {"greedy": "greedy", "greedy called as a user's file": f"{Path(tmp, 'called_greedy.py')}:choose",
+             "NumPy batched greedy": BATCHED_GREEDY}
     out = subprocess.run([sys.executable, "-c", PLAIN_PYTHON, "2" if quick else "5", *specs.values()],
                          env=dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONPATH=str(numba_cache.ROOT)),
                          capture_output=True, text=True, check=True).stdout.split()
