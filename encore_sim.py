@@ -248,3 +248,38 @@ def compare_rules(*rules, strategy=RUN_STRATEGY, players: int | None = None, rot
         from sim.runs.report import rules_report
         attrs["report"] = str(rules_report(result, report).html)
     return _frame(result.table, **attrs)
+
+
+# --- learning environments (the `rl` extra: pip install 'encore-sim[rl]'; docs/agents.md) -----------
+
+def env(players: int = 1, opponents=None, *, seat: int = 0, sheet: str = SHEET, rules=None, reward: str = "score",
+        seed: int | None = None, max_rolls: int = MAX_ROLLS):
+    """A gymnasium.Env of one seat (`seat`): the solo game, or a table of `players` whose other seats
+    `opponents` play (one strategy spec, or a list; "greedy" unless told). reward: "score", "final"
+    or "margin". Game g of `seed` has run's game g's dice (sim.runs.envs)."""
+    from sim.runs.envs import EncoreEnv
+    return EncoreEnv(players=players, opponents=opponents, seat=seat, sheet=sheet, rules=rules, reward=reward,
+                     seed=seed, max_rolls=max_rolls)
+
+
+def vector_env(num_envs: int, players: int = 1, opponents=None, *, seat: int = 0, sheet: str = SHEET, rules=None,
+               reward: str = "score", seed: int | None = None, max_rolls: int = MAX_ROLLS,
+               autoreset_mode=None, copy: bool = True):
+    """A gymnasium.vector.VectorEnv of num_envs games (env's settings) stepped in one compiled call;
+    autoreset_mode: gymnasium.vector.AutoresetMode (NEXT_STEP unless told)."""
+    from gymnasium.vector import AutoresetMode
+    from sim.runs.envs import EncoreVectorEnv
+    return EncoreVectorEnv(num_envs, players=players, opponents=opponents, seat=seat, sheet=sheet, rules=rules,
+                           reward=reward, seed=seed, max_rolls=max_rolls,
+                           autoreset_mode=autoreset_mode or AutoresetMode.NEXT_STEP, copy=copy)
+
+
+def aec_env(players: int = 4, *, sheet: str = SHEET, rules=None, reward: str = "score", seed: int | None = None,
+            max_rolls: int = MAX_ROLLS):
+    """A PettingZoo AEC environment whose agents are the seats (seat_0 ...): the roll's active seat
+    acts first, then the passive seats, whose choices apply together (sim.runs.aec)."""
+    from sim.runs.aec import EncoreAEC
+    return EncoreAEC(players=players, sheet=sheet, rules=rules, reward=reward, seed=seed, max_rolls=max_rolls)
+
+
+__all__ += ["env", "vector_env", "aec_env"]

@@ -246,6 +246,13 @@ class EncoreEnv(gymnasium.Env):
     def _observation(self) -> dict:
         return {name: array[0].copy() for name, array in self._obs.items()}
 
+    def greedy_action(self) -> int:
+        """sim.players.greedy's choice now, as an action (sim.vector.greedy_actions): the reference
+        player through this encoding."""
+        out = np.empty(1, np.int64)
+        vector.greedy_actions(self._b, out)
+        return int(out[0])
+
     def _info(self) -> dict:
         return {"action_mask": self._obs["action_mask"][0].copy(), "game": self._game,
                 "roll": int(self._arrays["table"][0, ST_ROLL])}
@@ -361,7 +368,6 @@ class EncoreVectorEnv(VectorEnv):
         """sim.players.greedy's choice in every env, as actions (sim.vector.greedy_actions): the
         reference player through this encoding."""
         out = np.empty(self.num_envs, np.int64)
-        vector.compiled()
         vector.greedy_actions(self._b, out)
         return out
 
