@@ -162,7 +162,7 @@ def batched(fn=None, *, name: str | None = None, description: str | None = None,
       searches them; they are passed as keyword arguments.
     - `setup(sheet, players, rules)` is called once per line-up before the first batch, and what
       it returns is passed after the observations, ``fn(obs, data, **params)``: what the
-      function reads besides them, e.g. the sheet's placement sizes (placement_sizes).
+      function reads besides them, e.g. the sheet's placements (placement_table).
 
     The first line of the docstring is its description. The function must decide each game from
     its own row alone: games join a batch as the runner finds them ready, and a run's games are
@@ -186,10 +186,23 @@ def batched(fn=None, *, name: str | None = None, description: str | None = None,
     return wrap(fn) if fn is not None else wrap
 
 
-def placement_sizes(sheet, rules=None) -> np.ndarray:
-    """The boxes of each placement row of `sheet` (a Sheet or a built-in sheet's name) under
-    `rules`: the sizes of the action space's first K actions, in order (int64, shape (K,))."""
+def placement_table(sheet, rules=None) -> dict:
+    """The placements of `sheet` (a Sheet or a built-in sheet's name) under `rules`: the action
+    space's first K actions, in order, as arrays of K rows (docs/agents.md). What a batched
+    strategy's setup reads to weigh its actions, and a policy's features are built from:
+
+        boxes   int64 (K,)        the boxes it crosses (the number it needs)
+        colour  int64 (K,)        0..4: green, yellow, blue, red, orange
+        stars   int64 (K,)        its star boxes
+        cells   int8 (K, 7, 15)   1 for each box it crosses, laid out as the observation's
+                                  "crossed" (row 1..7, column A..O)
+    """
     from sim.rules import parse_rules
     from sim.sheets import load_sheet
     from sim.tables import build_tables
-    return build_tables(load_sheet(sheet), parse_rules(rules)).size.astype(np.int64)
+    tab = build_tables(load_sheet(sheet), parse_rules(rules))
+    bits = np.arange(64, dtype=np.uint64)
+    words = ((tab.mask[:, :, None] >> bits) & np.uint64(1)).astype(np.int8)   # (K, 2, 64): bit 8 * col + row
+    columns = words.reshape(len(tab.mask), 16, 8)[:, :15, :7]                   # (K, column, row)
+    return {"boxes": tab.size.astype(np.int64), "colour": tab.colour.astype(np.int64),
+            "stars": tab.stars.astype(np.int64), "cells": np.ascontiguousarray(columns.transpose(0, 2, 1))}

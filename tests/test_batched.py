@@ -19,12 +19,12 @@ from cli import main
 from sim import engine
 from sim.moves import dice_word, die_pair, next_group
 from sim.players import offered_dice
-from sim.rules import R_NUMBERS
+from sim.rules import R_NUMBERS, parse_rules
 from sim.runs import batched as batched_mod
 from sim.runs.api import BatchedStrategyError, StrategyError, play_chunk
 from sim.state import PS_PASSES, PS_SCORE, ST_DICE, ST_SIZE
 from sim.tables import MAX_NUMBER, build_tables
-from strategies import batched, resolve
+from strategies import batched, placement_table, resolve
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "examples" / "batched_greedy.py"
@@ -210,11 +210,11 @@ def test_run_writes_a_dataset_that_summary_and_analyse_read(tmp_path):
 
 WEIGHED = '''
 import numpy as np
-from strategies import batched, placement_sizes
+from strategies import batched, placement_table
 
 
 def boxes(sheet, players, rules):
-    return np.append(placement_sizes(sheet, rules), 0).astype(np.float64)
+    return np.append(placement_table(sheet, rules)["boxes"], 0).astype(np.float64)
 
 
 @batched(params={"joker_cost": 0.25}, setup=boxes)
@@ -247,3 +247,22 @@ def test_a_plain_run_imports_neither_the_batched_loop_nor_the_environments():
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_guide_quotes_the_shipped_example_as_it_is():
+    import docs_check
+    files = {it.arg: it.text for it in docs_check.parse((ROOT / "docs" / "agents.md").read_text()) if it.kind == "file"}
+    assert files["batched_greedy.py"] == EXAMPLE.read_text()
+
+
+@pytest.mark.parametrize("sheet, rules", [("standard", None), ("blue", None), ("standard", "joker-six")])
+def test_the_placement_table_is_the_action_space_s(sheet, rules):
+    from sim.sheets import load_sheet
+    t = placement_table(sheet, rules)
+    tab = build_tables(sheet, parse_rules(rules))
+    s = load_sheet(sheet)
+    assert len(t["boxes"]) == len(tab.size) and np.array_equal(t["boxes"], tab.size)
+    assert np.array_equal(t["cells"].sum(axis=(1, 2)), t["boxes"])
+    for k in range(len(t["boxes"])):
+        rows, cols = np.nonzero(t["cells"][k])
+        assert (s.colour[rows, cols] == t["colour"][k]).all() and s.star[rows, cols].sum() == t["stars"][k]

@@ -1,13 +1,13 @@
 """Greedy as a batched strategy: one NumPy call decides for a whole batch of games (docs/agents.md)."""
 import numpy as np
 
-from strategies import batched, placement_sizes
+from strategies import batched, placement_table
 
 
 def keys(sheet, players, rules):
     """Each action's worth before its '!': 4 per box, plus 1 so that a legal action beats an
     illegal one (0 below); passing, the last action, 1: below any placement."""
-    return np.append(4 * placement_sizes(sheet, rules) + 1, 1).astype(np.int8)
+    return np.append(4 * placement_table(sheet, rules)["boxes"] + 1, 1).astype(np.int8)
 
 
 @batched(setup=keys)
