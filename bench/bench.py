@@ -182,6 +182,7 @@ def run(quick: bool, everything: bool = False) -> list[dict]:
         rows.append(_timed(_plugin_row, tmp, inline, quick))
         rows.append(_timed(_plugin_row, tmp, inline, quick, False))
         rows.append(_timed(_batched_row, quick))
+        rows.extend(_vector_rows(quick))
         if everything:
             rows.append(_timed(_lineup_row, quick))
             compiled = {r["workload"]: r["value"] for r in rows}
@@ -234,6 +235,64 @@ def _batched_row(quick: bool) -> dict:
     rate = games_per_second(BATCHED_GREEDY, 1, 3, seconds=0.3 if quick else 0.6)
     return {"workload": "solo, NumPy batched greedy, 1 thread", "value": round(rate), "unit": "games/s",
             "target": BATCHED_TARGET, "ratio": round(rate / BATCHED_TARGET, 2)}
+
+
+#: Issue 58's aim for the vector env: solo decisions a second on one core, with random masked actions.
+VECTOR_TARGET = 1_000_000
+#: Games a vector env steps per call in the benchmark: enough that one call's Python costs nothing.
+VECTOR_ENVS = 4096
+
+
+def vector_steps_per_second(seconds: float, repeats: int, num_envs: int = VECTOR_ENVS, players: int = 1) -> dict:
+    """Median steps (decisions) a second of the vector env (sim.runs.envs.EncoreVectorEnv) with
+    uniformly random legal actions, on the calling thread (its kernels use no other): "kernels",
+    sim.vector.step_batch and the compiled random_actions called directly; "step", step_batch's
+    share of that; "api", VectorEnv.step (copy=False) and env.random_actions, Gymnasium's interface."""
+    from sim import vector
+    from sim.runs.envs import EncoreVectorEnv
+
+    env = EncoreVectorEnv(num_envs, players=players, seed=1, copy=False)
+    env.reset()
+    step, b, masks = vector.compiled()[1], env.batch, env.masks
+    state, actions = np.array([1], np.uint64), np.empty(num_envs, np.int64)
+    calls = max(1, int(seconds * 2_000_000 / num_envs))     # about `seconds` at 2 M steps/s
+    for _ in range(3):
+        vector.random_actions(masks, state, actions)
+        step(b, actions)
+    rates = {"kernels": [], "step": [], "api": []}
+    for _ in range(repeats):
+        stepping = 0.0
+        t = time.perf_counter()
+        for _ in range(calls):
+            vector.random_actions(masks, state, actions)
+            s = time.perf_counter()
+            step(b, actions)
+            stepping += time.perf_counter() - s
+        rates["kernels"].append(calls * num_envs / (time.perf_counter() - t))
+        rates["step"].append(calls * num_envs / stepping)
+        t = time.perf_counter()
+        for _ in range(calls):
+            env.step(env.random_actions(state))
+        rates["api"].append(calls * num_envs / (time.perf_counter() - t))
+    return {k: statistics.median(v) for k, v in rates.items()}
+
+
+def _vector_rows(quick: bool) -> list[dict]:
+    """The solo vector env with random masked actions, one core: the kernels, the step alone, and
+    through Gymnasium's VectorEnv.step; against issue 58's aim of a million decisions a second.
+    (No row without the rl extra, which the environments need.)"""
+    try:
+        import gymnasium  # noqa: F401
+    except ImportError:
+        return []
+    t = time.perf_counter()
+    rates = vector_steps_per_second(0.5 if quick else 1.5, 3)
+    took = round((time.perf_counter() - t) / 3, 1)
+    names = {"kernels": "random masked actions", "step": "its step alone",
+             "api": "VectorEnv.step + random masked actions"}
+    return [{"workload": f"vector env, solo, {names[k]}, 1 thread", "value": round(rate), "unit": "steps/s",
+             "target": VECTOR_TARGET, "ratio": round(rate / VECTOR_TARGET, 2), "seconds": took}
+            for k, rate in rates.items()]
 
 
 #: games_per_second in a process with NUMBA_DISABLE_JIT=1 (as `--python` runs), which Numba reads

@@ -25,6 +25,7 @@ deciding as there, a game whose agent chooses as a strategy would is that strate
         wait   int8 (N,)              1 when the row's game is over and its next game begins at
                                       the next step (AUTORESET_NEXT_STEP), or waits for a reset
         cands                         advance's candidate table: one for all rows
+        moves  int64 (N, 4)           scratch: the moves the actions stand for (check_actions)
         obs, final_obs                sim.observe's batch arrays (OBS_KEYS order)
         reward float64, terminated, truncated, ended bool (N,); final_scores int64 (N, MAX_SEATS)
         config int64 (CF_SIZE,)       root seed, stride, players, roll cap, reward, autoreset
@@ -80,7 +81,7 @@ AdvanceFn = types.FunctionType(ADVANCE_SIG)
 #: the rows waiting for their next game, the candidate scratch), what a step writes (the
 #: observations, rewards, ends, final observations and scores) and the settings (config: CF_*).
 FIELDS = ("adv", "strats", "kinds", "params", "slots", "tab", "table", "ps", "bb", "pending", "rngs", "sp", "gres", "last",
-          "wait", "cands", "obs", "reward", "terminated", "truncated", "ended", "final_obs", "final_scores", "config")
+          "wait", "cands", "moves", "obs", "reward", "terminated", "truncated", "ended", "final_obs", "final_scores", "config")
 CF_ROOT = 0         # the root seed (the uint64's bits)
 CF_STRIDE = 1       # a row's next game is its game + stride
 CF_PLAYERS = 2
@@ -117,14 +118,14 @@ def _field_types():
     c1, c2, c3 = types.int64[::1], types.int64[:, ::1], types.int64[:, :, ::1]
     obs = _obs_type()
     return (AdvanceFn, StrategySet, c1, types.float64[:, ::1], c1, TablesType, c2, c3, types.uint64[:, :, ::1], c3,
-            types.uint64[:, :, ::1], c2, c2, c2, types.int8[::1], c2, obs, types.float64[::1], types.boolean[::1],
+            types.uint64[:, :, ::1], c2, c2, c2, types.int8[::1], c2, c2, obs, types.float64[::1], types.boolean[::1],
             types.boolean[::1], types.boolean[::1], obs, c2, c1)
 
 
 @njit(cache=True)
-def _pack(adv, strats, kinds, params, slots, tab, table, ps, bb, pending, rngs, sp, gres, last, wait, cands, obs,
-          reward, terminated, truncated, ended, final_obs, final_scores, config):
-    return Batch(adv, strats, kinds, params, slots, tab, table, ps, bb, pending, rngs, sp, gres, last, wait, cands, obs,
+def _pack(adv, strats, kinds, params, slots, tab, table, ps, bb, pending, rngs, sp, gres, last, wait, cands, moves,
+          obs, reward, terminated, truncated, ended, final_obs, final_scores, config):
+    return Batch(adv, strats, kinds, params, slots, tab, table, ps, bb, pending, rngs, sp, gres, last, wait, cands, moves, obs,
                  reward, terminated, truncated, ended, final_obs, final_scores, config)
 
 
@@ -139,7 +140,7 @@ def new_batch(n, fns, kinds, params, slots, tab, obs, final_obs, root, players, 
         bb=np.zeros((n, MAX_SEATS, BB_SIZE), np.uint64), pending=np.zeros((n, MAX_SEATS, 4), np.int64),
         rngs=np.zeros((n, MAX_SEATS, RNG_WORDS), np.uint64), sp=np.zeros((n, SP_SIZE), np.int64),
         gres=np.zeros((n, GR_SIZE), np.int64), last=np.zeros((n, MAX_SEATS), np.int64), wait=np.zeros(n, np.int8),
-        cands=np.zeros((MAX_CANDS, CAND_SIZE), np.int64), reward=np.zeros(n), terminated=np.zeros(n, np.bool_),
+        cands=np.zeros((MAX_CANDS, CAND_SIZE), np.int64), moves=np.zeros((n, 4), np.int64), reward=np.zeros(n), terminated=np.zeros(n, np.bool_),
         truncated=np.zeros(n, np.bool_), ended=np.zeros(n, np.bool_), final_scores=np.zeros((n, MAX_SEATS), np.int64),
         config=np.zeros(CF_SIZE, np.int64))
     config = arrays["config"]
@@ -154,7 +155,7 @@ def new_batch(n, fns, kinds, params, slots, tab, obs, final_obs, root, players, 
     slots = np.ascontiguousarray(slots, np.int64)
     a = arrays
     values = (advance_fn(), tuple(fns), kinds, params, slots, tab, a["table"], a["ps"], a["bb"], a["pending"], a["rngs"],
-              a["sp"], a["gres"], a["last"], a["wait"], a["cands"], tuple(obs), a["reward"], a["terminated"],
+              a["sp"], a["gres"], a["last"], a["wait"], a["cands"], a["moves"], tuple(obs), a["reward"], a["terminated"],
               a["truncated"], a["ended"], tuple(final_obs), a["final_scores"], config)
     packer = _packer()
     return packer(*values), arrays
@@ -221,14 +222,19 @@ def _final_reward(ps, seat, players, mode):
 @njit(cache=True)
 def check_actions(b, actions):
     """The first row whose action is none of its deciding seat's legal actions (sim.observe), or OK;
-    rows waiting or without a decision take no action."""
+    rows waiting or without a decision take no action. The moves the actions stand for (canonical)
+    go to b.moves, which step_batch applies."""
     st, ps, bb, sp, wait = uncounted(b.table), uncounted(b.ps), uncounted(b.bb), uncounted(b.sp), uncounted(b.wait)
-    tab = b.tab
+    moves, tab = uncounted(b.moves), b.tab
     for i in range(st.shape[0]):
         if not wait[i] and sp[i, SP_SEAT] >= 0:
             cd, nd, sub, cost = canonical(st[i], ps[i], bb[i], tab, actions[i])
             if cd == ILLEGAL:
                 return i
+            moves[i, 0] = cd
+            moves[i, 1] = nd
+            moves[i, 2] = sub
+            moves[i, 3] = cost
     return OK
 
 
@@ -254,7 +260,8 @@ def step_batch(b, actions):
         uncounted_obs(b.obs)
     reward, terminated, truncated, ended = uncounted(b.reward), uncounted(b.terminated), uncounted(b.truncated), \
         uncounted(b.ended)
-    final_obs, final_scores, config = uncounted_obs(b.final_obs), uncounted(b.final_scores), b.config
+    final_obs, final_scores, config, moves = uncounted_obs(b.final_obs), uncounted(b.final_scores), b.config, \
+        uncounted(b.moves)
     root, stride, players, max_rolls = np.uint64(config[CF_ROOT]), config[CF_STRIDE], config[CF_PLAYERS], \
         config[CF_MAX_ROLLS]
     reward_mode, autoreset = config[CF_REWARD], config[CF_AUTORESET]
@@ -278,8 +285,8 @@ def step_batch(b, actions):
         seat = sp[i, SP_SEAT]
         if seat < 0:      # a failed game: it stays so
             continue
-        cd, nd, sub, cost = canonical(st[i], ps[i], bb[i], tab, actions[i])
-        commit(st[i], ps[i], bb[i], tab, pending[i], sp[i], gres[i], nolog, 0, cd, nd, sub, cost)
+        commit(st[i], ps[i], bb[i], tab, pending[i], sp[i], gres[i], nolog, 0, moves[i, 0], moves[i, 1], moves[i, 2],
+               moves[i, 3])
         adv(strats, kinds, params, slots, tab, st[i], ps[i], bb[i], cands, pending[i], rngs[i], sp[i], gres[i],
             nolog, nolog, None)
         state = sp[i, SP_STATE]
@@ -379,12 +386,13 @@ def random_actions(mask, state, actions):
     the SplitMix64 stream state[0] (sim.rng): random masked play, for benchmarks and baselines."""
     mask = uncounted(mask)
     for i in range(mask.shape[0]):
+        row = mask[i]
         legal = 0
-        for a in range(mask.shape[1]):
-            legal += mask[i, a]
+        for a in range(row.shape[0]):
+            legal += np.int64(row[a])
         pick = below(state, legal)
-        for a in range(mask.shape[1]):
-            if mask[i, a]:
+        for a in range(row.shape[0]):
+            if row[a]:
                 if pick == 0:
                     actions[i] = a
                     break

@@ -3,7 +3,9 @@
 # run in the virtual environment that has them (.ci/run builds it), it drives the installed
 # `encore-sim` as a user would: a small run, its summary (also as a report), a comparison, one
 # bad input, and a run on a local Dask cluster; then the test files that use hypothesis, and
-# sim.nbinline's (it patches Numba's inliner, whose layout must be that of every release allowed).
+# sim.nbinline's (it patches Numba's inliner, whose layout must be that of every release allowed),
+# and the learning environments' checks (Gymnasium's check_env, PettingZoo's api_test, greedy
+# through the vector env: the rl extra's floors).
 # Usage: tests/smoke_min_versions.sh VENV
 set -euo pipefail
 venv=$(cd "$1" && pwd)
@@ -18,7 +20,8 @@ say "versions"
 "$venv/bin/python" - <<'PY'
 from importlib.metadata import version
 print(" ".join(f"{p} {version(p)}" for p in ("numba", "llvmlite", "numpy", "click", "pandas", "pyarrow", "scipy",
-                                             "cma", "matplotlib", "dask", "distributed", "pytest", "hypothesis")))
+                                             "cma", "matplotlib", "dask", "distributed", "pytest", "hypothesis",
+                                             "gymnasium", "pettingzoo")))
 PY
 
 say "run"
@@ -51,3 +54,5 @@ say "run on a local Dask cluster"
 say "tests with hypothesis, and of the workaround of Numba's inliner"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_rules_reference.py -k "legal or crossing"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_nbinline.py
+say "the learning environments (the rl extra)"
+"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_envs.py -k "check_env or api_test or vector_env or illegal"

@@ -140,10 +140,10 @@ def test_an_illegal_action_is_refused_in_one_line_naming_env_seat_and_action_and
     obs, _ = venv.reset()
     actions = venv.greedy_actions()
     actions[2] = int(np.flatnonzero(obs["action_mask"][2] == 0)[0])
-    before = {k: v.copy() for k, v in venv._arrays.items()}
+    before = {k: v.copy() for k, v in venv._arrays.items() if k != "moves"}     # moves: the check's scratch
     with pytest.raises(IllegalAction, match=rf"^encore-sim/Solo-v0 env 2: seat 0 cannot take action {actions[2]} "):
         venv.step(actions)
-    assert all(np.array_equal(before[k], v) for k, v in venv._arrays.items())
+    assert all(np.array_equal(v, venv._arrays[k]) for k, v in before.items())
     with pytest.raises(ValueError, match="actions must be 4 integers"):
         venv.step(actions[:3])
 

@@ -360,6 +360,16 @@ class EncoreVectorEnv(VectorEnv):
         return {"action_mask": self._copied(self._obs["action_mask"]), "_action_mask": np.ones(self.num_envs, bool)}
 
     @property
+    def batch(self):
+        """The sim.vector.Batch that the kernels step (for kernels of one's own, and benchmarks)."""
+        return self._b
+
+    @property
+    def masks(self) -> np.ndarray:
+        """The action masks of the envs' decisions (N, K + 1): the array the kernels write in place."""
+        return self._obs["action_mask"]
+
+    @property
     def games(self) -> np.ndarray:
         """The number of each env's game in progress (or just ended)."""
         return self._arrays["sp"][:, SP_GAME].copy()
