@@ -6,6 +6,7 @@ observation alone (its key 4 * boxes - '!', ties to the first candidate in legal
 the first dice pair, then the lowest group, then the lowest row) must play `run -s greedy`'s
 games move for move, solo and at tables, seats rotated or not."""
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -192,20 +193,22 @@ def invoke(*args):
     return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
-def test_run_writes_a_dataset_that_summary_and_analyse_read(tmp_path):
+def test_run_writes_a_dataset_that_summary_replay_and_analyse_read(tmp_path):
+    import pyarrow.parquet as pq
     out = tmp_path / "run"
     spec = f"{EXAMPLE}:greedy"
-    r = invoke("run", "-s", spec, "-s", "heuristic", "--players", "2", "--games", "40", "--log-turns", "--out",
-               out, "--quiet")
+    r = invoke("run", "-s", spec, "-s", "heuristic", "--players", "2", "--games", "40", "--rotate", "--log-turns",
+               "--chunk-size", "16", "--out", out, "--quiet")
     assert r.exit_code == 0, r.output
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "complete" and manifest["strategies"][0]["file"] == str(EXAMPLE)
-    direct = play_chunk(0, 0, 40, [spec, "heuristic"], players=2, log_turns=True)
-    r = invoke("summary", out, "--format", "json")
-    assert r.exit_code == 0, r.output
-    r = invoke("analyse", out, "--format", "json")
-    assert r.exit_code == 0, r.output
-    assert direct.seats[:, :, PS_SCORE].sum() != 0
+    stored = pq.read_table(out / "players").sort_by([("game", "ascending"), ("seat", "ascending")])
+    direct = play_chunk(0, 0, 40, [spec, "heuristic"], players=2, rotate=True)
+    assert stored["score"].to_pylist() == direct.seats[:, :, PS_SCORE].ravel().tolist()
+    for command in (["summary", out], ["replay", out, "--game", "17"], ["analyse", out, "--format", "json"]):
+        r = invoke(*command)
+        assert r.exit_code == 0, r.output   # replay and analyse replay the games, their scores checked
+    assert "Scores equal the ones stored in the dataset." in invoke("replay", out, "--game", "17").output
 
 
 WEIGHED = '''
@@ -266,3 +269,17 @@ def test_the_placement_table_is_the_action_space_s(sheet, rules):
     for k in range(len(t["boxes"])):
         rows, cols = np.nonzero(t["cells"][k])
         assert (s.colour[rows, cols] == t["colour"][k]).all() and s.star[rows, cols].sum() == t["stars"][k]
+
+
+def test_no_games_and_plain_python_play_as_compiled():
+    empty = play_chunk(2, 5, 0, [argmax_greedy, "greedy"], players=2, log_turns=True)
+    assert empty.games.shape == (0, engine.GR_SIZE) and empty.log.shape == (0, engine.LOG_SIZE)
+    # --python (NUMBA_DISABLE_JIT): the kernels are plain Python, the same games.
+    spec = [f"{EXAMPLE}:greedy", "heuristic"]
+    code = ("import sys\nimport numpy as np\nfrom sim.runs.api import play_chunk\n"
+            f"c = play_chunk(4, 2, 3, {spec!r}, players=2, rotate=True, log_turns=True)\n"
+            "sys.stdout.buffer.write(np.concatenate((c.seats.ravel(), c.log.ravel())).astype(np.int64).tobytes())")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, check=True,
+                         env={**os.environ, "NUMBA_DISABLE_JIT": "1"}).stdout
+    compiled = play_chunk(4, 2, 3, spec, players=2, rotate=True, log_turns=True)
+    assert np.array_equal(np.frombuffer(out, np.int64), np.concatenate((compiled.seats.ravel(), compiled.log.ravel())))

@@ -175,113 +175,117 @@ def _observe_rows(lo, hi, order, st, ps, bb, sp, tab, obs):
 
 # --- the loop ----------------------------------------------------------------------------------
 
+class _Rows:
+    """The games in progress: sim.step's arrays of `rows` games (a leading row axis), their
+    strategy slots, the actions taken and the games begun at the next step, their move logs."""
+
+    def __init__(self, rows: int, players: int, log_rolls: int):
+        self.st = np.zeros((rows, ST_SIZE), np.int64)
+        self.ps = np.zeros((rows, MAX_SEATS, PS_SIZE), np.int64)
+        self.bb = np.zeros((rows, MAX_SEATS, BB_SIZE), np.uint64)
+        self.pending = np.zeros((rows, MAX_SEATS, 4), np.int64)
+        self.rngs = np.zeros((rows, MAX_SEATS, RNG_WORDS), np.uint64)
+        self.sp = np.zeros((rows, step.SP_SIZE), np.int64)
+        self.sp[:, step.SP_SEAT] = -1
+        self.gres = np.zeros((rows, engine.GR_SIZE), np.int64)
+        self.dice_log = np.zeros((rows, log_rolls, 6), np.int64)
+        self.log = np.zeros((rows, log_rolls * players, engine.LOG_SIZE), np.int64)
+        self.slots = np.zeros((rows, MAX_SEATS), np.int64)
+        self.actions = np.zeros(rows, np.int64)
+        self.start = np.full(rows, -1, np.int64)     # the game a row begins at the next step, or -1
+        self.finished = np.zeros(rows, np.int64)     # 1 where the last step ended the row's game
+
+    def step_args(self):
+        return (self.slots, self.st, self.ps, self.bb, self.pending, self.rngs, self.sp, self.gres, self.dice_log,
+                self.log, self.actions, self.start)
+
+
 def play_batched(line, tab, seed: int, first: int, count: int, players: int, max_rolls: int, cap: int,
                  rotate: bool, log_turns: bool, error=ValueError, batch: int | None = None):
     """Games first .. first+count-1 of root seed `seed`, played by Lineup `line` (sim.runs.api), of
     which a slot is batched (line.batched): (games, seats, logs) as play_chunk's kernels fill them,
     logs (dice_start, dice, log_start, log) with `log_turns` (`cap`: the rolls a game may last),
     else None. `error` is the exception raised, with one line, for a batch of actions of the wrong
-    shape or type and for an illegal action. `batch`: games in progress at once [BATCH]."""
-    kinds = line.kinds[:MAX_SEATS]
-    games = np.zeros((count, engine.GR_SIZE), np.int64)
-    seats = np.zeros((count, players, PS_SIZE), np.int64)
-    if count == 0:
-        return games, seats, (np.zeros(1, np.int64), np.zeros((0, 6), np.int64), np.zeros(1, np.int64),
-                              np.zeros((0, engine.LOG_SIZE), np.int64)) if log_turns else None
+    shape or type, an illegal action, or an exception of the function. `batch`: games in progress
+    at once [BATCH]."""
     names = line.labels or line.specs
     for i in range(len(line.specs)):
-        if kinds[i] in (PLAYER_GUARDED, PLAYER_STRICT):
+        if line.kinds[i] in (PLAYER_GUARDED, PLAYER_STRICT):
             raise error(f"strategy {names[i]!r} is a user's Numba strategy: it cannot play at a table with a "
                         "batched strategy (play it against the built-ins, or make it batched too)")
-    rows = max(1, min(count, batch or (LOGGED_BATCH if log_turns and players > 1 else BATCH)))
+    games = np.zeros((count, engine.GR_SIZE), np.int64)
+    seats = np.zeros((count, players, PS_SIZE), np.int64)
+    dice_parts, log_parts = [], []      # each finished game's dice and moves, by game
+    n_rows = min(count, batch or (LOGGED_BATCH if log_turns and players > 1 else BATCH))
+    rows = _Rows(n_rows, players, cap if log_turns else 0)
     k = observe.n_actions(build_tables(line.sheet, line.rules)) - 1
-    st = np.zeros((rows, ST_SIZE), np.int64)
-    ps = np.zeros((rows, MAX_SEATS, PS_SIZE), np.int64)
-    bb = np.zeros((rows, MAX_SEATS, BB_SIZE), np.uint64)
-    pending = np.zeros((rows, MAX_SEATS, 4), np.int64)
-    rngs = np.zeros((rows, MAX_SEATS, RNG_WORDS), np.uint64)
-    sp = np.zeros((rows, step.SP_SIZE), np.int64)
-    sp[:, step.SP_SEAT] = -1
-    gres = np.zeros((rows, engine.GR_SIZE), np.int64)
-    dice_log = np.zeros((rows, cap if log_turns else 0, 6), np.int64)
-    log = np.zeros((rows, cap * players if log_turns else 0, engine.LOG_SIZE), np.int64)
-    slots = np.zeros((rows, MAX_SEATS), np.int64)
-    actions = np.zeros(rows, np.int64)
-    start = np.full(rows, -1, np.int64)
-    finished = np.zeros(rows, np.int64)
-    dice_parts, log_parts = [None] * count, [None] * count
-    obs = observe.new_obs(rows, players, k)
-    arrays = tuple(obs.values())
-    mask = obs["action_mask"]
-    whole = {name: a for name, a in obs.items()}   # the views of a full batch, made once
-    seat_range = np.arange(players)
+    obs = observe.new_obs(n_rows, players, k)
+    arrays, mask = tuple(obs.values()), obs["action_mask"]
+    callees = (_plain_callees if JIT_DISABLED else _callees)(step.stepper(), line.fns)
+    own = [i for i in range(len(line.specs)) if line.batched[i] is not None]   # the batched slots
     rotation = getattr(seat_slot, "py_func", seat_slot)   # on NumPy arrays (as sim.runs.api's chunk slots)
-    params = line.params
-    callees = (_callees if not JIT_DISABLED else _PlainCallees)(step.stepper(), line.fns)
-    root = np.uint64(seed)
-    batched = line.batched
-    own = [i for i in range(len(line.specs)) if batched[i] is not None]   # the batched slots
 
     def take_games(where: np.ndarray, number: int) -> None:
-        """Rows `where` start games number, number + 1, ...; their seats' strategy slots as run's."""
-        games_ = number + np.arange(len(where))
-        start[where] = games_
-        slots[where, :players] = (rotation(seat_range[None, :], games_[:, None], players, bool(rotate))
-                                  if len(line.specs) > 1 else 0)
+        """Rows `where` begin games number, number + 1, ... at the next step, seated as run seats them."""
+        numbers = number + np.arange(len(where))
+        rows.start[where] = numbers
+        rows.slots[where, :players] = (rotation(np.arange(players)[None, :], numbers[:, None], players, bool(rotate))
+                                       if len(line.specs) > 1 else 0)
 
-    take_games(np.arange(rows), first)
-    next_game = first + rows
-    while True:
-        bad = _run(_step_rows, rows, callees, line.kinds, params, tab, slots, st, ps, bb, pending, rngs, sp,
-                   gres, dice_log, log, actions, start, root, first, players, max_rolls, games, seats, finished)
+    if log_turns:
+        dice_parts, log_parts = [None] * count, [None] * count
+    take_games(np.arange(n_rows), first)
+    next_game = first + n_rows
+    sp = rows.sp
+    while n_rows:
+        bad = _run(_step_rows, n_rows, callees, line.kinds, line.params, tab, *rows.step_args(), np.uint64(seed),
+                   first, players, max_rolls, games, seats, rows.finished)
         if bad >= 0:
             raise AssertionError(f"an action the mask allowed is no legal move (game {sp[bad, step.SP_GAME]})")
-        done = np.flatnonzero(finished)
-        if done.size:
-            if log_turns:
-                for r in done:
-                    g = int(sp[r, step.SP_GAME]) - first
-                    dice_parts[g] = dice_log[r, :games[g, engine.GR_ROLLS]].copy()
-                    log_parts[g] = log[r, :games[g, engine.GR_LOG_ROWS]].copy()
-            more = min(done.size, first + count - next_game)
-            if more:
-                take_games(done[:more], next_game)
-                next_game += more
+        done = np.flatnonzero(rows.finished)
+        for r in done if log_turns else ():
+            g = int(sp[r, step.SP_GAME]) - first
+            dice_parts[g] = rows.dice_log[r, :games[g, engine.GR_ROLLS]].copy()
+            log_parts[g] = rows.log[r, :games[g, engine.GR_LOG_ROWS]].copy()
+        more = min(done.size, first + count - next_game)
+        if more:    # in row order: which row plays which game is the same every time
+            take_games(done[:more], next_game)
+            next_game += more
         deciding = np.flatnonzero(sp[:, step.SP_SEAT] >= 0)
         if deciding.size == 0:
-            if (start >= 0).any():
-                continue
+            if (rows.start >= 0).any():
+                continue    # only games to begin
             break
-        n = deciding.size
         if len(own) == 1:     # one batched slot decides every row
             groups, decider = own, None
-        else:                 # the rows of each batched slot together, a view each
-            decider = slots[deciding, sp[deciding, step.SP_SEAT]]
-            groups = np.unique(decider)
+        else:                 # the rows of each batched slot together, a view of the arrays each
+            decider = rows.slots[deciding, sp[deciding, step.SP_SEAT]]
             order = np.argsort(decider, kind="stable")
             deciding, decider = deciding[order], decider[order]
-        _run(_observe_rows, n, deciding, st, ps, bb, sp, tab, arrays)
+            groups = np.unique(decider).tolist()
+        n = deciding.size
+        _run(_observe_rows, n, deciding, rows.st, rows.ps, rows.bb, sp, tab, arrays)
         lo = 0
-        for i in list(groups):
+        for i in groups:
             hi = n if decider is None else lo + int(np.count_nonzero(decider == i))
-            views = whole if (lo == 0 and hi == rows) else {name: a[lo:hi] for name, a in obs.items()}
+            views = obs if (lo, hi) == (0, n_rows) else {name: a[lo:hi] for name, a in obs.items()}
             try:
-                out = batched[i](views, params[i])
+                out = line.batched[i](views, line.params[i])
             except Exception as e:   # noqa: BLE001 -- any error of the user's code: named in one line
-                raise error(_raised(names[i], e, batched[i].fn)) from e
-            acts = _checked(out, hi - lo, k, mask[lo:hi], deciding[lo:hi], names[i], sp, st, seed, error)
-            actions[deciding[lo:hi]] = acts
+                raise error(_raised(names[i], e, line.batched[i].fn)) from e
+            rows.actions[deciding[lo:hi]] = _checked(out, k, mask[lo:hi], deciding[lo:hi], names[i], sp, rows.st,
+                                                     seed, error)
             lo = hi
     logs = None
     if log_turns:
-        rolls = games[:, engine.GR_ROLLS]
-        dice_start = np.concatenate(([0], np.cumsum(rolls)))
-        logs = (dice_start, _joined(dice_parts, (0, 6)), dice_start * players, _joined(log_parts, (0, engine.LOG_SIZE)))
+        dice_start = np.concatenate(([0], np.cumsum(games[:, engine.GR_ROLLS])))
+        logs = (dice_start, _joined(dice_parts, (0, 6)), dice_start * players,
+                _joined(log_parts, (0, engine.LOG_SIZE)))
     games[:, engine.GR_LOG_ROWS] = 0   # as play_chunk's games, from its unlogged pass
     return games, seats, logs
 
 
-def _PlainCallees(advance, strats):
+def _plain_callees(advance, strats):
     """Callees in plain Python (NUMBA_DISABLE_JIT), whose StructRef constructor is compiled code."""
     return SimpleNamespace(advance=advance, strats=strats)
 
@@ -316,9 +320,11 @@ def _joined(parts, empty_shape) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(empty_shape, np.int64)
 
 
-def _checked(out, n: int, k: int, mask: np.ndarray, rows: np.ndarray, name: str, sp, st, seed: int, error):
-    """The actions `out` a batched function returned for its n games, as int64; `error` (one line)
-    for anything but an integer array of shape (n,) or an action that is not legal."""
+def _checked(out, k: int, mask: np.ndarray, rows: np.ndarray, name: str, sp, st, seed: int, error):
+    """The actions `out` a batched function returned for the games of `rows` (their masks `mask`),
+    as int64; `error` (one line) for anything but an integer array of one action per game, or an
+    action that is not legal."""
+    n = len(rows)
     try:
         acts = np.asarray(out)
     except Exception:   # noqa: BLE001 -- an object NumPy cannot read: named below by its type
