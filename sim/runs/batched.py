@@ -24,20 +24,18 @@ function that keeps what it is shown copies it.
 from __future__ import annotations
 
 import traceback
+from collections import namedtuple
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
-from numba import njit, types
+from numba import njit, typeof, types
 from numba.experimental import structref
 
 from .. import engine, observe, step
 from ..nbinternals import JIT_DISABLED, uncounted
 from ..players import PLAYER_GUARDED, PLAYER_STRICT
-from ..state import (
-    BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SIZE, RNG_WORDS, ST_ROLL, ST_SIZE, StrategySet, seat_slot,
-)
+from ..state import BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SIZE, RNG_WORDS, ST_ROLL, ST_SIZE, StrategySet, seat_slot
 from ..tables import TablesType, build_tables
 from ..threads import over_threads
 
@@ -83,122 +81,121 @@ def batched_slots(resolved, sheet, players: int, rules) -> tuple | None:
 
 # --- the kernels -------------------------------------------------------------------------------
 
-_C1, _C2, _C3 = types.int64[::1], types.int64[:, ::1], types.int64[:, :, ::1]
-_U3 = types.uint64[:, :, ::1]
 #: sim.step.advance, compiled apart for its one signature and called through its address (as
-#: sim.batch calls the game): this kernel's compiled code then carries no copy of the turn kernel.
+#: sim.batch calls the game): the kernel's compiled code then carries no copy of the turn kernel.
 AdvanceFn = types.FunctionType(step.ADVANCE_SIG)
 
+#: What plays the games (advance, the line-up, the tables), the games in progress (sim.step's
+#: arrays with a leading row axis, their strategy slots, the actions they take, the games they
+#: begin next), what a step writes (the finished games' results, by game; the rows' observations)
+#: and the settings (config: CF_*). One StructRef, the kernel's one argument: a Numba call types
+#: and unboxes each argument in Python, which for two dozen arrays, a tuple of them and the
+#: strategies' function values (looked up anew on each call) cost more than a step of 512 games.
+FIELDS = ("adv", "strats", "kinds", "params", "tab", "slots", "table", "ps", "bb", "pending", "rngs", "sp", "gres",
+          "dice_log", "log", "actions", "start", "finished", "games", "seats", "obs", "config")
+CF_ROOT = 0         # the root seed (the uint64's bits)
+CF_FIRST = 1        # the chunk's first game: games[g - first] is game g's row
+CF_PLAYERS = 2
+CF_MAX_ROLLS = 3
+CF_SIZE = 4
 
-# The functions _step_rows calls (advance, and the line-up's decision functions for the built-in
-# seats) travel in a StructRef, made once per chunk: a function value handed to a kernel from
-# Python is looked up anew on every call (a pickled signature read, a Python call: 30 us each,
-# 0.3 ms for the seven), and _step_rows is called once per step of a batch.
+
 @structref.register
-class _CalleesType(types.StructRef):
+class _RowsType(types.StructRef):
     def preprocess_fields(self, fields):
         return tuple((name, types.unliteral(t)) for name, t in fields)
 
 
-class Callees(structref.StructRefProxy):
-    """advance and the line-up's decision functions (StrategySet), as _step_rows takes them."""
+class Rows(structref.StructRefProxy):
+    """The games a line-up with a batched strategy has in progress, as the kernel takes them."""
 
 
-structref.define_proxy(Callees, _CalleesType, ["advance", "strats"])
-CalleesType = _CalleesType([("advance", AdvanceFn), ("strats", StrategySet)])
+structref.define_proxy(Rows, _RowsType, list(FIELDS))
+if JIT_DISABLED:
+    Rows = namedtuple("Rows", FIELDS)  # noqa: F811   (plain Python: the kernel reads its fields alike)
 
 
-@njit(CalleesType(AdvanceFn, StrategySet), cache=True)
-def _callees(advance, strats):
-    return Callees(advance, strats)
+def _rows_type():
+    c1, c2, c3, u3 = types.int64[::1], types.int64[:, ::1], types.int64[:, :, ::1], types.uint64[:, :, ::1]
+    obs = typeof(tuple(observe.new_obs(1, 1, 1).values()))
+    fields = (AdvanceFn, StrategySet, c1, types.float64[:, ::1], TablesType, c2, c2, c3, u3, c3, u3, c2, c2, c3, c3,
+              c1, c1, c1, c2, c3, obs, c1)
+    return _RowsType(list(zip(FIELDS, fields))), fields
 
 
-STEP_SIG = types.int64(
-    types.int64, types.int64, CalleesType, _C1, types.float64[:, ::1], TablesType, _C2,
-    _C2, _C3, _U3, _C3, _U3, _C2, _C2, _C3, _C3,
-    _C1, _C1, types.uint64, types.int64, types.int64, types.int64, _C2, _C3, _C1)
+@njit(cache=True)
+def _pack(adv, strats, kinds, params, tab, slots, table, ps, bb, pending, rngs, sp, gres, dice_log, log, actions,
+          start, finished, games, seats, obs, config):
+    return Rows(adv, strats, kinds, params, tab, slots, table, ps, bb, pending, rngs, sp, gres, dice_log, log, actions,
+                start, finished, games, seats, obs, config)
 
 
-@njit(STEP_SIG, cache=True, nogil=True)
-def _step_rows(lo, hi, callees, kinds, params, tab, slots, st, ps, bb, pending, rngs, sp, gres, dice_log,
-               log, actions, start, root, first, players, max_rolls, games, seats, finished):
-    """Rows lo..hi-1: a row with start[r] >= 0 begins game start[r]; a row deciding (sp's SP_SEAT)
-    takes the move of actions[r]; either then plays on up to its next decision of a batched seat
-    (sim.step.advance). A game that ends is written to games and seats (row g - first) and its
-    row marked in `finished`. Returns the first row whose action is no legal one (nothing of it
-    applied), or -1: the caller checked the actions against the mask, so that is a bug."""
-    st, ps, bb, pending, rngs, sp, gres = (uncounted(st), uncounted(ps), uncounted(bb), uncounted(pending),
-                                           uncounted(rngs), uncounted(sp), uncounted(gres))
-    dice_log, log = uncounted(dice_log), uncounted(log)
-    advance, strats = callees.advance, callees.strats
-    cands = np.empty((MAX_CANDS, CAND_SIZE), np.int64)
+@njit(cache=True, nogil=True)
+def _step_rows(lo, hi, b, act):
+    """Rows lo..hi-1 of `b` (a Rows): a row with start[r] >= 0 begins game start[r]; with `act`, a
+    row deciding (sp's SP_SEAT) takes the move of actions[r]. Either then plays on up to its next
+    decision of a batched seat (sim.step.advance), whose observation goes to row r of b.obs; a game
+    that ends goes to b.games and b.seats (row g - first) and its row is marked in b.finished.
+    Returns the rows lo..hi-1 deciding now, or -1 - r for the first row r whose action is no legal
+    one (nothing of it applied: the step is void, the caller stops)."""
+    adv, strats, kinds, params, tab = b.adv, b.strats, b.kinds, b.params, b.tab
+    slots, st, ps, bb, pending, rngs = uncounted(b.slots), uncounted(b.table), uncounted(b.ps), uncounted(b.bb), \
+        uncounted(b.pending), uncounted(b.rngs)
+    sp, gres, dice_log, log = uncounted(b.sp), uncounted(b.gres), uncounted(b.dice_log), uncounted(b.log)
+    cands = np.empty((MAX_CANDS, CAND_SIZE), np.int64)   # the slice's own: slices run on several threads
+    actions, start, finished, games, seats = uncounted(b.actions), uncounted(b.start), uncounted(b.finished), \
+        uncounted(b.games), uncounted(b.seats)
+    obs, config = observe.uncounted_obs(b.obs), b.config
+    root, first, players, max_rolls = np.uint64(config[CF_ROOT]), config[CF_FIRST], config[CF_PLAYERS], \
+        config[CF_MAX_ROLLS]
     logged = log.shape[1] > 0
-    bad = -1
+    deciding = 0
     for r in range(lo, hi):
         finished[r] = 0
         if start[r] >= 0:
             step.begin(st[r], ps[r], bb[r], rngs[r], sp[r], gres[r], tab, root, start[r], players, max_rolls,
                        dice_log[r])
             start[r] = -1
-        elif sp[r, step.SP_SEAT] >= 0:
+        elif act and sp[r, step.SP_SEAT] >= 0:
             cd, nd, sub, cost = observe.canonical(st[r], ps[r], bb[r], tab, actions[r])
             if cd == observe.ILLEGAL:
-                if bad < 0:
-                    bad = r
-                continue
+                return -1 - r
             # The log counts the seat's legal choices as the game loop does (every dice pair).
             n = engine.legal_choices(st[r], ps[r], bb[r], tab, cands) if logged else 0
             step.commit(st[r], ps[r], bb[r], tab, pending[r], sp[r], gres[r], log[r], n, cd, nd, sub, cost)
         else:
-            continue    # no game, or its game is over and no game is left to take
-        if advance(strats, kinds, params, slots[r], tab, st[r], ps[r], bb[r], cands, pending[r], rngs[r], sp[r],
-                   gres[r], dice_log[r], log[r], None) < 0:
-            g = sp[r, step.SP_GAME] - first
-            for f in range(gres.shape[1]):
-                games[g, f] = gres[r, f]
-            for s in range(players):
-                for f in range(PS_SIZE):
-                    seats[g, s, f] = ps[r, s, f]
-            finished[r] = 1
-    return bad
+            deciding += sp[r, step.SP_SEAT] >= 0   # still deciding (not acting), or no game left
+            continue
+        seat = adv(strats, kinds, params, slots[r], tab, st[r], ps[r], bb[r], cands, pending[r], rngs[r], sp[r],
+                   gres[r], dice_log[r], log[r], None)
+        if seat >= 0:
+            observe.observe_row(st[r], ps[r], bb[r], tab, seat, True, r, obs)
+            deciding += 1
+            continue
+        g = sp[r, step.SP_GAME] - first
+        for f in range(gres.shape[1]):
+            games[g, f] = gres[r, f]
+        for s in range(players):
+            for f in range(PS_SIZE):
+                seats[g, s, f] = ps[r, s, f]
+        finished[r] = 1
+    return deciding
 
 
-@njit(cache=True, nogil=True)
-def _observe_rows(lo, hi, order, st, ps, bb, sp, tab, obs):
-    """Row j (lo <= j < hi) of the batch arrays `obs` (sim.observe's tuple): the observation of the
-    seat deciding in row order[j]."""
-    st, ps, bb, obs = uncounted(st), uncounted(ps), uncounted(bb), observe.uncounted_obs(obs)
-    for j in range(lo, hi):
-        r = order[j]
-        observe.observe_row(st[r], ps[r], bb[r], tab, sp[r, step.SP_SEAT], True, j, obs)
+def _kernels():
+    """(_pack, _step_rows), compiled for the one Rows type on first use (or loaded from the cache)."""
+    if JIT_DISABLED:
+        return Rows, _step_rows
+    if not _step_rows.signatures:
+        rows, fields = _rows_type()
+        _pack.compile(rows(*fields))
+        _step_rows.compile(types.int64(types.int64, types.int64, rows, types.boolean))
+        for kernel in (_pack, _step_rows):
+            kernel.disable_compile()
+    return _pack, _step_rows
 
 
 # --- the loop ----------------------------------------------------------------------------------
-
-class _Rows:
-    """The games in progress: sim.step's arrays of `rows` games (a leading row axis), their
-    strategy slots, the actions taken and the games begun at the next step, their move logs."""
-
-    def __init__(self, rows: int, players: int, log_rolls: int):
-        self.st = np.zeros((rows, ST_SIZE), np.int64)
-        self.ps = np.zeros((rows, MAX_SEATS, PS_SIZE), np.int64)
-        self.bb = np.zeros((rows, MAX_SEATS, BB_SIZE), np.uint64)
-        self.pending = np.zeros((rows, MAX_SEATS, 4), np.int64)
-        self.rngs = np.zeros((rows, MAX_SEATS, RNG_WORDS), np.uint64)
-        self.sp = np.zeros((rows, step.SP_SIZE), np.int64)
-        self.sp[:, step.SP_SEAT] = -1
-        self.gres = np.zeros((rows, engine.GR_SIZE), np.int64)
-        self.dice_log = np.zeros((rows, log_rolls, 6), np.int64)
-        self.log = np.zeros((rows, log_rolls * players, engine.LOG_SIZE), np.int64)
-        self.slots = np.zeros((rows, MAX_SEATS), np.int64)
-        self.actions = np.zeros(rows, np.int64)
-        self.start = np.full(rows, -1, np.int64)     # the game a row begins at the next step, or -1
-        self.finished = np.zeros(rows, np.int64)     # 1 where the last step ended the row's game
-
-    def step_args(self):
-        return (self.slots, self.st, self.ps, self.bb, self.pending, self.rngs, self.sp, self.gres, self.dice_log,
-                self.log, self.actions, self.start)
-
 
 def play_batched(line, tab, seed: int, first: int, count: int, players: int, max_rolls: int, cap: int,
                  rotate: bool, log_turns: bool, error=ValueError, batch: int | None = None):
@@ -213,96 +210,99 @@ def play_batched(line, tab, seed: int, first: int, count: int, players: int, max
         if line.kinds[i] in (PLAYER_GUARDED, PLAYER_STRICT):
             raise error(f"strategy {names[i]!r} is a user's Numba strategy: it cannot play at a table with a "
                         "batched strategy (play it against the built-ins, or make it batched too)")
-    games = np.zeros((count, engine.GR_SIZE), np.int64)
-    seats = np.zeros((count, players, PS_SIZE), np.int64)
-    dice_parts, log_parts = [], []      # each finished game's dice and moves, by game
-    n_rows = min(count, batch or (LOGGED_BATCH if log_turns and players > 1 else BATCH))
-    rows = _Rows(n_rows, players, cap if log_turns else 0)
+    n = min(count, batch or (LOGGED_BATCH if log_turns and players > 1 else BATCH))
     k = observe.n_actions(build_tables(line.sheet, line.rules)) - 1
-    obs = observe.new_obs(n_rows, players, k)
-    arrays, mask = tuple(obs.values()), obs["action_mask"]
-    callees = (_plain_callees if JIT_DISABLED else _callees)(step.stepper(), line.fns)
+    a = dict(slots=np.zeros((n, MAX_SEATS), np.int64), table=np.zeros((n, ST_SIZE), np.int64),
+             ps=np.zeros((n, MAX_SEATS, PS_SIZE), np.int64), bb=np.zeros((n, MAX_SEATS, BB_SIZE), np.uint64),
+             pending=np.zeros((n, MAX_SEATS, 4), np.int64), rngs=np.zeros((n, MAX_SEATS, RNG_WORDS), np.uint64),
+             sp=np.full((n, step.SP_SIZE), -1, np.int64), gres=np.zeros((n, engine.GR_SIZE), np.int64),
+             dice_log=np.zeros((n, cap if log_turns else 0, 6), np.int64),
+             log=np.zeros((n, cap * players if log_turns else 0, engine.LOG_SIZE), np.int64),
+             actions=np.zeros(n, np.int64),
+             start=np.full(n, -1, np.int64), finished=np.zeros(n, np.int64),
+             games=np.zeros((count, engine.GR_SIZE), np.int64), seats=np.zeros((count, players, PS_SIZE), np.int64),
+             config=np.array([np.uint64(seed).astype(np.int64), first, players, max_rolls], np.int64))
+    obs = observe.new_obs(n, players, k)
+    pack, kernel = _kernels()
+    b = pack(step.stepper(), tuple(line.fns), line.kinds, line.params, tab, *(a[f] for f in FIELDS[5:20]),
+             tuple(obs.values()), a["config"])
+    sp, start, games = a["sp"], a["start"], a["games"]
     own = [i for i in range(len(line.specs)) if line.batched[i] is not None]   # the batched slots
     rotation = getattr(seat_slot, "py_func", seat_slot)   # on NumPy arrays (as sim.runs.api's chunk slots)
+    dice_parts, log_parts = [None] * count, [None] * count     # each finished game's dice and moves, by game
 
     def take_games(where: np.ndarray, number: int) -> None:
         """Rows `where` begin games number, number + 1, ... at the next step, seated as run seats them."""
         numbers = number + np.arange(len(where))
-        rows.start[where] = numbers
-        rows.slots[where, :players] = (rotation(np.arange(players)[None, :], numbers[:, None], players, bool(rotate))
+        start[where] = numbers
+        a["slots"][where, :players] = (rotation(np.arange(players)[None, :], numbers[:, None], players, bool(rotate))
                                        if len(line.specs) > 1 else 0)
 
-    if log_turns:
-        dice_parts, log_parts = [None] * count, [None] * count
-    take_games(np.arange(n_rows), first)
-    next_game = first + n_rows
-    sp = rows.sp
-    while n_rows:
-        bad = _run(_step_rows, n_rows, callees, line.kinds, line.params, tab, *rows.step_args(), np.uint64(seed),
-                   first, players, max_rolls, games, seats, rows.finished)
-        if bad >= 0:
-            raise AssertionError(f"an action the mask allowed is no legal move (game {sp[bad, step.SP_GAME]})")
-        done = np.flatnonzero(rows.finished)
-        for r in done if log_turns else ():
-            g = int(sp[r, step.SP_GAME]) - first
-            dice_parts[g] = rows.dice_log[r, :games[g, engine.GR_ROLLS]].copy()
-            log_parts[g] = rows.log[r, :games[g, engine.GR_LOG_ROWS]].copy()
-        more = min(done.size, first + count - next_game)
-        if more:    # in row order: which row plays which game is the same every time
-            take_games(done[:more], next_game)
-            next_game += more
-        deciding = np.flatnonzero(sp[:, step.SP_SEAT] >= 0)
-        if deciding.size == 0:
-            if (rows.start >= 0).any():
-                continue    # only games to begin
+    def run(act: bool) -> int:
+        """A step over every row (sim.threads: slices of rows over Numba's threads); the rows deciding."""
+        found = []
+        over_threads(lambda lo, hi: found.append(kernel(lo, hi, b, act)), n)
+        bad = [-1 - x for x in found if x < 0]
+        if bad:
+            r = min(bad)
+            seat = sp[r, step.SP_SEAT]
+            raise error(f"batched strategy {names[a['slots'][r, seat]]!r} (seat {seat}) chose action "
+                        f"{a['actions'][r]}, not a legal action, in seed {seed}, game {sp[r, step.SP_GAME]}, roll "
+                        f"{a['table'][r, ST_ROLL]}: an action is 0..{k} with action_mask 1 ({k} passes)")
+        return sum(found)
+
+    take_games(np.arange(n), first)
+    next_game = first + n
+    act = False
+    while n:
+        deciding = run(act)
+        done = np.flatnonzero(a["finished"])
+        if done.size:
+            for r in done if log_turns else ():
+                g = int(sp[r, step.SP_GAME]) - first
+                dice_parts[g] = a["dice_log"][r, :games[g, engine.GR_ROLLS]].copy()
+                log_parts[g] = a["log"][r, :games[g, engine.GR_LOG_ROWS]].copy()
+            more = min(done.size, first + count - next_game)
+            if more:    # in row order: which row plays which game is the same every time
+                take_games(done[:more], next_game)
+                next_game += more
+                deciding = run(False)    # they begin now, in this step's batch
+        if deciding == 0:
             break
-        if len(own) == 1:     # one batched slot decides every row
-            groups, decider = own, None
-        else:                 # the rows of each batched slot together, a view of the arrays each
-            decider = rows.slots[deciding, sp[deciding, step.SP_SEAT]]
-            order = np.argsort(decider, kind="stable")
-            deciding, decider = deciding[order], decider[order]
-            groups = np.unique(decider).tolist()
-        n = deciding.size
-        _run(_observe_rows, n, deciding, rows.st, rows.ps, rows.bb, sp, tab, arrays)
-        lo = 0
-        for i in groups:
-            hi = n if decider is None else lo + int(np.count_nonzero(decider == i))
-            views = obs if (lo, hi) == (0, n_rows) else {name: a[lo:hi] for name, a in obs.items()}
-            try:
-                out = line.batched[i](views, line.params[i])
-            except Exception as e:   # noqa: BLE001 -- any error of the user's code: named in one line
-                raise error(_raised(names[i], e, line.batched[i].fn)) from e
-            rows.actions[deciding[lo:hi]] = _checked(out, k, mask[lo:hi], deciding[lo:hi], names[i], sp, rows.st,
-                                                     seed, error)
-            lo = hi
+        act = True
+        _decide(line, own, names, obs, a, deciding == n, error)
     logs = None
     if log_turns:
         dice_start = np.concatenate(([0], np.cumsum(games[:, engine.GR_ROLLS])))
         logs = (dice_start, _joined(dice_parts, (0, 6)), dice_start * players,
                 _joined(log_parts, (0, engine.LOG_SIZE)))
     games[:, engine.GR_LOG_ROWS] = 0   # as play_chunk's games, from its unlogged pass
-    return games, seats, logs
+    return games, a["seats"], logs
 
 
-def _plain_callees(advance, strats):
-    """Callees in plain Python (NUMBA_DISABLE_JIT), whose StructRef constructor is compiled code."""
-    return SimpleNamespace(advance=advance, strats=strats)
-
-
-def _run(kernel, items: int, *args) -> int:
-    """kernel(lo, hi, *args) on slices of rows 0..items-1 over Numba's thread count (sim.threads);
-    the lowest row any slice reports (_step_rows' illegal action), or -1. Each row is a game of its
-    own, so the slicing changes no result."""
-    found = [-1]
-
-    def part(lo, hi, *_):
-        bad = kernel(lo, hi, *args)
-        if bad is not None and bad >= 0:
-            found.append(bad)
-    if items:
-        over_threads(part, items)
-    return min(b for b in found if b >= 0) if len(found) > 1 else -1
+def _decide(line, own, names, obs, a, every_row, error) -> None:
+    """The batched functions' actions for the rows deciding (their observations in obs' rows), into
+    a["actions"]: one call per batched slot. When every row decides and one slot decides them all,
+    the function is shown the batch arrays themselves; else copies of its rows."""
+    sp, actions = a["sp"], a["actions"]
+    if every_row and len(own) == 1:
+        groups = [(own[0], None)]
+    else:
+        rows = np.flatnonzero(sp[:, step.SP_SEAT] >= 0)
+        decider = a["slots"][rows, sp[rows, step.SP_SEAT]]
+        groups = [(i, rows[decider == i]) for i in own if (decider == i).any()]
+    for i, rows in groups:
+        views = obs if rows is None else {name: x[rows] for name, x in obs.items()}
+        try:
+            out = line.batched[i](views, line.params[i])
+        except Exception as e:   # noqa: BLE001 -- any error of the user's code: named in one line
+            raise error(_raised(names[i], e, line.batched[i].fn)) from e
+        games = len(actions) if rows is None else len(rows)
+        acts = _checked(out, games, names[i], error)
+        if rows is None:
+            actions[:] = acts
+        else:
+            actions[rows] = acts
 
 
 def _raised(name: str, e: Exception, fn) -> str:
@@ -320,11 +320,9 @@ def _joined(parts, empty_shape) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(empty_shape, np.int64)
 
 
-def _checked(out, k: int, mask: np.ndarray, rows: np.ndarray, name: str, sp, st, seed: int, error):
-    """The actions `out` a batched function returned for the games of `rows` (their masks `mask`),
-    as int64; `error` (one line) for anything but an integer array of one action per game, or an
-    action that is not legal."""
-    n = len(rows)
+def _checked(out, n: int, name: str, error) -> np.ndarray:
+    """The actions `out` a batched function returned for a batch of n games; `error` (one line) for
+    anything but an integer array of shape (n,). (Whether each is legal, the kernel checks.)"""
     try:
         acts = np.asarray(out)
     except Exception:   # noqa: BLE001 -- an object NumPy cannot read: named below by its type
@@ -334,13 +332,4 @@ def _checked(out, k: int, mask: np.ndarray, rows: np.ndarray, name: str, sp, st,
                 f"an array of shape {acts.shape} and dtype {acts.dtype}")
         raise error(f"batched strategy {name!r} returned {what} for a batch of {n} games: it must return their "
                     f"actions, an integer array of shape ({n},)")
-    acts = acts.astype(np.int64, copy=False)
-    legal = (acts >= 0) & (acts <= k)
-    legal[legal] = mask[np.flatnonzero(legal), acts[legal]] == 1
-    if not legal.all():
-        j = int(np.argmin(legal))
-        r = rows[j]
-        raise error(f"batched strategy {name!r} (seat {sp[r, step.SP_SEAT]}) chose action {int(acts[j])}, not a "
-                    f"legal action, in seed {seed}, game {sp[r, step.SP_GAME]}, roll {st[r, ST_ROLL]}: an action is "
-                    f"0..{k} with action_mask 1 ({k} passes)")
     return acts
