@@ -151,6 +151,15 @@ def illegal(obs):
 @batched
 def raises(obs):
     return obs["no such key"]
+
+
+def broken(sheet, players, rules):
+    return 1 / 0
+
+
+@batched(setup=broken)
+def setup_raises(obs, data):
+    return data
 '''
 
 
@@ -167,6 +176,7 @@ def bad_file(tmp_path):
     ("floats", "returned an array of shape (1,) and dtype float64"),
     ("illegal", "(seat 0) chose action 0, not a legal action, in seed 0, game 0, roll 1"),
     ("raises", "raised KeyError at bad.py:23: 'no such key'"),
+    ("setup_raises", "setup raised ZeroDivisionError at bad.py:27: division by zero"),
 ])
 def test_a_wrong_batch_is_one_line_and_exit_2(bad_file, fn, message, monkeypatch):
     monkeypatch.setattr(batched_mod, "BATCH", 1)
@@ -178,7 +188,8 @@ def test_a_wrong_batch_is_one_line_and_exit_2(bad_file, fn, message, monkeypatch
     assert not (bad_file.parent / "out").exists()     # the run created it and finished nothing
     with pytest.raises(ValueError, match="batched strategy") as e:
         play_chunk(0, 0, 3, [f"{bad_file}:{fn}"], players=1)
-    assert isinstance(e.value, BatchedStrategyError) and isinstance(e.value, StrategyError)
+    # A batch is the strategy's misplay (a StrategyError to a run); its setup fails before any game.
+    assert isinstance(e.value, BatchedStrategyError) == isinstance(e.value, StrategyError) == (fn != "setup_raises")
 
 
 def test_a_batched_strategy_does_not_sit_with_a_users_numba_strategy(tmp_path):

@@ -5,14 +5,14 @@ observations (sim.observe's arrays, a leading axis of games) that returns one ac
 sim.runs.api.play_chunk plays a line-up holding one here, and so does everything that plays
 through it: run, compare, tune, analyse, replay.
 
-    rows      B games in progress at once (sim.step's arrays with a leading row axis)
-    loop      _step_rows: each row that decided takes its action (sim.observe.canonical, then
-              sim.step.commit), and every row's built-in seats play (sim.step.advance) up to the
-              next decision of a batched seat; a finished game's results are kept, and its row
-              takes the next game number
-              _observe_rows: the deciding rows' observations, packed at the top of the batch
-              arrays, grouped by the batched slot that decides
-              the function of each group, once, on views of its rows
+    rows      B games in progress at once: sim.step's arrays with a leading row axis, in a Rows
+    a step    _step_rows, one kernel call: each row that decided takes its action
+              (sim.observe.canonical, sim.step.commit), plays its built-in seats up to its next
+              decision of a batched seat (sim.step.advance) and writes that decision's
+              observation into its own row of the batch arrays (sim.observe.observe_row); a
+              finished game's results are kept, and its row begins the next game number
+              then the batched function, once for the batch (once per batched slot if several
+              decide), on the batch arrays themselves when every row decides, else on copies
 
 Game g is game g of the root seed whatever row plays it and whatever else is in its batch: the
 kernels derive everything from (seed, g), and a batched strategy decides each row from that row
@@ -74,7 +74,10 @@ def batched_slots(resolved, sheet, players: int, rules) -> tuple | None:
         if b is None:
             out.append(None)
             continue
-        data = _NO_DATA if b.setup is None else b.setup(sheet, players, rules)
+        try:
+            data = _NO_DATA if b.setup is None else b.setup(sheet, players, rules)
+        except Exception as e:   # noqa: BLE001 -- any error of the user's code: named in one line
+            raise ValueError(_raised(r.spec, e, b.setup).replace("raised", "setup raised", 1)) from e
         out.append(BatchedSlot(b.fn, data, tuple(r.strategy.params)))
     return tuple(out)
 
