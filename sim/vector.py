@@ -42,7 +42,7 @@ Autoreset (Gymnasium's modes, gymnasium.vector.AutoresetMode):
                          ignores that row's action and returns its first observation, reward 0
     AUTORESET_SAME_STEP  the step that ends a game begins the next one at once: obs is the new
                          game's first; the ended game's last observation goes into final_obs
-    AUTORESET_DISABLED   an ended row waits for reset_rows
+    AUTORESET_DISABLED   an ended row waits for reset_batch
 """
 from collections import namedtuple
 
@@ -51,14 +51,14 @@ from numba import njit, typeof, types
 from numba.experimental import structref
 
 from .engine import GR_CAPPED, GR_SIZE
-from .nbinternals import JIT_DISABLED, borrow, compiled_for, uncounted
+from .nbinternals import JIT_DISABLED, borrow, uncounted
 from .players import greedy_pick
 from .observe import ILLEGAL, canonical, observe_row, score_now, uncounted_obs
 from .rng import below
 from .state import (
     BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SCORE, PS_SIZE, RNG_WORDS, ST_SIZE, StrategySet,
 )
-from .step import ADVANCE_SIG, FAILED, OVER, SP_GAME, SP_SEAT, SP_SIZE, SP_STATE, advance, begin, commit
+from .step import ADVANCE_SIG, FAILED, OVER, SP_GAME, SP_SEAT, SP_SIZE, SP_STATE, begin, commit, stepper
 
 REWARD_SCORE = 0
 REWARD_FINAL = 1
@@ -69,7 +69,7 @@ AUTORESET_NEXT_STEP = 0
 AUTORESET_SAME_STEP = 1
 AUTORESET_DISABLED = 2
 
-#: step_rows' return when every action was legal and every built-in seat decided legally.
+#: step_batch's return when every action was legal and every built-in seat decided legally.
 OK = -1
 
 #: sim.step.advance as the kernels call it: through its address, compiled apart (as sim.batch calls
@@ -80,8 +80,9 @@ AdvanceFn = types.FunctionType(ADVANCE_SIG)
 #: the tables), the games (sim.step's arrays with a leading game axis, each seat's last score,
 #: the rows waiting for their next game, the candidate scratch), what a step writes (the
 #: observations, rewards, ends, final observations and scores) and the settings (config: CF_*).
-FIELDS = ("adv", "strats", "kinds", "params", "slots", "tab", "table", "ps", "bb", "pending", "rngs", "sp", "gres", "last",
-          "wait", "cands", "moves", "obs", "reward", "terminated", "truncated", "ended", "final_obs", "final_scores", "config")
+FIELDS = ("adv", "strats", "kinds", "params", "slots", "tab", "table", "ps", "bb", "pending", "rngs", "sp", "gres",
+          "last", "wait", "cands", "moves", "obs", "reward", "terminated", "truncated", "ended", "final_obs",
+          "final_scores", "config")
 CF_ROOT = 0         # the root seed (the uint64's bits)
 CF_STRIDE = 1       # a row's next game is its game + stride
 CF_PLAYERS = 2
@@ -125,8 +126,8 @@ def _field_types():
 @njit(cache=True)
 def _pack(adv, strats, kinds, params, slots, tab, table, ps, bb, pending, rngs, sp, gres, last, wait, cands, moves,
           obs, reward, terminated, truncated, ended, final_obs, final_scores, config):
-    return Batch(adv, strats, kinds, params, slots, tab, table, ps, bb, pending, rngs, sp, gres, last, wait, cands, moves, obs,
-                 reward, terminated, truncated, ended, final_obs, final_scores, config)
+    return Batch(adv, strats, kinds, params, slots, tab, table, ps, bb, pending, rngs, sp, gres, last, wait, cands,
+                 moves, obs, reward, terminated, truncated, ended, final_obs, final_scores, config)
 
 
 def new_batch(n, fns, kinds, params, slots, tab, obs, final_obs, root, players, max_rolls, reward="score",
@@ -140,9 +141,9 @@ def new_batch(n, fns, kinds, params, slots, tab, obs, final_obs, root, players, 
         bb=np.zeros((n, MAX_SEATS, BB_SIZE), np.uint64), pending=np.zeros((n, MAX_SEATS, 4), np.int64),
         rngs=np.zeros((n, MAX_SEATS, RNG_WORDS), np.uint64), sp=np.zeros((n, SP_SIZE), np.int64),
         gres=np.zeros((n, GR_SIZE), np.int64), last=np.zeros((n, MAX_SEATS), np.int64), wait=np.zeros(n, np.int8),
-        cands=np.zeros((MAX_CANDS, CAND_SIZE), np.int64), moves=np.zeros((n, 4), np.int64), reward=np.zeros(n), terminated=np.zeros(n, np.bool_),
-        truncated=np.zeros(n, np.bool_), ended=np.zeros(n, np.bool_), final_scores=np.zeros((n, MAX_SEATS), np.int64),
-        config=np.zeros(CF_SIZE, np.int64))
+        cands=np.zeros((MAX_CANDS, CAND_SIZE), np.int64), moves=np.zeros((n, 4), np.int64), reward=np.zeros(n),
+        terminated=np.zeros(n, np.bool_), truncated=np.zeros(n, np.bool_), ended=np.zeros(n, np.bool_),
+        final_scores=np.zeros((n, MAX_SEATS), np.int64), config=np.zeros(CF_SIZE, np.int64))
     config = arrays["config"]
     config[CF_ROOT] = np.uint64(root).astype(np.int64)
     config[CF_STRIDE] = n if stride is None else stride
@@ -154,16 +155,19 @@ def new_batch(n, fns, kinds, params, slots, tab, obs, final_obs, root, players, 
     params = np.ascontiguousarray(params, np.float64)
     slots = np.ascontiguousarray(slots, np.int64)
     a = arrays
-    values = (advance_fn(), tuple(fns), kinds, params, slots, tab, a["table"], a["ps"], a["bb"], a["pending"], a["rngs"],
-              a["sp"], a["gres"], a["last"], a["wait"], a["cands"], a["moves"], tuple(obs), a["reward"], a["terminated"],
-              a["truncated"], a["ended"], tuple(final_obs), a["final_scores"], config)
+    values = (advance_fn(), tuple(fns), kinds, params, slots, tab, a["table"], a["ps"], a["bb"], a["pending"],
+              a["rngs"], a["sp"], a["gres"], a["last"], a["wait"], a["cands"], a["moves"], tuple(obs), a["reward"],
+              a["terminated"], a["truncated"], a["ended"], tuple(final_obs), a["final_scores"], config)
     packer = _packer()
     return packer(*values), arrays
 
 
 def advance_fn():
-    """sim.step.advance, compiled for ADVANCE_SIG (or loaded from the cache), as the kernels here take it."""
-    return compiled_for(advance, ADVANCE_SIG)
+    """sim.step.advance, compiled for ADVANCE_SIG (or loaded from the cache), as the kernels here take
+    it: sim.step.stepper's, which also stops it compiling for other types (Numba 0.60 would
+    otherwise compile it anew for a tuple of strategies called from Python, sim.runs.game, and
+    fail)."""
+    return stepper()
 
 
 @njit(cache=True, inline="always")
@@ -337,9 +341,10 @@ def _packer():
 
 
 def compiled():
-    """(reset_batch, step_batch, check_actions) (and greedy_actions, observe_seat), compiled for the one Batch type on first use (or
-    loaded from the cache): the strategies typed as function values (sim.state.StrategySet) and
-    advance by its address (AdvanceFn), so that one compiled kernel steps any line-up."""
+    """(reset_batch, step_batch, check_actions), compiled for the one Batch type on first use (or
+    loaded from the cache), with greedy_actions and observe_seat: the strategies typed as function
+    values (sim.state.StrategySet) and advance by its address (AdvanceFn), so that one compiled
+    kernel steps any line-up."""
     if not JIT_DISABLED and not step_batch.signatures:
         batch = BatchType(list(zip(FIELDS, _field_types())))
         c1 = types.int64[::1]

@@ -198,3 +198,13 @@ def test_gymnasium_make_finds_the_envs_by_module_without_an_import_first_and_run
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('gymnasium', 'pettingzoo', 'sim.runs.envs')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_game_in_progress_steps_after_the_vector_kernels_took_advance():
+    """sim.vector takes sim.step.advance as sim.runs.game does (stepper: compiled once, no other
+    types), so that the play page's games still step (under Numba 0.60 a second compile failed)."""
+    from sim.runs.game import GameInProgress
+    EncoreVectorEnv(2, players=2, seed=0).reset()
+    g = GameInProgress(0, 0, [None, "greedy"])
+    g.play(-1)
+    assert g.roll == 2

@@ -112,9 +112,7 @@ class Table:
 
     def __init__(self, players, external, opponents=None, sheet=SHEET, rules=None, max_rolls=MAX_ROLLS):
         self.players = players = check_int("players", players, 1, MAX_SEATS)
-        self.external = tuple(sorted(external))
-        if any(not 0 <= s < players for s in self.external):
-            raise ValueError(f"seat must be 0..{players - 1}, got {self.external[0]}")
+        self.external = tuple(sorted(check_int("seat", s, 0, players - 1) for s in external))
         others = players - len(self.external)
         if opponents is None:
             opponents = ["greedy"] * others
