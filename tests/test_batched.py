@@ -294,3 +294,9 @@ def test_no_games_and_plain_python_play_as_compiled():
                          env={**os.environ, "NUMBA_DISABLE_JIT": "1"}).stdout
     compiled = play_chunk(4, 2, 3, spec, players=2, rotate=True, log_turns=True)
     assert np.array_equal(np.frombuffer(out, np.int64), np.concatenate((compiled.seats.ravel(), compiled.log.ravel())))
+
+
+def test_a_game_stepped_by_hand_refuses_a_batched_strategy():
+    from sim.runs.game import GameInProgress
+    with pytest.raises(ValueError, match="is batched"):
+        GameInProgress(0, 0, [None, f"{EXAMPLE}:greedy"])
