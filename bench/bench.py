@@ -239,8 +239,9 @@ def _batched_row(quick: bool) -> dict:
 
 #: Issue 58's aim for the vector env: solo decisions a second on one core, with random masked actions.
 VECTOR_TARGET = 1_000_000
-#: Games a vector env steps per call in the benchmark: enough that one call's Python costs nothing.
-VECTOR_ENVS = 4096
+#: Games a vector env steps per call in the benchmark: enough that one call's Python costs nothing (2 us
+#: against 1 ms), few enough that the games' arrays (3 KB each) stay in the caches.
+VECTOR_ENVS = 1024
 
 
 def vector_steps_per_second(seconds: float, repeats: int, num_envs: int = VECTOR_ENVS, players: int = 1) -> dict:

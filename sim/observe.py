@@ -292,7 +292,8 @@ def observe_rows(st, ps, bb, sp_seat, tab, obs):
 def canonical_rows(st, ps, bb, sp_seat, tab, actions, moves):
     """canonical for every row i of a batch with a decision (sp_seat[i] >= 0), into moves[i] =
     (colour die, number die, placement row, '!'); rows without a decision get a pass. Returns the
-    first row whose action is illegal (moves then written up to it), or -1."""
+    first row whose action is illegal (moves then written up to it), or -1. sim.vector checks a
+    step's actions with it."""
     st, ps, bb = uncounted(st), uncounted(ps), uncounted(bb)
     for i in range(st.shape[0]):
         if sp_seat[i] < 0:

@@ -53,7 +53,7 @@ from numba.experimental import structref
 from .engine import GR_CAPPED, GR_SIZE
 from .nbinternals import JIT_DISABLED, borrow, uncounted
 from .players import greedy_pick
-from .observe import ILLEGAL, canonical, observe_row, score_now, uncounted_obs
+from .observe import canonical_rows, observe_row, score_now, uncounted_obs
 from .rng import below
 from .state import (
     BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SCORE, PS_SIZE, RNG_WORDS, ST_SIZE, StrategySet,
@@ -226,20 +226,9 @@ def _final_reward(ps, seat, players, mode):
 @njit(cache=True)
 def check_actions(b, actions):
     """The first row whose action is none of its deciding seat's legal actions (sim.observe), or OK;
-    rows waiting or without a decision take no action. The moves the actions stand for (canonical)
-    go to b.moves, which step_batch applies."""
-    st, ps, bb, sp, wait = uncounted(b.table), uncounted(b.ps), uncounted(b.bb), uncounted(b.sp), uncounted(b.wait)
-    moves, tab = uncounted(b.moves), b.tab
-    for i in range(st.shape[0]):
-        if not wait[i] and sp[i, SP_SEAT] >= 0:
-            cd, nd, sub, cost = canonical(st[i], ps[i], bb[i], tab, actions[i])
-            if cd == ILLEGAL:
-                return i
-            moves[i, 0] = cd
-            moves[i, 1] = nd
-            moves[i, 2] = sub
-            moves[i, 3] = cost
-    return OK
+    rows without a decision (a game over: sp[SP_SEAT] -1, waiting or not) take no action. The moves
+    the actions stand for go to b.moves (scratch), which step_batch applies."""
+    return canonical_rows(b.table, b.ps, b.bb, b.sp[:, SP_SEAT], b.tab, actions, b.moves)
 
 
 @njit(cache=True)

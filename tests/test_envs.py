@@ -16,7 +16,6 @@ from gymnasium.vector import AutoresetMode  # noqa: E402
 from pettingzoo.test import api_test  # noqa: E402
 
 import encore_sim  # noqa: E402
-from sim import vector  # noqa: E402
 from sim.runs.aec import EncoreAEC  # noqa: E402
 from sim.runs.api import play_chunk  # noqa: E402
 from sim.runs.envs import SOLO_ID, TABLE_ID, EncoreEnv, EncoreVectorEnv, IllegalAction  # noqa: E402
@@ -78,7 +77,6 @@ def test_greedy_through_the_aec_env_at_every_seat_scores_as_run():
     for game in range(2):
         env.reset()
         totals = dict.fromkeys(env.possible_agents, 0.0)
-        out = np.empty(1, np.int64)
         for agent in env.agent_iter():
             obs, reward, terminated, truncated, info = env.last()
             totals[agent] += reward
@@ -87,8 +85,7 @@ def test_greedy_through_the_aec_env_at_every_seat_scores_as_run():
                 env.step(None)
                 continue
             assert obs["action_mask"].tolist() == env.observe(agent)["action_mask"].tolist()
-            vector.greedy_actions(env._b, out)
-            env.step(int(out[0]))
+            env.step(env.greedy_action())
         expected = run_scores(8, game + 1, 3)[game].tolist()
         assert scores == expected
         assert [totals[a] for a in env.possible_agents] == [s - START for s in expected]
@@ -127,14 +124,14 @@ def test_an_illegal_action_is_refused_in_one_line_naming_env_seat_and_action_and
     env = EncoreEnv(players=2, seed=4)
     obs, _ = env.reset()
     bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
-    before = {k: v.copy() for k, v in env._arrays.items()}
+    before = {k: v.copy() for k, v in env.one.arrays.items() if k != "moves"}     # moves: the check's scratch
     for action in (bad, -1, env.table.k + 1, 1.0, True, "3"):
         with pytest.raises(IllegalAction) as e:
             env.step(action)
         message = str(e.value)
         assert "\n" not in message and message.startswith("encore-sim/Table-v0")
         assert "seat 0" in message and f"action {action!r}" in message
-    assert all(np.array_equal(before[k], v) for k, v in env._arrays.items())
+    assert all(np.array_equal(v, env.one.arrays[k]) for k, v in before.items())
 
     venv = EncoreVectorEnv(4, players=1, seed=4)
     obs, _ = venv.reset()

@@ -26,10 +26,9 @@ from pettingzoo import AECEnv
 
 from .. import observe, vector
 from ..state import MAX_SEATS, ST_ROLL
-from ..step import SP_SEAT
 from .defaults import MAX_ROLLS, SHEET
-from .envs import IllegalAction, Table, _action, _failed, _illegal, _reward, _root
-from .settings import MAX_GAME_INDEX, check_int
+from .envs import IllegalAction, OneGame, Table, _reward
+from .settings import check_int
 
 NAME = "encore-sim AEC"
 _VIEW = tuple(k for k in observe.OBS_KEYS if k != "action_mask")
@@ -55,12 +54,8 @@ class EncoreAEC(AECEnv):
         self._observation_spaces = {a: spaces.Dict({"observation": view, "action_mask": mask})
                                     for a in self.possible_agents}
         self._action_spaces = {a: spaces.Discrete(self.table.k + 1) for a in self.possible_agents}
-        self._root = None if seed is None else _root(seed)
+        self.one = OneGame(self.table, NAME, seed, "score")     # rewards are worked out here, for every seat
         self._rng = np.random.default_rng(seed)
-        self._b, self._arrays, self._obs, self._view = self.table.batch(1, self._root or 0, "score",
-                                                                        vector.AUTORESET_DISABLED)
-        self._reset, self._step = vector.compiled()[:2]
-        self._game = None
         self.agents = []
 
     def observation_space(self, agent):
@@ -72,21 +67,10 @@ class EncoreAEC(AECEnv):
     @property
     def game(self) -> int | None:
         """The number of the game being played (None before the first reset)."""
-        return self._game
+        return self.one.game
 
     def reset(self, seed=None, options=None):
-        if seed is not None:
-            self._root, self._game = _root(seed), None
-        elif self._root is None:
-            self._root = int(self._rng.integers(0, 2**63))
-        game = 0 if self._game is None else self._game + 1
-        if options and "game" in options:
-            game = check_int("game", options["game"], 0, MAX_GAME_INDEX)
-        self._arrays["config"][vector.CF_ROOT] = np.uint64(self._root).astype(np.int64)
-        failed = self._reset(self._b, np.ones(1, np.int8), np.array([game], np.int64))
-        self._game = game
-        if failed != vector.OK:
-            raise _failed(self._arrays, 0, NAME)
+        self.one.begin(seed, options, lambda: int(self._rng.integers(0, 2**63)))
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -94,17 +78,16 @@ class EncoreAEC(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._scores = self._scores_now()
-        self.agent_selection = self.possible_agents[int(self._arrays["sp"][0, SP_SEAT])]
+        self.agent_selection = self.possible_agents[self.one.seat]
 
     def _scores_now(self) -> np.ndarray:
-        """Every seat's score if the game ended now, from the deciding seat's observation."""
-        seat, rel = int(self._arrays["sp"][0, SP_SEAT]), self._obs["score"][0].astype(np.int64)
-        return np.roll(rel, seat)
+        """Every seat's score if the game ended now, from the deciding seat's observation (its row j
+        is seat (seat + j) mod P)."""
+        return np.roll(self.one.obs["score"][0].astype(np.int64), self.one.seat)
 
     def observe(self, agent):
-        seat = self.possible_agents.index(agent)
-        vector.observe_seat(self._b, 0, seat)
-        view = self._view
+        vector.observe_seat(self.one.b, 0, self.possible_agents.index(agent))
+        view = self.one.view
         return {"observation": {k: view[k][0].copy() for k in _VIEW}, "action_mask": view["action_mask"][0].copy()}
 
     def step(self, action):
@@ -112,15 +95,9 @@ class EncoreAEC(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        seat = self.possible_agents.index(agent)
-        action = _action(action, f"{NAME}, seat {seat}")
-        status = self._step(self._b, np.array([action], np.int64))
-        if status == 0:
-            raise _illegal(NAME, self._arrays, self._obs, 0, action, "")
-        if status != vector.OK:
-            raise _failed(self._arrays, 0, NAME)
+        self.one.step(action)
         self._cumulative_rewards[agent] = 0.0
-        a = self._arrays
+        a = self.one.arrays
         players = self.table.players
         if a["ended"][0]:
             final = a["final_scores"][0, :players].astype(np.int64)
@@ -133,7 +110,7 @@ class EncoreAEC(AECEnv):
                     self.rewards[name] = float(final[s])
                 self.terminations[name] = bool(a["terminated"][0])
                 self.truncations[name] = bool(a["truncated"][0])
-                self.infos[name] = {"scores": final.tolist(), "game": self._game}
+                self.infos[name] = {"scores": final.tolist(), "game": self.one.game}
             self._accumulate_rewards()
             return
         now = self._scores_now()
@@ -141,11 +118,15 @@ class EncoreAEC(AECEnv):
             self.rewards[name] = float(now[s] - self._scores[s]) if self.reward_kind == "score" else 0.0
         self._scores = now
         self._accumulate_rewards()
-        self.agent_selection = self.possible_agents[int(a["sp"][0, SP_SEAT])]
+        self.agent_selection = self.possible_agents[self.one.seat]
+
+    def greedy_action(self) -> int:
+        """sim.players.greedy's choice for the agent to act, as an action (sim.vector.greedy_actions)."""
+        return self.one.greedy_action()
 
     @property
     def roll(self) -> int:
-        return int(self._arrays["table"][0, ST_ROLL])
+        return int(self.one.arrays["table"][0, ST_ROLL])
 
 
 __all__ = ["EncoreAEC", "IllegalAction"]

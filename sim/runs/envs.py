@@ -179,6 +179,65 @@ def _illegal(name, arrays, obs, row, action, env_label):
                          f"one of its {legal} legal actions (action_mask)")
 
 
+class OneGame:
+    """One game at a time of a Table, in a sim.vector batch of one (autoreset disabled): games 0, 1,
+    2, ... of a root seed, one a begin(). What EncoreEnv and the PettingZoo env (sim.runs.aec) step;
+    `arrays`, `obs` and `view` are the batch's arrays (sim.vector.new_batch), its observation and
+    a seat's look (sim.vector.observe_seat), rows of one."""
+
+    def __init__(self, table: Table, name: str, seed, reward):
+        self.table, self.name = table, name
+        self.root = None if seed is None else _root(seed)
+        self.b, self.arrays, self.obs, self.view = table.batch(1, self.root or 0, reward, vector.AUTORESET_DISABLED)
+        self._reset, self._step = vector.compiled()[:2]
+        self.game = None
+
+    def begin(self, seed, options, draw) -> None:
+        """The next game: game 0 of `seed` if given, options["game"] if given, else the one after
+        the last; draw() gives the root seed when none was ever given."""
+        if seed is not None:
+            self.root, self.game = _root(seed), None
+        elif self.root is None:
+            self.root = draw()
+        game = 0 if self.game is None else self.game + 1
+        if options and "game" in options:
+            game = check_int("game", options["game"], 0, MAX_GAME_INDEX)
+        self.arrays["config"][vector.CF_ROOT] = np.uint64(self.root).astype(np.int64)
+        failed = self._reset(self.b, np.ones(1, np.int8), np.array([game], np.int64))
+        self.game = game
+        if failed != vector.OK:
+            raise _failed(self.arrays, 0, self.name)
+
+    def step(self, action) -> None:
+        """The deciding seat takes `action`: IllegalAction, and nothing changed, if it may not."""
+        action = _action(action, f"{self.name}, seat {self.seat}")
+        status = self._step(self.b, np.array([action], np.int64))
+        if status == 0:
+            raise _illegal(self.name, self.arrays, self.obs, 0, action, "")
+        if status != vector.OK:
+            raise _failed(self.arrays, 0, self.name)
+
+    @property
+    def seat(self) -> int:
+        """The seat deciding now; -1 once the game is over."""
+        return int(self.arrays["sp"][0, SP_SEAT])
+
+    @property
+    def over(self) -> bool:
+        return bool(self.arrays["wait"][0])
+
+    @property
+    def mask(self) -> np.ndarray:
+        """The deciding seat's action mask (the array the kernels write)."""
+        return self.obs["action_mask"][0]
+
+    def greedy_action(self) -> int:
+        """sim.players.greedy's choice now, as an action (sim.vector.greedy_actions)."""
+        out = np.empty(1, np.int64)
+        vector.greedy_actions(self.b, out)
+        return int(out[0])
+
+
 class EncoreEnv(gymnasium.Env):
     """One seat of Encore! (`seat`, 0 by default): the solo game (players=1) or a table of 2-6 against
     built-in strategies (`opponents`: one spec for every other seat, or one each; "greedy" unless
@@ -192,68 +251,47 @@ class EncoreEnv(gymnasium.Env):
         self.table = Table(players, [seat], opponents, sheet, rules, max_rolls)
         self.seat = seat
         self.name = SOLO_ID if players == 1 else TABLE_ID
-        self.observation_space = self.table.space()
-        self.render_mode = render_mode
         self.reward_kind = _reward(reward)
-        self._root = None if seed is None else _root(seed)
-        self._b, self._arrays, self._obs, _ = self.table.batch(1, self._root or 0, reward, vector.AUTORESET_DISABLED)
-        self.action_space = LegalActions(self.table.k + 1, self._obs["action_mask"][0])
-        self._reset, self._step = vector.compiled()[:2]
-        self._game = None
+        self.one = OneGame(self.table, self.name, seed, reward)
+        self.observation_space = self.table.space()
+        self.action_space = LegalActions(self.table.k + 1, self.one.mask)
+        self.render_mode = render_mode
 
     @property
     def game(self) -> int | None:
         """The number of the game being played (None before the first reset)."""
-        return self._game
+        return self.one.game
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
-        if seed is not None:
-            self._root, self._game = _root(seed), None
-        elif self._root is None:
-            self._root = int(self.np_random.integers(0, 2**63))
-        game = 0 if self._game is None else self._game + 1
-        if options and "game" in options:
-            game = check_int("game", options["game"], 0, MAX_GAME_INDEX)
-        self._arrays["config"][vector.CF_ROOT] = np.uint64(self._root).astype(np.int64)
-        failed = self._reset(self._b, np.ones(1, np.int8), np.array([game], np.int64))
-        self._game = game
-        if failed != vector.OK:
-            raise _failed(self._arrays, 0, self.name)
+        self.one.begin(seed, options, lambda: int(self.np_random.integers(0, 2**63)))
         return self._observation(), self._info()
 
     def step(self, action):
-        if self._game is None:
+        if self.one.game is None:
             raise gymnasium.error.ResetNeeded(f"{self.name}: call reset() before step()")
-        if self._arrays["wait"][0]:
+        if self.one.over:
             raise gymnasium.error.ResetNeeded(f"{self.name}: the game is over: call reset() before step()")
-        if isinstance(action, SampledAction) and not self._obs["action_mask"][0, int(action)]:
-            action = action.among(self._obs["action_mask"][0])
-        action = _action(action, f"{self.name}, seat {self.seat}")
-        status = self._step(self._b, np.array([action], np.int64))
-        if status == 0:
-            raise _illegal(self.name, self._arrays, self._obs, 0, action, "")
-        if status != vector.OK:
-            raise _failed(self._arrays, 0, self.name)
-        a = self._arrays
+        if isinstance(action, SampledAction) and not self.one.mask[int(action)]:
+            action = action.among(self.one.mask)
+        self.one.step(action)
+        a = self.one.arrays
         info = self._info()
         if a["ended"][0]:
             info["scores"] = a["final_scores"][0, :self.table.players].tolist()
         return self._observation(), float(a["reward"][0]), bool(a["terminated"][0]), bool(a["truncated"][0]), info
 
-    def _observation(self) -> dict:
-        return {name: array[0].copy() for name, array in self._obs.items()}
-
     def greedy_action(self) -> int:
         """sim.players.greedy's choice now, as an action (sim.vector.greedy_actions): the reference
         player through this encoding."""
-        out = np.empty(1, np.int64)
-        vector.greedy_actions(self._b, out)
-        return int(out[0])
+        return self.one.greedy_action()
+
+    def _observation(self) -> dict:
+        return {name: array[0].copy() for name, array in self.one.obs.items()}
 
     def _info(self) -> dict:
-        return {"action_mask": self._obs["action_mask"][0].copy(), "game": self._game,
-                "roll": int(self._arrays["table"][0, ST_ROLL])}
+        return {"action_mask": self.one.mask.copy(), "game": self.one.game,
+                "roll": int(self.one.arrays["table"][0, ST_ROLL])}
 
 
 class EncoreVectorEnv(VectorEnv):
