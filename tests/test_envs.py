@@ -205,3 +205,16 @@ def test_a_game_in_progress_steps_after_the_vector_kernels_took_advance():
     g = GameInProgress(0, 0, [None, "greedy"])
     g.play(-1)
     assert g.roll == 2
+
+
+def test_a_game_stopped_by_the_roll_cap_is_truncated():
+    env = EncoreEnv(players=2, seed=3, max_rolls=3)
+    env.reset()
+    steps = []
+    while True:
+        _, _, terminated, truncated, info = env.step(env.greedy_action())
+        steps.append((terminated, truncated))
+        if terminated or truncated:
+            break
+    assert steps == [(False, False), (False, False), (False, True)]    # a decision a roll, as active or passive
+    assert len(info["scores"]) == 2
