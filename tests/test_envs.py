@@ -218,3 +218,18 @@ def test_a_game_stopped_by_the_roll_cap_is_truncated():
             break
     assert steps == [(False, False), (False, False), (False, True)]    # a decision a roll, as active or passive
     assert len(info["scores"]) == 2
+
+
+def test_another_sheet_and_rules_have_their_own_action_space_and_play_run_s_games():
+    env = EncoreVectorEnv(3, players=2, sheet="orange", rules="joker-six,pass-penalty=1", seed=2)
+    assert env.single_action_space.n == 292 + 1 and env.single_observation_space["action_mask"].shape == (293,)
+    obs, _ = env.reset()
+    assert obs["rules"][0].tolist() == env.table.tab_rules
+    scores = {}
+    while len(scores) < 3:
+        _, _, _, _, info = env.step(env.greedy_actions())
+        for i in np.flatnonzero(info.get("_scores", [])):
+            scores[int(info["game"][i])] = info["scores"][i].tolist()
+    chunk = play_chunk(2, 0, 3, ["greedy"] * 2, players=2, sheet="orange", rules="joker-six,pass-penalty=1",
+                       rotate=False)
+    assert [scores[g] for g in range(3)] == chunk.seats[:, :, PS_SCORE].tolist()

@@ -131,7 +131,9 @@ class Table:
         self.opponents = tuple(opponents)
         self.sheet, self.rules = line.sheet, line.rules
         self.max_rolls = self.rules.solo_rolls if players == 1 else check_int("max_rolls", max_rolls, 1, 10_000)
-        self.k = len(build_tables(self.sheet, self.rules).size)
+        tables = build_tables(self.sheet, self.rules)
+        self.k = len(tables.size)
+        self.tab_rules = tables.rules.tolist()      # the observation's "rules"
         self.tab = kernel_tables(self.sheet, self.rules)
         self.spec = observe.obs_spec(players, self.k)
 
