@@ -15,7 +15,7 @@ $(VENV): $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install --upgrade pip
-	$(VENV)/bin/python -m pip install -e '.[test,dask]'
+	$(VENV)/bin/python -m pip install -e '.[test,dask,rl]'
 	touch $@
 
 # The default batch: the evaluating built-in strategies and greedy against each other at a

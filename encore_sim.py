@@ -29,7 +29,7 @@ import pandas as pd
 from sim.runs import commands
 
 __all__ = ["run", "summary", "compare", "compare_rules", "tune", "train", "replay", "analyse", "report", "bound",
-           "moves", "strategies", "weights", "available_dice", "game"]
+           "moves", "strategies", "weights", "available_dice", "game", "env", "vector_env", "aec_env"]
 
 
 def _frame(rows, **attrs) -> pd.DataFrame:
@@ -267,3 +267,27 @@ def game(**options):
     bots play up to your next decision; g.over, g.roll, g.scores(), g.last_loss; g.save() writes a
     dataset that every function here reads. `encore-sim play` shows the same game on a page."""
     return commands.game(**options)
+
+
+# --- learning environments (the `rl` extra: pip install 'encore-sim[rl]'; docs/agents.md) -----------
+
+@_signature_of(commands.env, returns="gymnasium.Env")
+def env(*args, **options):
+    """A gymnasium.Env of one seat: the solo game, or a table against built-in strategies
+    (sim.runs.envs.EncoreEnv). reward: "score", "final" or "margin". Game g of `seed` has run's
+    game g's dice."""
+    return commands.env(*args, **options)
+
+
+@_signature_of(commands.vector_env, returns="gymnasium.vector.VectorEnv")
+def vector_env(*args, **options):
+    """A gymnasium.vector.VectorEnv of num_envs games stepped in one compiled call, autoreset
+    (sim.runs.envs.EncoreVectorEnv)."""
+    return commands.vector_env(*args, **options)
+
+
+@_signature_of(commands.aec_env, returns="pettingzoo.AECEnv")
+def aec_env(*args, **options):
+    """A PettingZoo AEC environment whose agents are the seats (sim.runs.aec.EncoreAEC): the active
+    seat first, then the passive seats, whose choices apply together."""
+    return commands.aec_env(*args, **options)

@@ -182,6 +182,8 @@ def run(quick: bool, everything: bool = False) -> list[dict]:
         inline = next(r["value"] for r in rows if r["workload"] == "solo, greedy, 1 thread")
         rows.append(_timed(_plugin_row, tmp, inline, quick))
         rows.append(_timed(_plugin_row, tmp, inline, quick, False))
+        rows.append(_timed(_batched_row, quick))
+        rows.extend(_vector_rows(quick))
         if everything:
             rows.append(_timed(_lineup_row, quick))
             compiled = {r["workload"]: r["value"] for r in rows}
@@ -223,6 +225,81 @@ def _plugin_row(tmp: str, inline_rate: float, quick: bool, checked: bool = True)
             "ratio": round(rate / inline_rate, 2)}
 
 
+#: The NumPy greedy of docs/agents.md: a batched strategy (one Python call per batch of games).
+BATCHED_GREEDY = f"{numba_cache.ROOT / 'docs' / 'examples' / 'batched_greedy.py'}:greedy"
+#: The aim for it, solo on one core: 50 times greedy in plain Python (--python).
+BATCHED_TARGET = 20_000
+
+
+def _batched_row(quick: bool) -> dict:
+    """The NumPy batched greedy solo: its decisions made in Python, a batch of games at a time."""
+    rate = games_per_second(BATCHED_GREEDY, 1, 3, seconds=0.3 if quick else 0.6)
+    return {"workload": "solo, NumPy batched greedy, 1 thread", "value": round(rate), "unit": "games/s",
+            "target": BATCHED_TARGET, "ratio": round(rate / BATCHED_TARGET, 2)}
+
+
+#: The aim for the vector env: solo decisions a second on one core, with random masked actions.
+VECTOR_TARGET = 1_000_000
+#: Games a vector env steps per call in the benchmark: enough that one call's Python costs nothing (2 us
+#: against 1 ms), few enough that the games' arrays (3 KB each) stay in the caches.
+VECTOR_ENVS = 1024
+
+
+def vector_steps_per_second(seconds: float, repeats: int, num_envs: int = VECTOR_ENVS, players: int = 1) -> dict:
+    """Median steps (decisions) a second of the vector env (sim.runs.envs.EncoreVectorEnv) with
+    uniformly random legal actions, in the calling thread's CPU time (its kernels use no other
+    thread; CPU time, as "one core" says, where the machine's other jobs would otherwise count):
+    "kernels", sim.vector.step_batch and the compiled random_actions called directly; "step",
+    step_batch alone; "api", VectorEnv.step (copy=False) and env.random_actions, Gymnasium's
+    interface."""
+    from sim import vector
+    from sim.runs.envs import EncoreVectorEnv
+
+    env = EncoreVectorEnv(num_envs, players=players, seed=1, copy=False)
+    env.reset()
+    step, b, masks = vector.compiled()[1], env.batch, env.masks
+    state, actions = np.array([1], np.uint64), np.empty(num_envs, np.int64)
+    calls = max(1, int(seconds * 1_000_000 / num_envs))     # about `seconds` at 1 M steps/s
+    for _ in range(3):
+        vector.random_actions(masks, state, actions)
+        step(b, actions)
+    rates = {"kernels": [], "step": [], "api": []}
+    clock = time.thread_time
+    for _ in range(repeats):
+        stepping = 0.0
+        t = clock()
+        for _ in range(calls):
+            vector.random_actions(masks, state, actions)
+            s = clock()
+            step(b, actions)
+            stepping += clock() - s
+        rates["kernels"].append(calls * num_envs / (clock() - t))
+        rates["step"].append(calls * num_envs / stepping)
+        t = clock()
+        for _ in range(calls):
+            env.step(env.random_actions(state))
+        rates["api"].append(calls * num_envs / (clock() - t))
+    return {k: statistics.median(v) for k, v in rates.items()}
+
+
+def _vector_rows(quick: bool) -> list[dict]:
+    """The solo vector env with random masked actions, one core's CPU time: the kernels, the step
+    alone, and through Gymnasium's VectorEnv.step; against the aim of a million decisions a
+    second. (No row without the rl extra, which the environments need.)"""
+    try:
+        import gymnasium  # noqa: F401
+    except ImportError:
+        return []
+    t = time.perf_counter()
+    rates = vector_steps_per_second(0.5 if quick else 1.5, 3)
+    took = round((time.perf_counter() - t) / 3, 1)
+    names = {"kernels": "random masked actions", "step": "its step alone",
+             "api": "VectorEnv.step + random masked actions"}
+    return [{"workload": f"vector env, solo, {names[k]}, 1 thread (CPU time)", "value": round(rate),
+             "unit": "steps/s", "target": VECTOR_TARGET, "ratio": round(rate / VECTOR_TARGET, 2), "seconds": took}
+            for k, rate in rates.items()]
+
+
 #: games_per_second in a process with NUMBA_DISABLE_JIT=1 (as `--python` runs), which Numba reads
 #: when imported: the specs are the arguments, one rate per line.
 PLAIN_PYTHON = """import sys
@@ -236,7 +313,8 @@ def _python_rows(tmp: str, quick: bool, compiled: dict) -> list[dict]:
     """Solo greedy, and greedy as a user's file (_plugin_row's), played in plain Python (--python);
     their target is the compiled speed (`compiled`: the rows so far by workload)."""
     t = time.perf_counter()
-    specs = {"greedy": "greedy", "greedy called as a user's file": f"{Path(tmp, 'called_greedy.py')}:choose"}
+    specs = {"greedy": "greedy", "greedy called as a user's file": f"{Path(tmp, 'called_greedy.py')}:choose",
+             "NumPy batched greedy": BATCHED_GREEDY}
     out = subprocess.run([sys.executable, "-c", PLAIN_PYTHON, "2" if quick else "5", *specs.values()],
                          env=dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONPATH=str(numba_cache.ROOT)),
                          capture_output=True, text=True, check=True).stdout.split()

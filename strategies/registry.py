@@ -141,8 +141,9 @@ def _as_played(strat: Strategy, key: tuple, checked: bool) -> Strategy:
     """strat as a run plays it: compiled with bounds checking (sim.guard.bounds_checked), or as
     declared; once per process and version of its file."""
     if (key, checked) not in _PLAYED:
+        # A batched strategy's dispatcher only stands in for it in the kernels: nothing to check.
         _PLAYED[key, checked] = dataclasses.replace(strat, dispatcher=bounds_checked(strat.dispatcher)) \
-            if checked else strat
+            if checked and strat.batched is None else strat
     return _PLAYED[key, checked]
 
 
@@ -216,7 +217,9 @@ def _compiled(strat: Strategy, spec: str, user: bool = False) -> Strategy:
 
     A user's function is compiled for the signature's arguments and its return type checked: cast
     to the signature's int64, a float (`n / 2`) would play a truncated index without a word."""
-    user = user and not JIT_DISABLED   # plain Python compiles nothing (sim.guard names a float it returns)
+    # Plain Python compiles nothing (sim.guard names a float it returns); a batched strategy is
+    # Python, its shape and actions checked as it plays (sim.runs.batched).
+    user = user and not JIT_DISABLED and strat.batched is None
     try:
         if user:
             strat.dispatcher.compile(DECIDE_SIG.args)

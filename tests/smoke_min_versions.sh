@@ -4,7 +4,9 @@
 # `encore-sim` as a user would: a small run, its summary (also as a report), a comparison, one
 # bad input, and a run on a local Dask cluster; then the play page's server tests (starlette and
 # uvicorn), the test files that use hypothesis, sim.nbinline's (it patches Numba's inliner, whose
-# layout must be that of every release allowed) and the progress display's (tqdm's oldest release allowed).
+# layout must be that of every release allowed), the progress display's (tqdm's oldest release
+# allowed) and the learning environments' checks (Gymnasium's check_env, PettingZoo's api_test,
+# greedy through the vector env: the rl extra's floors).
 # Usage: tests/smoke_min_versions.sh VENV
 set -euo pipefail
 venv=$(cd "$1" && pwd)
@@ -20,7 +22,8 @@ say "versions"
 from importlib.metadata import version
 print(" ".join(f"{p} {version(p)}" for p in ("numba", "llvmlite", "numpy", "click", "pandas", "pyarrow", "scipy",
                                              "cma", "matplotlib", "tqdm", "starlette", "uvicorn", "dask",
-                                             "distributed", "pytest", "hypothesis", "selenium")))
+                                             "distributed", "pytest", "hypothesis", "selenium", "gymnasium",
+                                             "pettingzoo")))
 PY
 
 say "run"
@@ -56,3 +59,5 @@ say "tests with hypothesis, of the workaround of Numba's inliner, and of the pro
 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/sim/test_engine.py -k "legal or crossing"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/sim/test_nbinline.py
 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/sim/runs/test_progress.py
+say "the learning environments (the rl extra)"
+"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/sim/runs/test_envs.py -k "check_env or api_test or vector_env or illegal or in_progress"

@@ -19,7 +19,7 @@ def notebook_lines(text: str) -> list[str]:
 
 def test_source_comments_carry_no_dates_issues_or_commits():
     files = [*ROOT.glob("sim/**/*.py"), *ROOT.glob("strategies/**/*.py"), *ROOT.glob("bench/**/*.py"),
-             ROOT / "pyproject.toml", ROOT / "Makefile"]
+             ROOT / "cli.py", ROOT / "encore_sim.py", ROOT / "pyproject.toml", ROOT / "Makefile"]
     found = {p.relative_to(ROOT).as_posix(): hits for p in sorted(files) if (hits := notebook_lines(p.read_text()))}
     assert not found, f"dated figures, issue numbers or commits in the source (docs/performance.md keeps them): {found}"
 

@@ -90,6 +90,9 @@ class Lineup:
     checked: bool = True    # users' strategies compiled with bounds checking (sim.guard)
     labels: tuple[str, ...] | None = None   # how results name each (strategies.registry.labels); None: specs
     rules: Rules = RULEBOOK  # the rules the strategies' data is for
+    # Per slot (padded as fns) a batched strategy's sim.runs.batched.BatchedSlot, else None; None
+    # for a line-up without one (play_chunk then plays it in the kernels alone).
+    batched: tuple | None = None
 
 
 def _check_specs(strategies) -> None:
@@ -135,14 +138,23 @@ def lineup(strategies, files=None, sheet=SHEET, players=None, checked=True, rule
     fns = [guard.watched(f) if k == reference_players.PLAYER_GUARDED else f for f, k in zip(fns, kinds)]
     pad = MAX_SEATS - len(resolved)
     lengths = [len(row) for row in rows] + [len(rows[0])] * pad
+    batched = None
+    if any(k == reference_players.PLAYER_EXTERNAL for k in kinds):
+        from .batched import batched_slots   # only a line-up with a batched strategy loads its loop
+        batched = batched_slots(resolved, sheet_obj, players, rules)
+        batched += batched[:1] * pad
     return Lineup(tuple(r.spec for r in resolved), tuple(fns + fns[:1] * pad),
                   params, np.array(kinds + kinds[:1] * pad + lengths, np.int64), sheet_obj, players, checked,
-                  tuple(labels(resolved)), rules)
+                  tuple(labels(resolved)), rules, batched)
 
 
 def player_kind(fn) -> int:
     """How the game loop runs decision function fn: the reference players of sim.players inline,
     the other built-in strategies on the engine's arrays, any other on copies (sim.guard)."""
+    from strategies.interface import decided_outside
+
+    if fn is decided_outside:   # a batched strategy: decided outside the kernels (sim.runs.batched)
+        return reference_players.PLAYER_EXTERNAL
     if fn is reference_players.greedy:
         return reference_players.PLAYER_GREEDY
     if fn is reference_players.random_choice:
@@ -183,8 +195,19 @@ def play_chunk(seed, first, count, strategies, players=None, sheet=SHEET,
     if len(line.specs) == 1 and players > 1:
         line = Lineup(line.specs, (line.fns[0],) * MAX_SEATS, np.repeat(line.params[:1], MAX_SEATS, axis=0),
                       np.repeat(line.kinds[::MAX_SEATS], MAX_SEATS), line.sheet, line.players, line.checked,
-                      line.labels, line.rules)
+                      line.labels, line.rules, line.batched)
     tab = kernel_tables(sheet, rules)
+    if line.batched is not None:
+        # A batched strategy decides for many games at once, from Python (sim.runs.batched).
+        from .batched import play_batched
+        games, seats, logs = play_batched(line, tab, seed, first, count, players, max_rolls,
+                                          chunk_max_rolls(max_rolls, players, rules), rotate, log_turns,
+                                          BatchedStrategyError)
+        chunk = Chunk(seed, first, line.specs, games, seats, _seat_slots(first, count, players, rotate, line),
+                      sheet=sheet, labels=line.labels, rules=rules)
+        if log_turns:
+            chunk.dice_start, chunk.dice, chunk.log_start, chunk.log = logs
+        return chunk
     slots = np.arange(MAX_SEATS, dtype=np.int64) if len(line.specs) > 1 else np.zeros(MAX_SEATS, np.int64)
 
     # A user's strategy is watched (sim.guard): by a kernel of its own, compiled when first needed.
@@ -326,5 +349,11 @@ def chunk_max_rolls(max_rolls, players, rules=RULEBOOK):
 
 class StrategyError(RuntimeError):
     """A strategy returned something that is not one of its legal choices."""
+
+
+class BatchedStrategyError(StrategyError, ValueError):
+    """A batched strategy returned a batch of actions of the wrong shape or type, or an illegal
+    action, or raised (sim.runs.batched): a ValueError of the caller's input, and a StrategyError
+    to a run, which stops as for any illegal move."""
 
 

@@ -68,3 +68,10 @@ PLAY_GAME = 0
 PLAY_OPPONENTS = "learned"
 PLAY_LABEL = "you"
 PLAY_FOLDER = "results/play-%Y%m%d-%H%M%S"
+
+#: The learning environments (sim.runs.envs, sim.runs.aec; es.env, es.vector_env, es.aec_env): the
+#: agent's reward, the other seats' strategy at a table, a vector env's games, an AEC env's table.
+ENV_REWARD = "score"
+ENV_OPPONENTS = "greedy"
+VECTOR_ENVS = 64
+AEC_PLAYERS = 4

@@ -50,6 +50,9 @@ class GameInProgress:
             raise ValueError("a game in progress needs a seat of yours: None in strategies")
         specs = [_PLACEHOLDER if s is None else s for s in strategies]
         line = lineup(specs, sheet=sheet, players=len(specs), checked=checked, rules=rules)
+        if line.batched is not None:   # its seat would be taken for the caller's (both are decided outside)
+            raise ValueError(f"strategy {next(sp for sp, b in zip(line.specs, line.batched) if b)!r} is batched: "
+                             "it plays batches of games (run, compare), not a game stepped one decision at a time")
         kinds = line.kinds.copy()
         for s, ext in enumerate(external):
             if ext:

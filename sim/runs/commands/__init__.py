@@ -18,12 +18,14 @@ those given, as it plays the dataset's own. Every other default is sim.runs.defa
     datasets   summary, analyse, report
     searches   tune, train, bound, weights
     play       play (the page) and game (your game from Python)
+    agents     env, vector_env, aec_env: the learning environments
 """
 from .base import Default, check_file, default, value
 from .datasets import analyse, report, summary
 from .games import RunResult, compare, compare_rules, moves, replay, run, run_folder, strategies
 from .searches import bound, train, tune, weights
 from .play import game, play
+from .agents import aec_env, env, vector_env
 
 #: Every command's function, by the command's name.
 COMMANDS = {"run": run, "summary": summary, "compare": compare, "compare-rules": compare_rules, "tune": tune,
@@ -33,5 +35,5 @@ COMMANDS = {"run": run, "summary": summary, "compare": compare, "compare-rules":
 #: is the same game without the page.
 SERVED = {"play": play}
 
-__all__ = ["COMMANDS", "SERVED", "play", "Default", "RunResult", "check_file", "default", "value", "run_folder", "game",
+__all__ = ["COMMANDS", "SERVED", "play", "env", "vector_env", "aec_env", "Default", "RunResult", "check_file", "default", "value", "run_folder", "game",
            *(f.__name__ for f in COMMANDS.values())]

@@ -18,7 +18,7 @@ from sim.runs.playgame import Game, resume as resume_game
 from sim.runs.playserver import Server
 from sim.runs.playsession import STATE_FILE, PlaySession
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 class Client:
