@@ -249,10 +249,11 @@ SAVE_INTERRUPTED = """
 import os, signal, sys
 import numpy as np
 import cli
-from strategies import learned, training
+from strategies import learned
+from sim.runs.training import run
 
 # Trained at once; then Ctrl-C arrives while the weights file is being written.
-training.train = lambda sheet, games, seed, **options: np.zeros(learned.weights_shape(1), np.float32)
+run.train = lambda sheet, games, seed, **options: np.zeros(learned.weights_shape(1), np.float32)
 real = np.savez_compressed
 
 def savez(f, **arrays):
