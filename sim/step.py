@@ -27,8 +27,9 @@ st[ST_AVAIL] its dice, st[ST_IS_ACTIVE] whether it is the active one; sim.engine
 lists its choices. Nobody's passive move of a roll is applied before every passive seat has
 chosen (RULES section 3), so an external passive seat never sees another's move of its roll.
 
-Many games step together as rows of arrays with a leading game axis (advance_rows); one game
-is a batch of one, so one compiled kernel serves the play page and the vector environments.
+Many games step together as rows of arrays with a leading game axis, each row advanced by this
+same kernel (sim.vector for the environments, sim.runs.batched for batched strategies; one game
+of the play page is one such row), compiled once for its one signature (stepper).
 """
 import numpy as np
 from numba import njit, types
