@@ -29,7 +29,7 @@ run: install
 	$(VENV)/bin/encore-sim report "$$out"
 
 test: install
-	$(VENV)/bin/python -m pytest -q --durations=15
+	$(VENV)/bin/python -m pytest -q -n auto --durations=15
 
 # BENCH: the benchmark's options, e.g. make bench BENCH='--training --record docs/bench.json'.
 bench: install
