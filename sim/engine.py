@@ -399,7 +399,9 @@ def _move(cands, n, k, roll, seat, gres):
 
 
 @njit(cache=True, inline="always")
-def _log(log, gres, st, seat, is_active, avail, n, cd, nd, sub, cost):
+def log_move(log, gres, st, seat, is_active, avail, n, cd, nd, sub, cost):
+    """A decision's row of the move log (when the log has rows): its roll, seat, dice, choice and
+    the number of choices it had (sim.step logs the moves decided outside the kernels with it)."""
     if log.shape[0] > 0:
         r = gres[GR_LOG_ROWS]
         gres[GR_LOG_ROWS] = r + 1
@@ -462,7 +464,7 @@ def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, ava
         gres[GR_ERR_SEAT] = seat
         gres[GR_ERR_VALUE] = returned
         return -2, -1, -1, -1, 0
-    # Written out, not _log: an inlined function that takes arrays counts references to them.
+    # Written out, not log_move: an inlined function that takes arrays counts references to them.
     if log.shape[0] > 0:
         r = gres[GR_LOG_ROWS]
         gres[GR_LOG_ROWS] = r + 1
@@ -501,7 +503,7 @@ def decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, s
         return -2, -1, -1, -1, 0
     k, cd, nd, sub, cost = _move(cands, n, k, st[ST_ROLL], seat, gres)
     if k != -2:
-        _log(log, gres, st, seat, is_active, avail, n, cd, nd, sub, cost)
+        log_move(log, gres, st, seat, is_active, avail, n, cd, nd, sub, cost)
     return k, cd, nd, sub, cost
 
 

@@ -36,9 +36,8 @@ from numba import njit, types
 
 from .bits import popcount
 from .engine import (
-    ALL_DICE, GR_CAPPED, GR_ENDED_BY, GR_LOG_ROWS, GR_ROLLS, GR_WINNERS, LOG_ACTIVE, LOG_AVAIL, LOG_CDIE,
-    LOG_CHOICES, LOG_COST, LOG_NDIE, LOG_ROLL, LOG_SEAT, LOG_SUB, SOLO_DICE, active_move, decide, decide_guarded,
-    end_of_game, end_of_roll, passive_moves, reset, seat_in_turn, start_roll,
+    ALL_DICE, GR_CAPPED, GR_ENDED_BY, GR_ROLLS, GR_WINNERS, SOLO_DICE, active_move, decide, decide_guarded,
+    end_of_game, end_of_roll, log_move, passive_moves, reset, seat_in_turn, start_roll,
 )
 from .players import PLAYER_EXTERNAL, PLAYER_GUARDED
 from .rng import game_key, seat_stream
@@ -170,18 +169,7 @@ def commit(st, ps, bb, tab, pending, sp, gres, log, n, cd, nd, sub, cost):
     pass (sub -1). The caller has checked that it is one of the seat's legal choices (n of them,
     for the log). Call `advance` next."""
     seat = sp[SP_SEAT]
-    if log.shape[0] > 0:
-        r = gres[GR_LOG_ROWS]
-        gres[GR_LOG_ROWS] = r + 1
-        log[r, LOG_ROLL] = st[ST_ROLL]
-        log[r, LOG_SEAT] = seat
-        log[r, LOG_ACTIVE] = st[ST_IS_ACTIVE]
-        log[r, LOG_AVAIL] = st[ST_AVAIL]
-        log[r, LOG_CHOICES] = n
-        log[r, LOG_CDIE] = cd
-        log[r, LOG_NDIE] = nd
-        log[r, LOG_SUB] = sub
-        log[r, LOG_COST] = cost
+    log_move(log, gres, st, seat, st[ST_IS_ACTIVE], st[ST_AVAIL], n, cd, nd, sub, cost)
     _apply(st, ps, bb, tab, pending, sp, seat, cd, nd, sub, cost)
     sp[SP_SEAT] = -1
 
