@@ -1105,8 +1105,10 @@ def list_strategies():
 @click.option("--port", type=click.IntRange(1, 65535), default=None,
               help="Serve on 127.0.0.1:PORT [default: a free port].")
 @click.option("--no-browser", is_flag=True, help="Only print the URL (the first line of output); open no browser.")
+@click.pass_context
 @_errors
-def play(players, opponents, level, sheet, rules, seed, game, max_rolls, out, resume_path, coach, port, no_browser):
+def play(ctx, players, opponents, level, sheet, rules, seed, game, max_rolls, out, resume_path, coach, port,
+         no_browser):
     """Play a game against the bots in your browser, with hints, a coach and your game analysed.
 
     Serves one page on 127.0.0.1 until Ctrl-C: its URL, with its secret token, is the one line printed
@@ -1114,12 +1116,9 @@ def play(players, opponents, level, sheet, rules, seed, game, max_rolls, out, re
     """
     _announce_compiling(_progress_enabled(False))
     from sim.runs.commands import play as run_play
-    given = click.get_current_context().get_parameter_source
-    kw = {name: v for name, v in (("players", players), ("opponents", list(opponents) or None), ("level", level),
-                                  ("sheet", sheet), ("rules", rules), ("seed", seed), ("game", game),
-                                  ("max_rolls", max_rolls))
-          if given(name) is not click.core.ParameterSource.DEFAULT and v is not None}
-    run_play(**kw, out=out, resume=resume_path, coach=coach, port=port, browser=not no_browser,
+    given = _given(ctx, players=players, opponents=list(opponents), level=level, sheet=sheet, rules=rules, seed=seed,
+                   game=game, max_rolls=max_rolls)
+    run_play(**given, out=out, resume=resume_path, coach=coach, port=port, browser=not no_browser,
              say=click.echo, note=lambda line: click.echo(line, err=True))
 
 
