@@ -27,7 +27,7 @@ from numba import njit
 from .bits import ZERO, ctz, popcount
 from .guard import ERR_INDEX, ERR_RAISED, ERR_WRITE, ERR_WRITE_SEEN_LATE, RAISED, empty_seats_written, guarded_call
 from .moves import legal_word, dice_word, die_pair, next_group, next_row
-from .nbinternals import uncounted
+from .nbinternals import borrow, uncounted
 from .players import (
     PLAYER_GREEDY, PLAYER_GUARDED, PLAYER_PLACE, PLAYER_RANDOM, greedy_pick, offered_dice, placed, random_choice,
 )
@@ -257,17 +257,30 @@ def settle_awards(st, ps, bb, tab):
 
 
 @njit(cache=True, inline="always")
+def stars_missed(bb, tab, s):
+    """Star boxes seat s has not crossed (RULES section 7: each costs the star penalty at the end)."""
+    stars = borrow(tab, "star_mask")
+    return popcount(stars[0] & ~bb[s, BB_CROSSED]) + popcount(stars[1] & ~bb[s, BB_CROSSED + 1])
+
+
+@njit(cache=True, inline="always")
+def score_now(ps, bb, tab, s):
+    """Seat s's score if the game ended now (RULES section 7): column and colour points, '!' left,
+    less the star penalty per open star and the pass penalty per pass; what finish gives it at the
+    end. The one writing of the score: the observations (sim.observe) and the kit read it too."""
+    rules = borrow(tab, "rules")
+    return (ps[s, PS_COL_POINTS] + ps[s, PS_COLOUR_POINTS] + ps[s, PS_JOKERS]
+            - rules[R_STAR_PENALTY] * stars_missed(bb, tab, s) - rules[R_PASS_PENALTY] * ps[s, PS_PASSES])
+
+
+@njit(cache=True, inline="always")
 def finish(ps, bb, tab, players):
     """Final scores (RULES section 7); returns the bitmask of winning seats. The pass penalty
     (0 by the rulebook) is the rules' points per pass times PS_PASSES; it has no column of its own."""
     star_points = tab.rules[R_STAR_PENALTY]
-    pass_points = tab.rules[R_PASS_PENALTY]
     for s in range(players):
-        missed_stars = popcount(tab.star_mask[0] & ~bb[s, BB_CROSSED]) + popcount(
-            tab.star_mask[1] & ~bb[s, BB_CROSSED + 1])
-        ps[s, PS_STAR_PENALTY] = star_points * missed_stars
-        ps[s, PS_SCORE] = (ps[s, PS_COL_POINTS] + ps[s, PS_COLOUR_POINTS] + ps[s, PS_JOKERS]
-                           - ps[s, PS_STAR_PENALTY] - pass_points * ps[s, PS_PASSES])
+        ps[s, PS_STAR_PENALTY] = star_points * stars_missed(bb, tab, s)
+        ps[s, PS_SCORE] = score_now(ps, bb, tab, s)
     winners = 0
     for s in range(players):
         better = 0

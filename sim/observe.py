@@ -56,22 +56,21 @@ An observation written with no decision to take (a finished game's last look) ha
 available, `active` 0, and pass alone in the mask.
 
 Kernels: `canonical` (one action), `write_mask`, `observe_row` (one decision into row i of the
-batch arrays), `observe_rows` and `canonical_rows` (the rows of a batch of sim.step games),
-`score_now`. Their loops allocate nothing, and they read the tables' fields borrowed
+batch arrays), `observe_rows` and `canonical_rows` (the rows of a batch of sim.step games); the score
+is sim.engine.score_now's. Their loops allocate nothing, and they read the tables' fields borrowed
 (sim.nbinternals.borrow): a StructRef field read otherwise counts a reference, an atomic add and
 subtract, a dozen times a decision.
 """
 import numpy as np
 from numba import njit
 
-from .bits import popcount
+from .engine import score_now
 from .moves import dice_word, die_pair, legal_word, next_group, next_row
 from .nbinternals import borrow, uncounted
 from .players import offered_dice
-from .rules import MAX_JOKERS, R_NUMBERS, R_PASS_PENALTY, R_SIZE, R_STAR_PENALTY
+from .rules import MAX_JOKERS, R_NUMBERS, R_SIZE
 from .state import (
-    BB_ALIVE, BB_CROSSED, BB_TOUCH, PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS, PS_PASSES,
-    ST_AVAIL, ST_COLOURS_TAKEN, ST_COLS_TAKEN, ST_DICE, ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT,
+    BB_ALIVE, BB_CROSSED, BB_TOUCH, PS_COLOURS, PS_COLS, PS_JOKERS, ST_AVAIL, ST_COLOURS_TAKEN, ST_COLS_TAKEN, ST_DICE, ST_IS_ACTIVE, ST_PLAYERS, ST_ROLL, ST_SEAT,
 )
 from .tables import MAX_NUMBER, N_COLOURS
 
@@ -123,15 +122,6 @@ def new_obs(n: int, players: int, k: int) -> dict:
     """Zeroed batch arrays of n observations (leading axis n), by name in the order of OBS_KEYS:
     tuple(d.values()) is the kernels' `obs`."""
     return {name: np.zeros((n, *shape), dtype) for name, (shape, dtype, _, _) in obs_spec(players, k).items()}
-
-
-@njit(cache=True, inline="always")
-def score_now(ps, bb, tab, s):
-    """Seat s's score if the game ended now: sim.engine.finish's sum, written nowhere."""
-    stars, rules = borrow(tab, "star_mask"), borrow(tab, "rules")
-    missed = popcount(stars[0] & ~bb[s, BB_CROSSED]) + popcount(stars[1] & ~bb[s, BB_CROSSED + 1])
-    return (ps[s, PS_COL_POINTS] + ps[s, PS_COLOUR_POINTS] + ps[s, PS_JOKERS]
-            - rules[R_STAR_PENALTY] * missed - rules[R_PASS_PENALTY] * ps[s, PS_PASSES])
 
 
 @njit(cache=True, inline="always")

@@ -20,7 +20,7 @@ deciding as there, a game whose agent chooses as a strategy would is that strate
         adv, strats, kinds, params, slots, tab   sim.step.advance (its address) and its line-up
         table, ps, bb, pending, rngs, sp, gres   sim.step's arrays of each game (table: st; the
                                                  name st is taken in StructRef's constructor)
-        last   int64 (N, MAX_SEATS)   each seat's score (sim.observe.score_now) at its last
+        last   int64 (N, MAX_SEATS)   each seat's score (sim.engine.score_now) at its last
                                       decision (at the start: the starting score)
         wait   int8 (N,)              1 when the row's game is over and its next game begins at
                                       the next step (AUTORESET_NEXT_STEP), or waits for a reset
@@ -31,7 +31,7 @@ deciding as there, a game whose agent chooses as a strategy would is that strate
         config int64 (CF_SIZE,)       root seed, stride, players, roll cap, reward, autoreset
 
 Rewards (to the seat that decided, in the game its action was applied to):
-    REWARD_SCORE   its score's change since its last decision (sim.observe.score_now; at the end
+    REWARD_SCORE   its score's change since its last decision (sim.engine.score_now; at the end
                    the final score): over a game they add up to the final score minus the
                    starting score
     REWARD_FINAL   the final score at the game's end, else 0
@@ -50,10 +50,10 @@ import numpy as np
 from numba import njit, typeof, types
 from numba.experimental import structref
 
-from .engine import GR_CAPPED, GR_SIZE
+from .engine import GR_CAPPED, GR_SIZE, score_now
 from .nbinternals import JIT_DISABLED, borrow, uncounted
 from .players import greedy_pick
-from .observe import canonical_rows, observe_row, score_now, uncounted_obs
+from .observe import canonical_rows, observe_row, uncounted_obs
 from .rng import below
 from .state import (
     BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SCORE, PS_SIZE, RNG_WORDS, ST_SIZE, StrategySet,

@@ -32,13 +32,14 @@ import numpy as np
 from numba import njit
 
 from sim.bits import ctz, popcount
-from sim.engine import awards, move_alone
+from sim.engine import awards, move_alone, stars_missed
+from sim.engine import score_now as engine_score_now
 from sim.engine import legal_choices as _legal_choices
 from sim.moves import mobility
 from sim.nbinternals import borrow, stack_i64
 from sim.state import (
     BB_ALIVE, BB_CROSSED, BB_TOUCH, CAND_COST, CAND_SUB, COLOUR_JOKER, MAX_CANDS, MAX_SEATS, NUMBER_JOKER,
-    PS_COL_POINTS, PS_COLOUR_POINTS, PS_COLOURS, PS_COLS, PS_JOKERS, PS_PASSES, ST_AVAIL, ST_COLOURS_TAKEN,
+    PS_COLOURS, PS_COLS, PS_JOKERS, ST_AVAIL, ST_COLOURS_TAKEN,
     ST_COLS_TAKEN, ST_DICE, ST_MAX_ROLLS, ST_PLAYERS, ST_ROLL, ST_SEAT, BB_SIZE, CAND_SIZE, PS_SIZE, ST_SIZE,
 )
 from sim.rules import (
@@ -297,8 +298,7 @@ def colours_by_crossed(bb, tab, seat):
 @njit(cache=True, inline="always")
 def stars_open(bb, tab, seat):
     """Star boxes seat has not crossed (each costs 2 points at the end)."""
-    return (popcount(borrow(tab, "star_mask")[0] & ~bb[seat, BB_CROSSED])
-            + popcount(borrow(tab, "star_mask")[1] & ~bb[seat, BB_CROSSED + 1]))
+    return stars_missed(bb, tab, seat)
 
 
 @njit(cache=True, inline="always")
@@ -347,8 +347,7 @@ def colour_points(st, colour, tab=None):
 def score_now(ps, bb, tab, seat):
     """seat's score if the game ended now: column and colour points + '!' left - 2 per open star
     (star_penalty), less the pass_penalty per pass (0 by the rulebook)."""
-    return (ps[seat, PS_COL_POINTS] + ps[seat, PS_COLOUR_POINTS] + ps[seat, PS_JOKERS]
-            - star_penalty(tab) * stars_open(bb, tab, seat) - pass_penalty(tab) * ps[seat, PS_PASSES])
+    return engine_score_now(ps, bb, tab, seat)
 
 
 @njit(cache=True, inline="always")
