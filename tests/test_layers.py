@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from loaded import modules_loaded_by
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Lowest first: (layer, the modules in it).
@@ -155,14 +156,8 @@ def test_architecture_names_every_module():
 
 
 def test_a_run_of_learned_loads_no_training_or_research(tmp_path):
-    code = ("import sys, cli\n"
-            "try:\n"
-            f"    cli.main(['run', '-n', '20', '-s', 'learned', '-q', '--out', {str(tmp_path / 'r')!r}])\n"
-            "except SystemExit as e:\n"
-            "    assert not e.code, e.code\n"
-            "print(sorted(m for m in sys.modules if m.startswith(('sim.runs.training', 'sim.runs.research'))))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
-    assert out.stdout.strip().splitlines()[-1] == "[]"
+    args = ["run", "-n", "20", "-s", "learned", "-q", "--out", tmp_path / "r"]
+    assert modules_loaded_by(args, ("sim.runs.training", "sim.runs.research")) == []
 
 
 def test_analyse_loads_no_report_or_matplotlib():
