@@ -1,6 +1,6 @@
 """Command-line interface of encore-sim (the `encore-sim` console script).
 
-A thin Click shell over the commands layer (sim.runs.commands): each command parses its options,
+A thin Click shell over the commands layer (sim.commands): each command parses its options,
 calls its function there and prints the result. Option defaults are the layer's
 (sim.runs.defaults); every bad input ends in a one-line `Error: ...` on stderr and exit code 2,
 naming settings by their flags.
@@ -168,9 +168,9 @@ def _announce_compiling(enabled: bool):
 def _compiled_name(module: str) -> str:
     """What a compile notice calls the code of `module` a user meets compiling."""
     layer, _, name = module.rpartition(".")
-    if layer == "sim.runs.research":
+    if layer == "sim.research":
         return "the analysis kernels"
-    if layer == "sim.runs.training":
+    if layer == "sim.training":
         return "the training kernels"
     return f"the {name} strategy" if layer == "strategies" else name
 
@@ -388,7 +388,7 @@ def _say(quiet: bool):
 
 def _given(ctx, **params) -> dict:
     """The parameters the command line gave, leaving out those at their defaults: the commands
-    layer (sim.runs.commands) fills those in (a resumed run takes them from its manifest, a
+    layer (sim.commands) fills those in (a resumed run takes them from its manifest, a
     replay of a dataset refuses them)."""
     default = click.core.ParameterSource.DEFAULT
     return {k: v for k, v in params.items() if ctx.get_parameter_source(k) != default}
@@ -465,7 +465,8 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
     """
     _python(python, scheduler=scheduler, unchecked=unchecked, threads=threads is not None and threads > 1)
     _announce_compiling(_progress_enabled(quiet))
-    from sim.runs import commands, runner
+    from sim import commands
+    from sim.runs import runner
     from sim.runs.dataset import MANIFEST, open_store
     out = commands.run_folder(out, resume)
     given = _given(ctx, games=games, players=players, strategy=list(strategy), rotate=rotate, sheet=sheet, seed=seed,
@@ -561,7 +562,7 @@ def summary(path, by, fmt, output, output_old, rules):
     chunk by chunk in row batches: memory does not grow with the dataset. Games played under rule
     variants say so: a line before the table, a "rules" column (and in JSON field) in the others.
     """
-    from sim.runs import commands
+    from sim import commands
     from sim.runs.summary import format_table
     output = output or output_old
     s = commands.summary(path, by=by, rules=rules)
@@ -645,8 +646,8 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
     """
     _python(python, unchecked=unchecked, threads=threads is not None and threads > 1)
     _announce_compiling(_progress_enabled(quiet))
-    from sim.runs import commands
-    from sim.runs.compare import format_table, stop_message
+    from sim import commands
+    from sim.experiments.compare import format_table, stop_message
     result = commands.compare(*strategies, players=players, opponents=opponents or None, games=games, seed=seed,
                               until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
                               max_rolls=max_rolls, threads=threads, report=report_file,
@@ -700,8 +701,8 @@ def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_ga
     """
     _python(python, unchecked=unchecked, threads=threads is not None and threads > 1)
     _announce_compiling(_progress_enabled(quiet))
-    from sim.runs import commands
-    from sim.runs.rulescompare import format_table, stop_message
+    from sim import commands
+    from sim.experiments.rulescompare import format_table, stop_message
     result = commands.compare_rules(*rules, **_given(ctx, strategy=list(strategy)), games=games, players=players,
                                     seed=seed, sheet=sheet, rotate=rotate, max_rolls=max_rolls, threads=threads,
                                     chunk_size=chunk_size, until_ci=until_ci, max_games=max_games,
@@ -743,7 +744,7 @@ def report_command(dataset, output, figures_dir, fmt, analyse_too, quiet, rules)
     Aggregated chunk by chunk like `summary`, so datasets larger than memory work.
     """
     _announce_compiling(_progress_enabled(quiet))
-    from sim.runs import commands
+    from sim import commands
     r = commands.report(dataset, out=output, figures=figures_dir, format=fmt, analyse=analyse_too,
                         progress=_progress_enabled(quiet), rules=rules)
     click.echo(f"Report: {r.html}  ({len(r.figures)} figures)")
@@ -791,8 +792,9 @@ def tune(spec, param, players, opponents, objective, budget, seed, validate_game
     Example: encore-sim tune heuristic:solo_joker=0 --param solo_joker=0..3 --param solo_colour=0..2
     """
     _announce_compiling(_progress_enabled(quiet))
-    from sim.runs import commands, interrupts
-    from sim.runs import tune as t
+    from sim import commands
+    from sim.runs import interrupts
+    from sim.experiments import tune as t
 
     def each(result):
         if not result.history:   # set up: from now on Ctrl-C stops the search with its best so far
@@ -850,7 +852,7 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
     """
     _python(python, unchecked=unchecked)
     _announce_compiling(sys.stderr.isatty())
-    from sim.runs import commands
+    from sim import commands
     from sim.runs.replay import render
     r = commands.replay(path, game=game, **_given(ctx, strategy=list(strategy), seed=seed, players=players,
                                                   rotate=rotate, sheet=sheet, max_rolls=max_rolls),
@@ -879,7 +881,7 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
 def moves(sheet, crossed, colour, number, rules):
     """List the legal placements of a colour and number on a sheet with some boxes crossed."""
     _announce_compiling(sys.stderr.isatty())
-    from sim.runs import commands
+    from sim import commands
     click.echo(commands.moves(colour=colour, number=number, crossed=crossed, sheet=sheet, rules=rules).text())
 
 
@@ -916,7 +918,8 @@ def train(sheet, players, games, seed, threads, init, step, out, quiet, rules):
     that the default comparisons never play the games it learned from.
     """
     _announce_compiling(_progress_enabled(quiet))
-    from sim.runs import commands, interrupts
+    from sim import commands
+    from sim.runs import interrupts
     if _PROGRAM:
         interrupts.install("Interrupted: no weights were written.")
     try:
@@ -951,7 +954,7 @@ def weights_command(fmt):
     the shipped file for a sheet, table size and rules if there is one, else yours.
     """
     import pandas as pd
-    from sim.runs import commands
+    from sim import commands
     w = commands.weights()
     df = pd.DataFrame(w.rows(), columns=w.columns())
     if fmt != "table":
@@ -989,11 +992,11 @@ def bound(games, seed, sheet, beam, weights, threads, quiet, rules):
     """The clairvoyant bound of the solo game, and `learned` as a percentage of it.
 
     For each game, a beam search with all 30 rolls known finds the best score it can
-    (sim.runs.research.clairvoyant); `learned` plays the same dice. Prints both means, the
+    (sim.research.clairvoyant); `learned` plays the same dice. Prints both means, the
     percentage and their score breakdowns.
     """
     _announce_compiling(_progress_enabled(quiet))
-    from sim.runs import commands
+    from sim import commands
     h = commands.bound(games=games, seed=seed, sheet=sheet, beam=beam, weights=weights, threads=threads,
                        progress=_progress_enabled(quiet), rules=rules)
     click.echo(h.report())
@@ -1048,7 +1051,8 @@ def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, out
     if fmt == "parquet" and output is None:
         raise SettingError("{format} parquet writes one row per decision: give {out} FILE")
     _announce_compiling(_progress_enabled(quiet))
-    from sim.runs import commands, interrupts
+    from sim import commands
+    from sim.runs import interrupts
     if output is not None and fmt != "parquet":   # (the layer checks a Parquet file of decisions)
         commands.check_file(output)
     try:
@@ -1074,7 +1078,7 @@ def analyse(dataset, strategy, rollouts, top, games, mistakes, weights, fmt, out
 @_errors
 def list_strategies():
     """List the built-in strategies with their parameters."""
-    from sim.runs import commands
+    from sim import commands
     for name, s in commands.strategies().items():
         click.echo(f"{name:<12} {s.description}")
         for k, v in s.params.items():
@@ -1115,7 +1119,7 @@ def play(ctx, players, opponents, level, sheet, rules, seed, game, max_rolls, ou
     on stdout (docs/play.md). The game is kept after every move: --resume FOLDER continues it.
     """
     _announce_compiling(_progress_enabled(False))
-    from sim.runs.commands import play as run_play
+    from sim.commands import play as run_play
     given = _given(ctx, players=players, opponents=list(opponents), level=level, sheet=sheet, rules=rules, seed=seed,
                    game=game, max_rolls=max_rolls)
     run_play(**given, out=out, resume=resume_path, coach=coach, port=port, browser=not no_browser,

@@ -13,7 +13,7 @@
 Each function is its command (`encore-sim run`, `summary`, ...; `compare_rules` is `compare-rules`)
 with the command's options as keyword arguments under the same names (`--games` is `games=`,
 `--strategy` is `strategy=`, one name or a list, `--rules` is `rules=`, a text or a sim.rules.Rules),
-the same defaults, and the same checks: both call the same function of sim.runs.commands, whose
+the same defaults, and the same checks: both call the same function of sim.commands, whose
 signature each function here takes. Bad input raises ValueError with the line the command would
 print, naming keywords where the command names flags. What the command prints beside its table is
 in the frame's `.attrs` (a dict: the dataset's path, the settings, further frames, the command's
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from sim.runs import commands
+from sim import commands
 
 __all__ = ["run", "summary", "compare", "compare_rules", "tune", "train", "replay", "analyse", "report", "bound",
            "moves", "strategies", "weights", "available_dice", "game", "env", "vector_env", "aec_env"]
@@ -46,7 +46,7 @@ def _call(name: str, args: tuple, kwargs: dict) -> str:
 
 
 def _signature_of(command, drop=("command", "say"), returns=pd.DataFrame):
-    """The notebook function of `command` takes its keywords, with its defaults (sim.runs.commands)."""
+    """The notebook function of `command` takes its keywords, with its defaults (sim.commands)."""
     def wrap(fn):
         sig = inspect.signature(command)
         fn.__signature__ = sig.replace(parameters=[p for n, p in sig.parameters.items() if n not in drop],
@@ -89,7 +89,7 @@ def compare(*strategies, **options) -> pd.DataFrame:
     `opponents`: one spec, or one per opponent seat. attrs: games, settings, stop (with until_ci),
     headline, and with `report` the HTML file written. `train`: train the weights `learned` lacks
     first."""
-    from sim.runs.compare import headline
+    from sim.experiments.compare import headline
     result = commands.compare(*strategies, **options, say=_say(options))
     return _frame(result.table, games=result.games, settings=result.settings, stop=result.stop,
                   headline=headline(result), **_report(options))
@@ -108,7 +108,7 @@ def compare_rules(*rules, **options) -> pd.DataFrame:
     until_ci), headline, played_by (per rule set, what played each strategy), warnings,
     adaptation (a frame: with check_adaptation, what B's own weights gain over A's under B), and
     with `report` the HTML file written. `train`: train the weights `learned` lacks first."""
-    from sim.runs.rulescompare import headline
+    from sim.experiments.rulescompare import headline
     result = commands.compare_rules(*rules, **options, say=_say(options))
     return _frame(result.table, games=result.games, rules=result.labels, settings=result.settings, stop=result.stop,
                   headline=headline(result), played_by=result.played_by, warnings=result.warnings,
@@ -122,7 +122,7 @@ def tune(spec, **options) -> pd.DataFrame:
     best_spec, best_params, start_spec, start_params, validation (the best spec against the start
     spec on the validation seed; None with validate_games=0), settings, games, status, "trials" (a
     frame: a row per candidate played) and "text" (the result as the command prints it)."""
-    from sim.runs.tune import format_best, format_validation
+    from sim.experiments.tune import format_best, format_validation
     r = commands.tune(spec, **options, say=_say(options))
     text = format_best(r) + ("" if r.validation is None else "\n\n" + format_validation(r))
     return _frame(r.history, best_spec=r.best_spec, best_params=r.best_params, start_spec=r.start_spec,
@@ -260,9 +260,9 @@ def weights() -> pd.DataFrame:
     return _frame(pd.DataFrame(w.rows(), columns=w.columns()), store=str(w.folder))
 
 
-@_signature_of(commands.game, returns="sim.runs.playgame.Game")
+@_signature_of(commands.game, returns="sim.play.game.Game")
 def game(**options):
-    """Your game against the bots: a sim.runs.playgame.Game in which you are seat 0 (not a frame:
+    """Your game against the bots: a sim.play.game.Game in which you are seat 0 (not a frame:
     a game in progress). g.choices() and g.hint() are DataFrames; g.play(i) takes choice i and the
     bots play up to your next decision; g.over, g.roll, g.scores(), g.last_loss; g.save() writes a
     dataset that every function here reads. `encore-sim play` shows the same game on a page."""
@@ -274,7 +274,7 @@ def game(**options):
 @_signature_of(commands.env, returns="gymnasium.Env")
 def env(*args, **options):
     """A gymnasium.Env of one seat: the solo game, or a table against built-in strategies
-    (sim.runs.envs.EncoreEnv). reward: "score", "final" or "margin". Game g of `seed` has run's
+    (sim.agents.envs.EncoreEnv). reward: "score", "final" or "margin". Game g of `seed` has run's
     game g's dice."""
     return commands.env(*args, **options)
 
@@ -282,12 +282,12 @@ def env(*args, **options):
 @_signature_of(commands.vector_env, returns="gymnasium.vector.VectorEnv")
 def vector_env(*args, **options):
     """A gymnasium.vector.VectorEnv of num_envs games stepped in one compiled call, autoreset
-    (sim.runs.envs.EncoreVectorEnv)."""
+    (sim.agents.envs.EncoreVectorEnv)."""
     return commands.vector_env(*args, **options)
 
 
 @_signature_of(commands.aec_env, returns="pettingzoo.AECEnv")
 def aec_env(*args, **options):
-    """A PettingZoo AEC environment whose agents are the seats (sim.runs.aec.EncoreAEC): the active
+    """A PettingZoo AEC environment whose agents are the seats (sim.agents.aec.EncoreAEC): the active
     seat first, then the passive seats, whose choices apply together."""
     return commands.aec_env(*args, **options)

@@ -246,14 +246,14 @@ VECTOR_ENVS = 1024
 
 
 def vector_steps_per_second(seconds: float, repeats: int, num_envs: int = VECTOR_ENVS, players: int = 1) -> dict:
-    """Median steps (decisions) a second of the vector env (sim.runs.envs.EncoreVectorEnv) with
+    """Median steps (decisions) a second of the vector env (sim.agents.envs.EncoreVectorEnv) with
     uniformly random legal actions, in the calling thread's CPU time (its kernels use no other
     thread; CPU time, as "one core" says, where the machine's other jobs would otherwise count):
     "kernels", sim.vector.step_batch and the compiled random_actions called directly; "step",
     step_batch alone; "api", VectorEnv.step (copy=False) and env.random_actions, Gymnasium's
     interface."""
     from sim import vector
-    from sim.runs.envs import EncoreVectorEnv
+    from sim.agents.envs import EncoreVectorEnv
 
     env = EncoreVectorEnv(num_envs, players=players, seed=1, copy=False)
     env.reset()
@@ -350,7 +350,7 @@ TRAINING = ((1, "", 400_000), (4, "", 40_000), (4, "joker-six", 40_000))
 def training_rows(quick: bool = False) -> list[dict]:
     """Training games a second on every core (as `encore-sim train` runs by default), after a
     short run that compiles: solo, and at 4 players under the rulebook and under joker-six."""
-    from sim.runs.training.run import train_file
+    from sim.training.run import train_file
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for players, rules, games in TRAINING:

@@ -13,7 +13,7 @@ within CAL_TABLE_TOLERANCE of the level's target win rate. Every evaluation play
 
 Measurement, on seeds the calibration did not use: every level and `learned` play the same
 MEASURE_SOLO solo games of seed MEASURE_SEED, and the same MEASURE_TABLE games of 4 players of seed
-MEASURE_SEED + 1 against three `learned`, rotated through the seats (sim.runs.compare: paired
+MEASURE_SEED + 1 against three `learned`, rotated through the seats (sim.experiments.compare: paired
 differences against `learned` on the same dice, with 95% intervals; win rates with Wilson's).
 Run with NUMBA_NUM_THREADS=1 on a shared machine; it prints how long it took.
 """
@@ -50,9 +50,9 @@ def solo_mean(spec: str, seed: int = CAL_SEED, games: int = CAL_GAMES) -> float:
 
 def table_win_rate(spec: str, seed: int = CAL_SEED, games: int = CAL_TABLE_GAMES) -> float:
     """The win rate (a shared win counted whole, as compare counts it) of `spec` at a table of 4
-    against three `learned`, in games 0..games-1 of `seed`, seats rotated (sim.runs.compare)."""
+    against three `learned`, in games 0..games-1 of `seed`, seats rotated (sim.experiments.compare)."""
     from sim.runs.api import lineup
-    from sim.runs.compare import candidate_results
+    from sim.experiments.compare import candidate_results
     line = lineup([spec] + ["learned"] * 3, players=4)
     _, wins = candidate_results(line, seed, 0, games, 4, line.sheet)
     return float(wins.mean())
@@ -90,7 +90,7 @@ def calibrate() -> None:
 
 def measure() -> str:
     """The levels' table of docs/levels.md (Markdown)."""
-    from sim.runs.compare import compare
+    from sim.experiments.compare import compare
     from strategies.levels import LEVELS
     specs = [lv.spec for lv in LEVELS]
     base = "learned"

@@ -3,8 +3,8 @@
 GAMES_DIGEST is the version of what decides a run's games: the rules and kernels (the modules
 of `sim` itself), the players (the modules of `strategies` itself) and their data (the sheets,
 `learned`'s shipped weights). A run's manifest records it, and `run --resume` refuses a run
-started with another. The layers above (`sim.runs`, `sim.runs.training`,
-`sim.runs.research`, cli.py) change no game, so editing them leaves it as it is.
+started with another. The layers above (`sim.runs`, `sim.training`,
+`sim.research`, cli.py) change no game, so editing them leaves it as it is.
 
 The compile cache is keyed per file: the functions a file compiles are cached in a folder named
 by a hash of that file and of every file it imports, transitively, imports inside functions

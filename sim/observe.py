@@ -1,6 +1,6 @@
 """A decision as arrays: the action encoding, the action mask and the observation (kernels).
 
-The learning environments (sim.runs.envs) and the batched strategies (a strategy deciding for a
+The learning environments (sim.agents.envs) and the batched strategies (a strategy deciding for a
 batch of games at once) see a decision through this one encoding.
 
 Actions

@@ -28,7 +28,7 @@ lists its choices. Nobody's passive move of a roll is applied before every passi
 chosen (RULES section 3), so an external passive seat never sees another's move of its roll.
 
 Many games step together as rows of arrays with a leading game axis, each row advanced by this
-same kernel (sim.vector for the environments, sim.runs.batched for batched strategies; one game
+same kernel (sim.vector for the environments, sim.batched for batched strategies; one game
 of the play page is one such row), compiled once for its one signature (stepper).
 """
 import numpy as np

@@ -7,7 +7,7 @@
     adv.learned       # the row learned's decision function plays (-1: passing), dice pair included
 
 The values are learned's one-ply action values, the numbers `analyse` judges every decision by
-(sim.runs.research.rollouts uses solo_value_of and table_value_of below): reward now plus the
+(sim.research.rollouts uses solo_value_of and table_value_of below): reward now plus the
 value of the sheet after the move, for the solo game or, at a table, the margin over the best
 opponent (learned.rank_placements, rank_table). A choice paid with more '!' than its placement
 needs is valued at that cost. The loss of choice i is values[best] - values[i].

@@ -13,7 +13,7 @@ guide and an example.
 A batched strategy (@batched) is a plain Python function that decides for a batch of games at
 once, from arrays: the observations and action masks of the Gymnasium environments (sim.observe,
 docs/agents.md). The runs layer steps many games to their next decision of its seat, calls it
-once for all of them and applies its actions (sim.runs.batched): NumPy or PyTorch code plays
+once for all of them and applies its actions (sim.batched): NumPy or PyTorch code plays
 at the engine's speed, its Python overhead paid once per batch rather than once per decision.
 """
 from __future__ import annotations

@@ -30,7 +30,7 @@ allow (and passing): reward now + V(afterstate), where the reward is the
 column and colour points the move completes, +2 per star it crosses (every
 star starts at -2) and -1 per '!' it uses (each kept '!' scores 1). The sum
 of rewards over a game is the score + 30 - 8, so V estimates the points still
-to come. sim.runs.training.solo learns W by TD(lambda) on self-play, from optimistic
+to come. sim.training.solo learns W by TD(lambda) on self-play, from optimistic
 starting weights.
 
 Under rule variants (sim.rules; the kernels read them from tab.rules) the same holds with the
@@ -49,7 +49,7 @@ almost only at close calls.
 At a table (2-6 players) the value is of another kind: the points still to
 come minus the best opponent's final score, from the sheet's features and what
 the player sees of the table (strategies.table_features), in rows of
-N_ROW_TABLE per stage of the game; sim.runs.training.table learns it.
+N_ROW_TABLE per stage of the game; sim.training.table learns it.
 
 The weights are not compiled in: they follow the strategy's parameters and the
 sheet's layout in `params`, float32 packed two to a float64 word (Strategy.data:

@@ -1,6 +1,6 @@
 """`recorded`: a seat that plays the moves a file holds, roll by roll.
 
-A person's game (sim.runs.playgame) is saved as a dataset whose manifest seats them as
+A person's game (sim.play.game) is saved as a dataset whose manifest seats them as
 `recorded:moves=moves.json`, so that `summary`, `replay`, `analyse` and `report` rebuild their
 game from the manifest as they rebuild any run's: the recorded seat makes the person's moves, the
 other seats are played by their strategies again. Results name the seat by the player the file

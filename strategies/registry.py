@@ -218,7 +218,7 @@ def _compiled(strat: Strategy, spec: str, user: bool = False) -> Strategy:
     A user's function is compiled for the signature's arguments and its return type checked: cast
     to the signature's int64, a float (`n / 2`) would play a truncated index without a word."""
     # Plain Python compiles nothing (sim.guard names a float it returns); a batched strategy is
-    # Python, its shape and actions checked as it plays (sim.runs.batched).
+    # Python, its shape and actions checked as it plays (sim.batched).
     user = user and not JIT_DISABLED and strat.batched is None
     try:
         if user:

@@ -10,10 +10,10 @@ from click.testing import CliRunner
 
 import encore_sim as es
 from cli import main
-from sim.runs.compare import compare
+from sim.experiments.compare import compare
 from sim.runs.summary import summarise
-from sim.runs.research.analyse import analyse
-from sim.runs.research.decisions import decisions
+from sim.research.analyse import analyse
+from sim.research.decisions import decisions
 
 #: Keywords a function takes that its command has no option for: in Python a progress bar is asked
 #: for (the command shows one unless --quiet).

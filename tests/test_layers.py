@@ -14,15 +14,18 @@ from loaded import modules_loaded_by
 ROOT = Path(__file__).resolve().parent.parent
 #: Lowest first: (layer, the modules in it).
 LAYERS = [
-    ("rules and kernels", re.compile(r"sim(\.(?!runs\b)\w+)?$")),
+    ("rules and kernels", re.compile(r"sim(\.(?!(runs|training|experiments|agents|research|report|play|commands)\b)\w+)?$")),
     ("players", re.compile(r"strategies(\.\w+)*$")),
-    ("runs and files", re.compile(r"sim\.runs(\.(?!commands\b|training\b|research\b)\w+)?$")),
-    ("training", re.compile(r"sim\.runs\.training(\.\w+)?$")),
-    ("research", re.compile(r"sim\.runs\.research(\.\w+)?$")),
-    ("commands", re.compile(r"sim\.runs\.commands(\.\w+)?$")),
+    ("runs and files", re.compile(r"sim\.runs(\.\w+)?$")),
+    ("training", re.compile(r"sim\.training(\.\w+)?$")),
+    ("experiments", re.compile(r"sim\.experiments(\.\w+)?$")),
+    ("agents", re.compile(r"sim\.agents(\.\w+)?$")),
+    ("research", re.compile(r"sim\.research(\.\w+)?$")),
+    ("report", re.compile(r"sim\.report(\.\w+)?$")),
+    ("play", re.compile(r"sim\.play(\.\w+)?$")),
+    ("commands", re.compile(r"sim\.commands(\.\w+)?$")),
     ("front ends", re.compile(r"(cli|encore_sim)$")),
 ]
-
 
 def _files():
     return sorted([ROOT / "cli.py", ROOT / "encore_sim.py", *ROOT.glob("sim/**/*.py"),
@@ -78,11 +81,47 @@ MODULES = {_name(p): p for p in _files()}
 GRAPH = {m: _imports(p, set(MODULES)) for m, p in MODULES.items()}
 
 
+def _upward(graph) -> dict[str, list[str]]:
+    """Each module's imports of a layer above its own."""
+    return {m: sorted(d for d in deps if _layer(d) > _layer(m)) for m, deps in graph.items()
+            if any(_layer(d) > _layer(m) for d in deps)}
+
+
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_imports_only_its_own_layer_and_below(module):
     mine = _layer(module)
     above = {m: LAYERS[_layer(m)][0] for m in GRAPH[module] if _layer(m) > mine}
     assert not above, f"{module} ({LAYERS[mine][0]}) imports from layers above it: {above}"
+
+
+def test_a_planted_upward_import_is_found(tmp_path):
+    """The check can fail: a runs module importing the commands, written as a lazy relative
+    import inside a function, is read as the upward import it is."""
+    planted = tmp_path / "api.py"
+    planted.write_text("def f():\n    from ..commands import games\n")
+    module = "sim.runs.api"
+    tree = ast.parse(planted.read_text())
+    (node,) = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    base = _from_module(node, "sim.runs")
+    found = {f"{base}.{a.name}" for a in node.names} & set(MODULES)
+    assert found == {"sim.commands.games"}
+    assert _upward({**GRAPH, module: GRAPH[module] | found}) == {module: ["sim.commands.games"]}
+
+
+def _folder_lines() -> dict[str, int]:
+    lines = {}
+    for m, p in MODULES.items():
+        lines[_folder(m)] = lines.get(_folder(m), 0) + len(p.read_text().splitlines())
+    return lines
+
+
+def test_no_folder_holds_a_third_of_the_code():
+    """One folder a job: none grows to hold a third of the lines of sim/, strategies/ and the
+    front ends, as sim/runs/ once held half."""
+    lines = _folder_lines()
+    total = sum(lines.values())
+    big = {f: n for f, n in lines.items() if n > total / 3}
+    assert not big, f"folders holding over a third of {total} lines: {big}"
 
 
 def test_no_import_cycle():
@@ -157,13 +196,13 @@ def test_architecture_names_every_module():
 
 def test_a_run_of_learned_loads_no_training_or_research(tmp_path):
     args = ["run", "-n", "20", "-s", "learned", "-q", "--out", tmp_path / "r"]
-    assert modules_loaded_by(args, ("sim.runs.training", "sim.runs.research")) == []
+    assert modules_loaded_by(args, ("sim.training", "sim.research")) == []
 
 
 def test_analyse_loads_no_report_or_matplotlib():
     """`analyse` writes JSON, not figures: loading it must not load the report module's plotting."""
-    code = ("import sys, sim.runs.research.analyse\n"
-            "print(sorted(m for m in sys.modules if m == 'sim.runs.report' or m.startswith('matplotlib')))")
+    code = ("import sys, sim.research.analyse\n"
+            "print(sorted(m for m in sys.modules if m == 'sim.report.report' or m.startswith('matplotlib')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
 
@@ -206,7 +245,7 @@ def test_only_the_rules_layer_plays_a_turn():
     change is made in one place. (sim.runs.api crosses a user's boxes one by one to draw a
     position, in no turn.)"""
     found = {m: calls for m, p in sorted(MODULES.items())
-             if m.startswith(("strategies", "sim.runs.training", "sim.runs.research")) and (calls := _engine_calls(p))}
+             if m.startswith(("strategies", "sim.training", "sim.research")) and (calls := _engine_calls(p))}
     assert not found, f"outside the rules layer, these call the engine's crossing and awards: {found}"
 
 
@@ -272,15 +311,15 @@ def test_no_private_name_is_taken_from_another_module():
 def test_the_private_name_check_finds_each_form(tmp_path, monkeypatch):
     """The check above can fail: it finds a relative import, an absolute one and an attribute."""
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
-    (tmp_path / "sim" / "runs").mkdir(parents=True)
+    (tmp_path / "sim" / "experiments").mkdir(parents=True)
     (tmp_path / "sim" / "__init__.py").write_text("")
-    (tmp_path / "sim" / "runs" / "__init__.py").write_text("")
-    (tmp_path / "sim" / "runs" / "compare.py").write_text("def _settings(): pass\n")
-    (tmp_path / "sim" / "runs" / "report.py").write_text("def _own(): pass\n")
-    user = tmp_path / "sim" / "runs" / "rulescompare.py"
-    user.write_text("from .compare import _settings, stop\nfrom sim.runs.report import _own as o\n"
-                    "from sim.runs import compare\nimport numpy as np\nx = compare._settings, np._x, o\n")
-    assert _private_imports(user, True) == ["1: from sim.runs.compare import _settings",
-                                            "2: from sim.runs.report import _own", "5: compare._settings"]
-    assert _private_imports(user, False) == ["1: from sim.runs.compare import _settings",
-                                             "2: from sim.runs.report import _own"]
+    (tmp_path / "sim" / "experiments" / "__init__.py").write_text("")
+    (tmp_path / "sim" / "experiments" / "compare.py").write_text("def _settings(): pass\n")
+    (tmp_path / "sim" / "experiments" / "report.py").write_text("def _own(): pass\n")
+    user = tmp_path / "sim" / "experiments" / "rulescompare.py"
+    user.write_text("from .compare import _settings, stop\nfrom sim.experiments.report import _own as o\n"
+                    "from sim.experiments import compare\nimport numpy as np\nx = compare._settings, np._x, o\n")
+    assert _private_imports(user, True) == ["1: from sim.experiments.compare import _settings",
+                                            "2: from sim.experiments.report import _own", "5: compare._settings"]
+    assert _private_imports(user, False) == ["1: from sim.experiments.compare import _settings",
+                                             "2: from sim.experiments.report import _own"]

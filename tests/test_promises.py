@@ -125,7 +125,7 @@ def test_replay_every_roll_draws_the_sheet_after_each_roll():
 
 def test_compare_opponents_from_the_command_line():
     """--opponents fills the other seats: the candidates' means are those of games against it."""
-    from sim.runs.compare import compare
+    from sim.experiments.compare import compare
     args = ["compare", "heuristic", "greedy", "-p", 3, "-n", 100, "--seed", 5, "-f", "json", "-q"]
     res = json.loads(invoke(*args, "--opponents", "random").stdout)
     assert res["settings"]["opponents"] == "random"
@@ -206,7 +206,7 @@ def without_timing(text):
 
 
 def test_bound_prints_the_measured_bound():
-    from sim.runs.research.headroom import measure
+    from sim.research.headroom import measure
     r = invoke("bound", "-n", 2, "--beam", 4, "--seed", 3, "-q")
     assert r.exit_code == 0, r.output
     assert without_timing(r.stdout) == without_timing(measure(2, 3, "standard", 4).report())

@@ -111,7 +111,7 @@ def test_summary_names_the_rules(solo):
 
 
 def test_the_report_names_the_rules(solo, rulebook, tmp_path):
-    from sim.runs.report import report
+    from sim.report.report import report
     pages = {}
     for name, out in (("variant", solo[0]), ("rulebook", rulebook)):
         report(out, tmp_path / f"{name}.html")
@@ -222,11 +222,11 @@ def test_compare_and_tune_play_under_the_rules():
 
 
 def test_the_research_and_training_commands_pass_the_rules_on(monkeypatch, solo, tmp_path):
-    """train, bound and analyse hand the rules to their entry points (sim.runs.training,
-    sim.runs.research): train and bound those given, analyse the dataset's."""
-    import sim.runs.research.analyse as analyse_module
-    import sim.runs.research.headroom as headroom
-    import sim.runs.training.run as training
+    """train, bound and analyse hand the rules to their entry points (sim.training,
+    sim.research): train and bound those given, analyse the dataset's."""
+    import sim.research.analyse as analyse_module
+    import sim.research.headroom as headroom
+    import sim.training.run as training
     seen = {}
 
     def record(name, result=None):

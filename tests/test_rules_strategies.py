@@ -187,7 +187,7 @@ def test_weights_recorded_with_rules_are_matched(tmp_path):
 
 
 def test_training_under_joker_six_records_its_rules_and_its_weights_play_them(tmp_path):
-    from sim.runs.training.run import train_file
+    from sim.training.run import train_file
     out = tmp_path / "six.npz"
     train_file(out, games=1024, threads=1, rules="joker-six")
     assert str(np.load(out)["rules"]) == "joker-six"
@@ -216,7 +216,7 @@ def test_learned_features_stay_in_their_tables_under_the_variants():
 def test_the_bound_searches_the_rules_solo_game(tmp_path):
     """encore-sim bound's entry point takes the rules: the clairvoyant lines and learned's games are
     of the rules' length, with learned's weights for them."""
-    from sim.runs.research.headroom import measure
+    from sim.research.headroom import measure
     short = tmp_path / "short.npz"
     L.save_weights(short, L.read_weights(L.shipped_file(SHEET), SHEET, 1), SHEET, 0, 0, 1, rules="solo-rolls=20")
     h = measure(games=3, beam=8, weights=short, threads=1, rules="solo-rolls=20")

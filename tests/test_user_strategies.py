@@ -16,9 +16,9 @@ from numba.core import event
 
 from cli import COUNT, main
 from sim.runs import api
-from sim.runs.compare import candidate_results, compare
+from sim.experiments.compare import candidate_results, compare
 from sim.runs.dataset import read_manifest
-from sim.runs.tune import tune
+from sim.experiments.tune import tune
 from strategies import labels, resolve
 
 ROOT = Path(__file__).resolve().parents[1]

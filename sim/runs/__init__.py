@@ -1,7 +1,4 @@
-"""Runs, files and the Python API behind the commands: settings, batch runs into Parquet
-datasets, summaries, comparisons, tuning, reports and replays. Built on the kernels of `sim`
-and the players of `strategies`; nothing below this layer imports it.
-
-Its subpackages stand above its modules: `training` (learned's weights) and `research` (the
-bound and the analysis, which uses training's solo game) are built on the runs, and of the
-modules here only the commands (`commands`) import them."""
+"""Runs, files and the Python API: settings, batch runs into Parquet datasets, summaries and
+replays, and one game stepped from Python. Built on the kernels of `sim` and the players of
+`strategies`; the folders beside it (experiments, training, agents, research, report, play,
+commands) are built on it, and it imports none of them."""

@@ -90,7 +90,7 @@ class Lineup:
     checked: bool = True    # users' strategies compiled with bounds checking (sim.guard)
     labels: tuple[str, ...] | None = None   # how results name each (strategies.registry.labels); None: specs
     rules: Rules = RULEBOOK  # the rules the strategies' data is for
-    # Per slot (padded as fns) a batched strategy's sim.runs.batched.BatchedSlot, else None; None
+    # Per slot (padded as fns) a batched strategy's sim.batched.BatchedSlot, else None; None
     # for a line-up without one (play_chunk then plays it in the kernels alone).
     batched: tuple | None = None
 
@@ -140,7 +140,7 @@ def lineup(strategies, files=None, sheet=SHEET, players=None, checked=True, rule
     lengths = [len(row) for row in rows] + [len(rows[0])] * pad
     batched = None
     if any(k == reference_players.PLAYER_EXTERNAL for k in kinds):
-        from .batched import batched_slots   # only a line-up with a batched strategy loads its loop
+        from ..batched import batched_slots   # only a line-up with a batched strategy loads its loop
         batched = batched_slots(resolved, sheet_obj, players, rules)
         batched += batched[:1] * pad
     return Lineup(tuple(r.spec for r in resolved), tuple(fns + fns[:1] * pad),
@@ -153,7 +153,7 @@ def player_kind(fn) -> int:
     the other built-in strategies on the engine's arrays, any other on copies (sim.guard)."""
     from strategies.interface import decided_outside
 
-    if fn is decided_outside:   # a batched strategy: decided outside the kernels (sim.runs.batched)
+    if fn is decided_outside:   # a batched strategy: decided outside the kernels (sim.batched)
         return reference_players.PLAYER_EXTERNAL
     if fn is reference_players.greedy:
         return reference_players.PLAYER_GREEDY
@@ -198,8 +198,8 @@ def play_chunk(seed, first, count, strategies, players=None, sheet=SHEET,
                       line.labels, line.rules, line.batched)
     tab = kernel_tables(sheet, rules)
     if line.batched is not None:
-        # A batched strategy decides for many games at once, from Python (sim.runs.batched).
-        from .batched import play_batched
+        # A batched strategy decides for many games at once, from Python (sim.batched).
+        from ..batched import play_batched
         games, seats, logs = play_batched(line, tab, seed, first, count, players, max_rolls,
                                           chunk_max_rolls(max_rolls, players, rules), rotate, log_turns,
                                           BatchedStrategyError)
@@ -353,7 +353,7 @@ class StrategyError(RuntimeError):
 
 class BatchedStrategyError(StrategyError, ValueError):
     """A batched strategy returned a batch of actions of the wrong shape or type, or an illegal
-    action, or raised (sim.runs.batched): a ValueError of the caller's input, and a StrategyError
+    action, or raised (sim.batched): a ValueError of the caller's input, and a StrategyError
     to a run, which stops as for any illegal move."""
 
 

@@ -358,7 +358,7 @@ def read_manifest(path) -> dict:
 
 def _files_in_dataset(store, manifest: dict) -> None:
     """A strategy's file kept in the dataset's folder (`in_dataset`: its name there, as a person's
-    saved game keeps its moves, sim.runs.playgame) is read from where the folder is now, so that the
+    saved game keeps its moves, sim.play.game) is read from where the folder is now, so that the
     dataset still replays once moved: its recorded "file" is the path it had when written."""
     if not isinstance(store, LocalStore):
         return

@@ -69,7 +69,7 @@ PLAY_OPPONENTS = "learned"
 PLAY_LABEL = "you"
 PLAY_FOLDER = "results/play-%Y%m%d-%H%M%S"
 
-#: The learning environments (sim.runs.envs, sim.runs.aec; es.env, es.vector_env, es.aec_env): the
+#: The learning environments (sim.agents.envs, sim.agents.aec; es.env, es.vector_env, es.aec_env): the
 #: agent's reward, the other seats' strategy at a table, a vector env's games, an AEC env's table.
 ENV_REWARD = "score"
 ENV_OPPONENTS = "greedy"

@@ -195,7 +195,7 @@ def summarise(path, by_seat: bool = False, batch_size: int = BATCH_ROWS, columns
     """Aggregate the dataset at `path` chunk by chunk, in row batches (raises DatasetError if damaged).
 
     each_batch(batch, rolls, capped), if given, sees every batch summarised, with the further
-    players `columns` asked for: sim.runs.report draws its figures in the same pass, from the same rows.
+    players `columns` asked for: sim.report.report draws its figures in the same pass, from the same rows.
     """
     store = open_store(path)
     manifest = read_manifest(store)

@@ -119,9 +119,9 @@ def python_speed() -> str:
 @register("training-time")
 def training_time() -> str:
     """How long train's defaults and training on demand take, from make bench's training rows."""
-    from sim.runs.training.ondemand import WARM_GAMES
-    from sim.runs.training.solo import DEFAULT_GAMES as SOLO_GAMES
-    from sim.runs.training.table import DEFAULT_GAMES as TABLE_GAMES
+    from sim.training.ondemand import WARM_GAMES
+    from sim.training.solo import DEFAULT_GAMES as SOLO_GAMES
+    from sim.training.table import DEFAULT_GAMES as TABLE_GAMES
     rows = {r["workload"]: r for r in bench()["results"]}
     solo = next(r for w, r in rows.items() if w.startswith("training, solo,"))
     four = next(r for w, r in rows.items() if w.startswith("training, 4 players,"))
@@ -171,7 +171,7 @@ SOLO_SEED, SOLO_GAMES = 1, 10_000
 
 @functools.cache
 def _compare(strategies: tuple, players=1, opponents=None, games=SOLO_GAMES, seed=SOLO_SEED):
-    from sim.runs.compare import compare
+    from sim.experiments.compare import compare
     return compare(list(strategies), players=players, opponents=opponents, games=games, seed=seed)
 
 
@@ -272,7 +272,7 @@ SHEET_TABLE_GAMES = {2: 1_500, 4: 1_500, 6: 1_000}
 
 
 def _learned_against_lookahead(players: int, sheet, games: int, learned: str = "learned", seed: int = SOLO_SEED):
-    from sim.runs.compare import compare
+    from sim.experiments.compare import compare
     return compare(["lookahead", learned], players=players, games=games, seed=seed, sheet=sheet).table.iloc[1]
 
 
@@ -395,7 +395,7 @@ def _analysed(spec: str, rollouts: int = 0):
 
     from sim.runs.runner import run
     from sim.runs.settings import Settings
-    from sim.runs.research.analyse import analyse
+    from sim.research.analyse import analyse
     with tempfile.TemporaryDirectory() as d:
         run(Path(d) / "ds", settings=Settings.of(strategies=[spec], games=ANALYSE_GAMES, seed=SOLO_SEED))
         return analyse(Path(d) / "ds", rollouts=rollouts, mistakes=0).rows[0]

@@ -19,13 +19,13 @@ def _tree(tmp_path, files):
 
 def test_games_digest_follows_rules_players_and_data_only(tmp_path):
     root = _tree(tmp_path, {"sim/engine.py": "x = 1\n", "sim/runs/runner.py": "x = 1\n",
-                            "strategies/heuristic.py": "x = 1\n", "sim/runs/research/rollouts.py": "x = 1\n",
-                            "sim/runs/training/solo.py": "x = 1\n"})
+                            "strategies/heuristic.py": "x = 1\n", "sim/research/rollouts.py": "x = 1\n",
+                            "sim/training/solo.py": "x = 1\n"})
     data = root / "strategies" / "data"
     data.mkdir()
     np.savez_compressed(data / "w.npz", W=np.zeros(3))
     before = games_digest(root)
-    for rel in ("sim/runs/runner.py", "sim/runs/research/rollouts.py", "sim/runs/training/solo.py"):
+    for rel in ("sim/runs/runner.py", "sim/research/rollouts.py", "sim/training/solo.py"):
         (root / rel).write_text("x = 2\n")
         assert games_digest(root) == before, rel
     # New weights need no recompilation, but they play other games.
@@ -43,11 +43,11 @@ def test_code_key_follows_the_file_and_what_it_imports(tmp_path):
         "sim/engine.py": "from .state import A\n\ndef f():\n    from . import rng\n",
         "sim/rng.py": "B = 2\n",
         "strategies/__init__.py": "",
-        "sim/runs/research/clairvoyant.py": "from sim.engine import f\n",
+        "sim/research/clairvoyant.py": "from sim.engine import f\n",
     })
-    engine, research = root / "sim/engine.py", root / "sim/runs/research/clairvoyant.py"
+    engine, research = root / "sim/engine.py", root / "sim/research/clairvoyant.py"
     keys = code_key(engine, root), code_key(research, root)
-    (root / "sim/runs/research/clairvoyant.py").write_text("from sim.engine import f\n# a comment\n")
+    (root / "sim/research/clairvoyant.py").write_text("from sim.engine import f\n# a comment\n")
     assert code_key(engine, root) == keys[0]          # research edited: the engine keeps its code
     assert code_key(research, root) != keys[1]
     keys = code_key(engine, root), code_key(research, root)

@@ -12,12 +12,12 @@ from cli import main
 from sim.rules import RULEBOOK, parse_rules
 from sim.sheets import load_sheet
 from sim.runs.api import lineup, play_chunk
-from sim.runs.rulescompare import compare_rules
+from sim.experiments.rulescompare import compare_rules
 from sim.state import PS_PASSES, PS_SCORE, PS_WINNER
 from strategies import adaptation, store
 from strategies.learned import shipped_file
 from strategies.registry import resolve
-from sim.runs.training.run import train_file
+from sim.training.run import train_file
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANT = "star-penalty=3"

@@ -315,7 +315,7 @@ def test_the_examples_score_what_the_guide_says():
     run's mean lies within 4 standard errors of the documented one (the error of the difference
     between a run's first k games and all N of them); a broken or edited example fails."""
     import docs_figures
-    from sim.runs.compare import compare
+    from sim.experiments.compare import compare
     documented = _documented()
     names = [n for n, _ in docs_figures.KIT_EXAMPLES]
     assert sorted(documented) == sorted(names)

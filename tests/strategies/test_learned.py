@@ -14,9 +14,9 @@ from sim.sheets import load_sheet
 from sim.tables import N_GROUPS, build_tables, kernel_tables
 from strategies import REGISTRY
 from strategies import learned as L
-from sim.runs.training import solo as T
+from sim.training import solo as T
 from strategies.features import EXPECT_SIZE
-from sim.runs.training import run as TR
+from sim.training import run as TR
 
 from checker import check_game_log
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from sim.runs.api import lineup, play_chunk
-from sim.runs.compare import candidate_results
+from sim.experiments.compare import candidate_results
 from sim.state import PS_SCORE
 from strategies.levels import LEVELS, level_of
 

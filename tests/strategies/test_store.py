@@ -1,4 +1,4 @@
-"""The weights store (strategies.store) and training on demand (sim.runs.training.ondemand):
+"""The weights store (strategies.store) and training on demand (sim.training.ondemand):
 train writes to the store by default, learned finds weights there after the shipped ones, a
 damaged stored file is named and never passed over, and --train (train=True) trains what a
 command lacks, stores it and goes on."""
@@ -15,7 +15,7 @@ from cli import main
 from sim.sheets import load_sheet
 from strategies import learned as L
 from strategies import store
-from sim.runs.training import ondemand
+from sim.training import ondemand
 
 SOLO_VARIANT = "star-penalty=3"     # changes the solo game's points: no weights ship for it
 
@@ -167,7 +167,7 @@ def test_a_warm_start_begins_at_the_rulebooks_weights(empty_store):
 
 
 def test_an_interrupted_training_on_demand_stores_nothing(empty_store, tmp_path, monkeypatch, quick_warm_start):
-    from sim.runs.training import run as training_run
+    from sim.training import run as training_run
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

@@ -21,7 +21,7 @@ from sim.state import (
 from sim.tables import build_tables, kernel_tables
 from strategies import learned as L
 from strategies import table_features as TF
-from sim.runs.training import run as TR
+from sim.training import run as TR
 
 import sheetgen
 from checker import check_game_log

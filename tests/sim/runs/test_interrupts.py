@@ -250,7 +250,7 @@ import os, signal, sys
 import numpy as np
 import cli
 from strategies import learned
-from sim.runs.training import run
+from sim.training import run
 
 # Trained at once; then Ctrl-C arrives while the weights file is being written.
 run.train = lambda sheet, games, seed, **options: np.zeros(learned.weights_shape(1), np.float32)

@@ -30,9 +30,9 @@ def test_bad_settings_are_one_message(kwargs, message):
 
 def _entry_points():
     """Each API that validates its own arguments, as (call with one bad keyword, the message)."""
-    from sim.runs.tune import tune
-    from sim.runs.research import headroom, improvement
-    from sim.runs.training.run import train_file
+    from sim.experiments.tune import tune
+    from sim.research import headroom, improvement
+    from sim.training.run import train_file
     too_many_threads = numba.config.NUMBA_NUM_THREADS + 1
     return [
         (lambda: tune("heuristic", ["box=0..1"], budget=MAX_GAMES + 1), f"budget must be 1..{MAX_GAMES},"),

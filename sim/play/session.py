@@ -1,0 +1,215 @@
+"""One person's game on the play page: the game, its folder, and every request's checks.
+
+    s = PlaySession.start(game, folder, analyse=...)    # or PlaySession.resume(folder, ...)
+    s.state()                                           # what the page draws (sim.play.view)
+    s.play({"game": id, "decision": n, "choice": i})    # a move; Refused (4xx, one line) if bad
+    s.hint(id, n)                                       # the decision view of this decision
+
+The page is a view: the game lives here, so a reload fetches it again, and the folder keeps
+enough after every move (play.json: the settings and the person's choices) to continue the game
+in a new server (`play --resume FOLDER`). A request names the game (its id, new for every
+session) and the decision it answers (how many the person has taken): a request for another
+game, or one that a second tab or a double click sent for a decision already taken, is refused
+and changes nothing. Every check is made before anything changes, under the session's lock.
+
+The session writes into its folder alone: play.json as the game goes, the finished game's
+dataset (`summary`, `replay`, `analyse` read it) and the analysis of it (analysis.json).
+"""
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+from pathlib import Path
+
+from ..errors import SettingError
+
+#: What play.json holds; a folder without it is no game of `play`.
+STATE_FILE = "play.json"
+ANALYSIS_FILE = "analysis.json"
+#: The largest request body the page sends is ~60 bytes; anything much larger is no move of it.
+MAX_BODY = 4096
+
+
+class Refused(Exception):
+    """A request refused before it changed anything: an HTTP status and one line."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _int(body: dict, name: str, lo: int, hi: int) -> int:
+    x = body.get(name)
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise Refused(400, f"bad request: {name!r} must be an integer, got {json.dumps(x)[:40]}")
+    if not lo <= x <= hi:
+        raise Refused(422, f"{name} {x} is out of range {lo}..{hi}")
+    return x
+
+
+class PlaySession:
+    """A game of the person against the line-up, behind a lock (the server answers from threads)."""
+
+    def __init__(self, game, folder: Path, analyse=None, coach: float | None = None):
+        """game: a sim.play.game.PageGame; folder: where it is kept; analyse(folder) -> dict:
+        the finished game's analysis (run in the background once the game ends); coach: the loss
+        above which the page's coach speaks (None: the coach starts off)."""
+        self.game = game
+        self.folder = Path(folder)
+        self.id = secrets.token_hex(8)
+        self.lock = threading.Lock()
+        self.coach = {"on": coach is not None, "threshold": 1.0 if coach is None else float(coach)}
+        self.last_move = None           # the coach's word on the person's last move
+        self._analyse = analyse
+        self._analysis = None           # {"status": "running" | "done" | "failed", ...}
+        self._thread = None
+        if game.over:
+            self._finish()
+
+    # --- the folder ----------------------------------------------------------------------
+
+    @staticmethod
+    def check_new(folder: Path) -> None:
+        """SettingError unless `folder` may hold a new game: missing or empty."""
+        folder = Path(folder)
+        if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+            raise SettingError(f"{folder} is not an empty folder: a new game needs a folder of its own "
+                               "(or {resume} the game in it)")
+
+    @classmethod
+    def start(cls, game, folder: Path, analyse=None, coach=None) -> "PlaySession":
+        folder = Path(folder)
+        cls.check_new(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        s = cls(game, folder, analyse, coach)
+        s._keep()
+        return s
+
+    @classmethod
+    def resume(cls, folder: Path, load, analyse=None, coach=None) -> "PlaySession":
+        """The game kept in `folder` (its play.json), rebuilt by load(folder), with the coach it
+        had unless `coach` is given."""
+        folder = Path(folder)
+        kept = folder / STATE_FILE
+        if not kept.is_file():
+            raise SettingError(f"{folder} holds no game of `play` to {{resume}} (no {STATE_FILE} in it)")
+        try:
+            was = json.loads(kept.read_text()).get("coach")
+        except ValueError:
+            raise SettingError(f"{kept} is damaged: not JSON") from None
+        s = cls(load(folder), folder, analyse, coach)
+        if coach is None and isinstance(was, dict) and isinstance(was.get("on"), bool):
+            s.coach = {"on": was["on"], "threshold": float(was.get("threshold", 1.0))}
+        return s
+
+    def _keep(self) -> None:
+        """play.json, written whole and then renamed over the old one (a crash leaves one of the two)."""
+        tmp = self.folder / (STATE_FILE + ".tmp")
+        tmp.write_text(json.dumps({**self.game.record(), "coach": self.coach}, indent=1) + "\n")
+        tmp.replace(self.folder / STATE_FILE)
+
+    # --- what the page reads -----------------------------------------------------------------
+
+    def state(self) -> dict:
+        with self.lock:
+            return self._state()
+
+    def _state(self) -> dict:
+        g = self.game
+        return {
+            **g.view(),
+            "game": self.id,
+            "decision": g.decisions,
+            "folder": str(self.folder),
+            "coach": self.coach,
+            "last_move": self.last_move,
+            "analysis": self._analysis,
+            "settings": g.settings(),
+        }
+
+    def hint(self, game: str, decision: int) -> dict:
+        with self.lock:
+            self._check(game, decision)
+            return {"game": self.id, "decision": self.game.decisions, "choices": self.game.hint_view()}
+
+    # --- what the page changes ---------------------------------------------------------------
+
+    def play(self, body) -> dict:
+        """The person's move {"game", "decision", "choice"} (choice -1: pass): checked, played, kept.
+        Returns the new state, its `last_move` the coach's word on this move."""
+        if not isinstance(body, dict) or set(body) != {"game", "decision", "choice"}:
+            raise Refused(400, 'bad request: the body must be {"game": ID, "decision": N, "choice": I}')
+        with self.lock:
+            self._check(body.get("game"), body.get("decision"))
+            n = self.game.count()
+            i = _int(body, "choice", -1, 10 ** 9)
+            if i >= n:
+                raise Refused(422, f"choice {i} is not a legal choice: decision {self.game.decisions} has "
+                                   f"{n} choices (0..{n - 1}) and passing (-1)")
+            self.last_move = self.game.play(i)
+            self._keep()
+            if self.game.over:
+                self._finish()
+            return self._state()
+
+    def set_coach(self, body) -> dict:
+        if not isinstance(body, dict) or set(body) != {"game", "on", "threshold"} or not isinstance(body["on"], bool):
+            raise Refused(400, 'bad request: the body must be {"game": ID, "on": true|false, "threshold": LOSS}')
+        t = body["threshold"]
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 100:
+            raise Refused(422, "the coach's threshold must be a number of points 0..100")
+        with self.lock:
+            if body["game"] != self.id:
+                raise Refused(409, "another game: this server plays game " + self.id + "; reload the page")
+            self.coach = {"on": body["on"], "threshold": float(t)}
+            self._keep()
+            return self._state()
+
+    def _check(self, game, decision) -> None:
+        if not isinstance(game, str) or not secrets.compare_digest(game.encode(), self.id.encode()):
+            raise Refused(409, f"another game: this server plays game {self.id}; reload the page")
+        if isinstance(decision, bool) or not isinstance(decision, int):
+            raise Refused(400, "bad request: 'decision' must be an integer")
+        if self.game.over:
+            raise Refused(409, "the game is over: there is no decision to take")
+        if decision != self.game.decisions:
+            raise Refused(409, f"stale request: it answers decision {decision}, the game is at decision "
+                               f"{self.game.decisions}; reload the page")
+
+    # --- the end of the game -------------------------------------------------------------
+
+    def _finish(self) -> None:
+        """Save the finished game as a dataset and analyse it in the background (the page polls)."""
+        if self._analysis is not None:
+            return
+        done = self.folder / ANALYSIS_FILE
+        if done.is_file():
+            self._analysis = {"status": "done", **json.loads(done.read_text())}
+            return
+        self.game.save(self.folder)
+        if self._analyse is None:
+            self._analysis = {"status": "off"}
+            return
+        self._analysis = {"status": "running"}
+        self._thread = threading.Thread(target=self._analyse_now, name="analyse-your-game", daemon=True)
+        self._thread.start()
+
+    def _analyse_now(self) -> None:
+        try:
+            result = self._analyse(self.folder)
+        except Exception as e:      # shown on the page: the game itself is saved whatever happens here
+            with self.lock:
+                self._analysis = {"status": "failed", "error": str(e).splitlines()[0] if str(e) else type(e).__name__}
+            return
+        tmp = self.folder / (ANALYSIS_FILE + ".tmp")
+        tmp.write_text(json.dumps(result, indent=1) + "\n")
+        tmp.replace(self.folder / ANALYSIS_FILE)
+        with self.lock:
+            self._analysis = {"status": "done", **result}
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Until the analysis in the background is done (tests, and a server stopping)."""
+        if self._thread is not None:
+            self._thread.join(timeout)

@@ -1,0 +1,260 @@
+"""encore-sim play's server (sim.play.server, sim.play.session): who may play the game,
+and what a bad request changes (nothing).
+
+The server runs in this process on a free port of 127.0.0.1, over a real game (a greedy opponent);
+requests go through http.client, so that every header (Host, Origin, Content-Type) is the test's
+to set. After every refusal the game's state, as the page sees it and as its folder keeps it, is
+what it was before."""
+import http.client
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sim.play.game import Game, resume as resume_game
+from sim.play.server import Server
+from sim.play.session import STATE_FILE, PlaySession
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+class Client:
+    """Requests to a running Server: path relative to its token's root unless `raw`."""
+
+    def __init__(self, server: Server):
+        self.server = server
+        self.port = server.port
+        self.root = f"/{server.token}/"
+
+    def send(self, method, path, body=None, headers=None, raw=False):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=300)   # a cold cache compiles the hint first
+        h = {"Host": f"127.0.0.1:{self.port}"}
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body)
+            h["Content-Type"] = "application/json"
+        h.update(headers or {})
+        conn.request(method, path if raw else self.root + path, body=body, headers=h)
+        r = conn.getresponse()
+        data = r.read()
+        conn.close()
+        return r.status, dict((k.lower(), v) for k, v in r.getheaders()), data
+
+    def state(self) -> dict:
+        status, _, data = self.send("GET", "api/state")
+        assert status == 200, data
+        return json.loads(data)
+
+
+@pytest.fixture(scope="module")
+def game_server(tmp_path_factory):
+    """A 2-player game against greedy, served; its folder inside a folder of its own (to see that
+    nothing is written beside it)."""
+    home = tmp_path_factory.mktemp("play-server")
+    folder = home / "game"
+    session = PlaySession.start(Game(players=2, opponents="greedy", seed=3, game=1), folder)
+    server = Server(session).start()
+    yield session, Client(server), home
+    server.stop()
+
+
+def snapshot(session, client):
+    """What a refused request must leave as it was: the page's state, the kept file, the game's arrays."""
+    g = session.game.gip
+    return (client.state(), (session.folder / STATE_FILE).read_text(),
+            [a.copy().tolist() for a in (g.st, g.ps, g.bb, g.sp)])
+
+
+def one_line(data: bytes) -> str:
+    text = data.decode()
+    assert text.endswith("\n") and text.count("\n") == 1, text
+    return text.strip()
+
+
+def test_the_server_listens_on_loopback_alone(game_server):
+    session, client, _ = game_server
+    assert client.server.sock.getsockname()[0] == "127.0.0.1"
+    assert client.server.url.startswith(f"http://127.0.0.1:{client.port}/")
+    assert len(client.server.token) >= 32     # 24 random bytes, base64
+
+
+@pytest.mark.parametrize("path", ["/", "/api/state", "/play.js", "/{wrong}/", "/{wrong}/api/state", "/{prefix}/",
+                                  "/{token}x/api/state", "//{token}/api/state"])
+def test_a_request_without_the_token_is_refused(game_server, path):
+    session, client, _ = game_server
+    token = client.server.token
+    path = path.format(wrong="A" * len(token), prefix=token[:-1], token=token)
+    before = snapshot(session, client)
+    for method, body in (("GET", None), ("POST", {"game": session.id, "decision": session.game.decisions,
+                                                  "choice": -1})):
+        status, headers, data = client.send(method, path, body, raw=True)
+        assert status == 403, (path, data)
+        assert "token" in one_line(data)
+    assert snapshot(session, client) == before
+
+
+def test_another_host_is_refused_dns_rebinding(game_server):
+    session, client, _ = game_server
+    before = snapshot(session, client)
+    for host in ("evil.example", f"evil.example:{client.port}", "127.0.0.1", f"127.0.0.1:{client.port + 1}",
+                 f"localhost.evil.example:{client.port}"):
+        status, _, data = client.send("GET", "api/state", headers={"Host": host})
+        assert status == 403 and "127.0.0.1:PORT" in one_line(data), host
+    status, _, _ = client.send("GET", "api/state", headers={"Host": f"localhost:{client.port}"})
+    assert status == 200
+    assert snapshot(session, client) == before
+
+
+def test_a_move_from_another_site_is_refused(game_server):
+    session, client, _ = game_server
+    before = snapshot(session, client)
+    move = {"game": session.id, "decision": session.game.decisions, "choice": -1}
+    for headers, code in (({"Origin": "http://evil.example"}, 403), ({"Origin": "null"}, 403),
+                          ({"Origin": f"http://127.0.0.1:{client.port + 1}"}, 403),
+                          ({"Sec-Fetch-Site": "cross-site"}, 403), ({"Sec-Fetch-Site": "same-site"}, 403),
+                          ({"Content-Type": "text/plain"}, 415),
+                          ({"Content-Type": "application/x-www-form-urlencoded"}, 415)):
+        status, _, data = client.send("POST", "api/play", move, headers=headers)
+        assert status == code, (headers, data)
+        one_line(data)
+    assert snapshot(session, client) == before
+
+
+def test_bad_moves_are_refused_with_one_line_and_change_nothing(game_server):
+    session, client, home = game_server
+    before = snapshot(session, client)
+    g, d = session.id, session.game.decisions
+    n = session.game.count()
+    other = "0" * len(g) if g != "0" * len(g) else "1" * len(g)
+    cases = [
+        ({"game": g, "decision": d, "choice": n}, 422, "not a legal choice"),           # a choice not offered
+        ({"game": g, "decision": d, "choice": -2}, 422, "out of range"),
+        ({"game": g, "decision": d, "choice": 1.0}, 400, "integer"),
+        ({"game": g, "decision": d, "choice": "0"}, 400, "integer"),
+        ({"game": g, "decision": d, "choice": True}, 400, "integer"),
+        ({"game": g, "decision": d, "choice": None}, 400, "integer"),
+        ({"game": g, "decision": d - 1, "choice": -1}, 409, "stale"),                   # a decision already taken
+        ({"game": g, "decision": d + 1, "choice": -1}, 409, "stale"),
+        ({"game": other, "decision": d, "choice": -1}, 409, "another game"),            # another game's id
+        ({"game": g, "decision": d}, 400, "body must be"),                              # malformed bodies
+        ({"game": g, "decision": d, "choice": -1, "extra": 1}, 400, "body must be"),
+        ([g, d, -1], 400, "body must be"),
+    ]
+    for body, code, words in cases:
+        status, _, data = client.send("POST", "api/play", body)
+        assert status == code and words in one_line(data), (body, status, data)
+    for raw, code in (("{not json", 400), ("\xff", 400), ("x" * 5000, 413)):
+        status, _, data = client.send("POST", "api/play", raw, headers={"Content-Type": "application/json"})
+        assert status == code, (raw[:10], data)
+        one_line(data)
+    for method in ("PUT", "DELETE", "PATCH"):
+        status, _, data = client.send(method, "api/play", {"game": g, "decision": d, "choice": -1})
+        assert status == 405
+        one_line(data)
+    status, _, data = client.send("GET", f"api/hint?game={g}&decision={d + 3}")
+    assert status == 409 and "stale" in one_line(data)
+    status, _, data = client.send("GET", "api/nothing")
+    assert status == 404
+    one_line(data)
+    assert snapshot(session, client) == before
+
+
+def test_a_good_move_is_played_kept_and_cannot_be_sent_twice(game_server):
+    session, client, home = game_server
+    state = client.state()
+    status, _, data = client.send("GET", f"api/hint?game={state['game']}&decision={state['decision']}")
+    assert status == 200
+    best = json.loads(data)["choices"][0]
+    move = {"game": state["game"], "decision": state["decision"], "choice": best["choice"]}
+    status, _, data = client.send("POST", "api/play", move,
+                                  headers={"Origin": f"http://127.0.0.1:{client.port}", "Sec-Fetch-Site": "same-origin"})
+    assert status == 200, data
+    after = json.loads(data)
+    assert after["decision"] == state["decision"] + 1
+    assert after["last_move"]["loss"] == pytest.approx(0, abs=1e-9)
+    kept = json.loads((session.folder / STATE_FILE).read_text())
+    assert len(kept["moves"]) == after["decision"]
+    before = snapshot(session, client)
+    status, _, data = client.send("POST", "api/play", move)         # a double click: the same move again
+    assert status == 409 and "stale" in one_line(data)
+    assert snapshot(session, client) == before
+    # nothing written beside the game's folder
+    assert sorted(p.name for p in home.iterdir()) == ["game"]
+
+
+def test_the_page_is_served_with_its_protections(game_server):
+    session, client, _ = game_server
+    status, headers, data = client.send("GET", "")
+    assert status == 200 and b'<script src="play.js"' in data
+    assert "frame-ancestors 'none'" in headers["content-security-policy"]
+    assert headers["referrer-policy"] == "no-referrer" and headers["x-frame-options"] == "DENY"
+    assert headers["cache-control"] == "no-store"
+    for name, kind in (("play.js", "text/javascript"), ("play.css", "text/css"), ("favicon.svg", "image/svg+xml")):
+        status, headers, _ = client.send("GET", name)
+        assert status == 200 and headers["content-type"].startswith(kind)
+    status, headers, _ = client.send("GET", f"/{client.server.token}", raw=True)
+    assert status == 308 and headers["location"].endswith(f"/{client.server.token}/")
+
+
+def test_a_game_is_resumed_where_it_stopped(tmp_path):
+    folder = tmp_path / "game"
+    first = PlaySession.start(Game(players=1, seed=4, game=2), folder, coach=0.25)
+    for _ in range(3):
+        first.play({"game": first.id, "decision": first.game.decisions, "choice": first.game.hint_view()[0]["choice"]})
+    was = first.state()
+    again = PlaySession.resume(folder, resume_game)
+    now = again.state()
+    assert again.id != first.id
+    assert now["decision"] == 3 and now["coach"] == {"on": True, "threshold": 0.25}
+    for key in ("seats", "dice", "choices", "log", "roll"):
+        assert now[key] == was[key], key
+    with pytest.raises(ValueError, match="no game of `play`"):
+        PlaySession.resume(tmp_path, resume_game)
+
+
+def _cli(*args, timeout=60, cwd=None):
+    return subprocess.run([sys.executable, str(ROOT / "cli.py"), "play", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=cwd)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--opponents", "greedy", "--level", "1"], "exclude each other"),
+    (["--resume", "nowhere", "--seed", "3"], "leave out --seed"),
+    (["--port", "0"], "--port"),
+    (["--players", "7"], "--players"),
+    (["--coach", "-1"], "--coach"),
+])
+def test_bad_options_are_one_line_and_exit_2(args, words, tmp_path):
+    out = _cli(*args, "--no-browser", cwd=tmp_path)
+    assert out.returncode == 2, out
+    assert out.stderr.count("\n") == 1 and words in out.stderr, out.stderr
+    assert out.stdout == ""
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        out = _cli("--players", "1", "--port", str(busy.getsockname()[1]), "--no-browser", cwd=tmp_path)
+    assert out.returncode == 2 and out.stderr.startswith("Error: cannot listen"), out.stderr
+    assert out.stderr.count("\n") == 1 and not list(tmp_path.iterdir())     # no game folder made
+
+
+def test_a_finished_game_is_saved_analysed_and_resumed_with_its_analysis(tmp_path):
+    from sim.play.analysis import game_analysis as _game_analysis
+    folder = tmp_path / "game"
+    s = PlaySession.start(Game(players=1, seed=2, game=0), folder, analyse=_game_analysis)
+    while not s.game.over:
+        s.play({"game": s.id, "decision": s.game.decisions, "choice": -1})
+    s.wait(300)
+    a = s.state()["analysis"]
+    assert a["status"] == "done" and a["decisions"] == 30 and a["score"] == s.state()["seats"][0]["score"]
+    assert {"manifest.json", "play.json", "analysis.json"} <= {p.name for p in folder.iterdir()}
+    again = PlaySession.resume(folder, resume_game, analyse=_game_analysis)   # read back, not redone
+    assert again.state()["analysis"] == a and again.state()["over"]
+    (folder / "analysis.json").unlink()                                     # stopped while analysing
+    again = PlaySession.resume(folder, resume_game, analyse=_game_analysis)
+    again.wait(300)
+    assert again.state()["analysis"] == a
