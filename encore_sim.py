@@ -27,9 +27,13 @@ from pathlib import Path
 import pandas as pd
 
 from sim import commands
+from sim.agents import register_when_imported
+
+# gymnasium.make("encore-sim/Solo-v0") after `import encore_sim`, without importing Gymnasium here
+register_when_imported()
 
 __all__ = ["run", "summary", "compare", "compare_rules", "tune", "train", "replay", "analyse", "report", "bound",
-           "moves", "strategies", "weights", "available_dice", "game", "env", "vector_env", "aec_env"]
+           "moves", "strategies", "weights", "available_dice", "game", "env", "vector_env", "aec_env", "sb3_vec_env"]
 
 
 def _frame(rows, **attrs) -> pd.DataFrame:
@@ -275,14 +279,14 @@ def game(**options):
 def env(*args, **options):
     """A gymnasium.Env of one seat: the solo game, or a table against built-in strategies
     (sim.agents.envs.EncoreEnv). reward: "score", "final" or "margin". Game g of `seed` has run's
-    game g's dice."""
+    game g's dice. obs: "dict" or "flat" (one float32 vector); env.action_masks(): the legal actions."""
     return commands.env(*args, **options)
 
 
 @_signature_of(commands.vector_env, returns="gymnasium.vector.VectorEnv")
 def vector_env(*args, **options):
     """A gymnasium.vector.VectorEnv of num_envs games stepped in one compiled call, autoreset
-    (sim.agents.envs.EncoreVectorEnv)."""
+    (sim.agents.envs.EncoreVectorEnv). obs: "dict" or "flat"; venv.action_masks(): every env's."""
     return commands.vector_env(*args, **options)
 
 
@@ -291,3 +295,11 @@ def aec_env(*args, **options):
     """A PettingZoo AEC environment whose agents are the seats (sim.agents.aec.EncoreAEC): the active
     seat first, then the passive seats, whose choices apply together."""
     return commands.aec_env(*args, **options)
+
+
+@_signature_of(commands.sb3_vec_env, returns="stable_baselines3.common.vec_env.VecEnv")
+def sb3_vec_env(*args, **options):
+    """A Stable-Baselines3 VecEnv over vector_env(num_envs): one compiled step for all its games,
+    obs "flat" unless told, env_method("action_masks") as sb3-contrib's MaskablePPO calls it
+    (sim.agents.sb3.EncoreSB3VecEnv; the `sb3` extra: pip install 'encore-sim[sb3]')."""
+    return commands.sb3_vec_env(*args, **options)

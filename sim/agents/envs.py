@@ -10,7 +10,8 @@
 
 The spaces and the action encoding are sim.observe's: Discrete(K + 1) (placement row a at its fewest
 '!', or K: pass), the observation a Dict of Box spaces holding the mask ("action_mask", also in
-info["action_mask"]) and the costs ("action_cost"). The other seats are built-in strategies (any
+info["action_mask"] and action_masks()) and the costs ("action_cost"); obs="flat" makes it one
+float32 Box of features scaled to [0, 1] or [-1, 1], the mask among them (strategies.flat). The other seats are built-in strategies (any
 spec; "greedy" unless told), seats not rotated. Game g of root seed s has the dice of `run`'s game g
 of seed s, so an agent that chooses as a strategy would plays that strategy's game, move for move.
 EncoreEnv plays games 0, 1, 2, ... of its seed, one per reset; the vector env's env i plays games
@@ -21,11 +22,10 @@ last decision: a game's rewards add up to its final score minus the starting sco
 final score at the end, else 0), "margin" (at the end, the final score minus the best opponent's;
 solo: the final score). A game stopped by the roll cap (never reached in practice) is truncated.
 
-Importing this module registers "encore-sim/Solo-v0" and "encore-sim/Table-v0" (4 players,
-greedy opponents) for gymnasium.make and gymnasium.make_vec (which builds EncoreVectorEnv, one
-compiled call, for vectorization_mode="vector_entry_point"). Gymnasium 1.x has no plug-in
-registration, so without importing this module first, name it in the id:
-gymnasium.make("sim.agents.envs:encore-sim/Solo-v0").
+The ids "encore-sim/Solo-v0" and "encore-sim/Table-v0" (4 players, greedy opponents) are
+registered for gymnasium.make and gymnasium.make_vec (which builds EncoreVectorEnv, one compiled
+call, for vectorization_mode="vector_entry_point") by sim.agents.register, which `import
+encore_sim` and this module call.
 """
 from __future__ import annotations
 
@@ -41,15 +41,17 @@ from ..players import PLAYER_EXTERNAL
 from ..state import MAX_SEATS, ST_ROLL
 from ..step import SP_GAME, SP_SEAT
 from ..tables import build_tables, kernel_tables
+from strategies.flat import flat_bounds, flat_observation
+from . import SOLO_ID, TABLE_ID, register
 from ..runs.api import lineup
 from ..runs.defaults import ENV_OPPONENTS, ENV_REWARD, MAX_ROLLS, PLAYERS, SHEET, VECTOR_ENVS
 from ..runs.settings import MAX_GAME_INDEX, MAX_SEED, check_int
 
-SOLO_ID = "encore-sim/Solo-v0"
-TABLE_ID = "encore-sim/Table-v0"
 #: What plays an agent's seat in the line-up before its kind is made external: a built-in that
 #: loads nothing (its decision function is never called).
 _PLACEHOLDER = "random"
+#: The observation's forms: sim.observe's dict of arrays, or one float32 vector (strategies.flat).
+OBS_FORMS = ("dict", "flat")
 _AUTORESET = {AutoresetMode.NEXT_STEP: vector.AUTORESET_NEXT_STEP, AutoresetMode.SAME_STEP: vector.AUTORESET_SAME_STEP,
               AutoresetMode.DISABLED: vector.AUTORESET_DISABLED}
 
@@ -136,11 +138,32 @@ class Table:
         self.tab_rules = tables.rules.tolist()      # the observation's "rules"
         self.tab = kernel_tables(self.sheet, self.rules)
         self.spec = observe.obs_spec(players, self.k)
+        self._bound()
+
+    def _bound(self) -> None:
+        """The spec's bounds of the roll, the scores and the rules, narrowed to those these
+        rules allow (the kernels' dtypes allow more)."""
+        r = self.rules
+        columns = sum(max(first, later) for first, later in zip(*r.column_points))
+        high = columns + 5 * max(r.colour_bonus) + r.jokers
+        low = -(15 * r.star_penalty + self.max_rolls * r.pass_penalty)     # every sheet has 15 stars
+        for name, lo, hi in (("roll", 0, self.max_rolls), ("score", low, high), ("rules", 0, max(self.tab_rules))):
+            shape, dtype, _, _ = self.spec[name]
+            self.spec[name] = shape, dtype, lo, hi
 
     def space(self, keys=observe.OBS_KEYS) -> spaces.Dict:
         """The observation space of one decision (the arrays named by `keys`)."""
         return spaces.Dict({name: spaces.Box(low, high, shape, dtype)
                             for name, (shape, dtype, low, high) in self.spec.items() if name in keys})
+
+    def flat_space(self) -> spaces.Box:
+        """The observation space of one decision as features (obs="flat": strategies.flat)."""
+        low, high = flat_bounds(self.players, self.k)
+        return spaces.Box(low, high, dtype=np.float32)
+
+    def observation_space(self, obs: str):
+        """The space of one decision's observation in the form `obs` ("dict" or "flat")."""
+        return self.flat_space() if obs_form(obs) == "flat" else self.space()
 
     def batch(self, n, root, reward, autoreset):
         """A sim.vector.Batch of n games and its arrays; obs and final_obs by name."""
@@ -156,6 +179,13 @@ def reward_kind(reward) -> str:
     if reward not in vector.REWARDS:
         raise ValueError(f"reward must be one of {', '.join(vector.REWARDS)}, got {reward!r}")
     return reward
+
+
+def obs_form(obs) -> str:
+    """`obs` if it names a form of the observation (OBS_FORMS), else ValueError in one line."""
+    if obs not in OBS_FORMS:
+        raise ValueError(f"obs must be one of {', '.join(OBS_FORMS)}, got {obs!r}")
+    return obs
 
 
 def _root(seed) -> int:
@@ -245,18 +275,20 @@ class EncoreEnv(gymnasium.Env):
     """One seat of Encore! (`seat`, 0 by default): the solo game (players=1) or a table of 2-6 against
     built-in strategies (`opponents`: one spec for every other seat, or one each; "greedy" unless
     told). `seed`: the root seed of the games (reset(seed=...) sets another; None: drawn at the first
-    reset). reset(options={"game": g}) plays game g next."""
+    reset). reset(options={"game": g}) plays game g next. `obs`: "dict" (sim.observe's arrays) or
+    "flat" (one float32 vector, strategies.flat). action_masks(): the legal actions now."""
 
     metadata = {"render_modes": []}
 
     def __init__(self, players=PLAYERS, opponents=None, seat=0, sheet=SHEET, rules=None, reward=ENV_REWARD, seed=None,
-                 max_rolls=MAX_ROLLS, render_mode=None):
+                 max_rolls=MAX_ROLLS, render_mode=None, obs="dict"):
         self.table = Table(players, [seat], opponents, sheet, rules, max_rolls)
         self.seat = seat
         self.name = SOLO_ID if players == 1 else TABLE_ID
         self.reward_kind = reward_kind(reward)
+        self.obs = obs_form(obs)
         self.one = OneGame(self.table, self.name, seed, reward)
-        self.observation_space = self.table.space()
+        self.observation_space = self.table.observation_space(self.obs)
         self.action_space = LegalActions(self.table.k + 1, self.one.mask)
         self.render_mode = render_mode
 
@@ -289,7 +321,14 @@ class EncoreEnv(gymnasium.Env):
         player through this encoding."""
         return self.one.greedy_action()
 
-    def _observation(self) -> dict:
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of the decision at hand, bool (K + 1,): info["action_mask"] as
+        sb3-contrib's MaskablePPO and ActionMasker read it."""
+        return self.one.mask.astype(bool)
+
+    def _observation(self):
+        if self.obs == "flat":
+            return flat_observation(self.one.obs)[0]
         return {name: array[0].copy() for name, array in self.one.obs.items()}
 
     def _info(self) -> dict:
@@ -303,20 +342,22 @@ class EncoreVectorEnv(VectorEnv):
     seed (reset(seed=s, options={"game": first}); first 0 by default). `autoreset_mode`: Gymnasium's
     (metadata["autoreset_mode"]); NEXT_STEP by default, SAME_STEP puts the ended game's last
     observation in info["final_obs"]. `copy`: return copies of the observation arrays (the
-    kernels write the same arrays at every step; copy=False hands them out as they are)."""
+    kernels write the same arrays at every step; copy=False hands them out as they are). `obs`:
+    "dict" or "flat" (EncoreEnv's). action_masks(): every env's legal actions."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, num_envs=VECTOR_ENVS, players=PLAYERS, opponents=None, seat=0, sheet=SHEET, rules=None,
                  reward=ENV_REWARD, seed=None, max_rolls=MAX_ROLLS, autoreset_mode=AutoresetMode.NEXT_STEP, copy=True,
-                 render_mode=None):
+                 render_mode=None, obs="dict"):
         self.num_envs = n = check_int("num_envs", num_envs, 1, 1 << 24)
         self.table = Table(players, [seat], opponents, sheet, rules, max_rolls)
         self.seat = seat
         self.name = SOLO_ID if players == 1 else TABLE_ID
         mode = AutoresetMode(autoreset_mode)
         self.metadata = {**self.metadata, "autoreset_mode": mode}
-        self.single_observation_space = self.table.space()
+        self.obs = obs_form(obs)
+        self.single_observation_space = self.table.observation_space(self.obs)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.render_mode = render_mode
         self.copy = copy
@@ -382,8 +423,10 @@ class EncoreVectorEnv(VectorEnv):
                 rows = np.flatnonzero(ended)
                 final = np.full(self.num_envs, None, object)
                 final_info = np.full(self.num_envs, None, object)
+                flat = flat_observation(self._final_obs) if self.obs == "flat" else None
                 for i in rows:
-                    final[i] = {name: array[i].copy() for name, array in self._final_obs.items()}
+                    final[i] = flat[i] if flat is not None else {name: array[i].copy()
+                                                                 for name, array in self._final_obs.items()}
                     final_info[i] = {"scores": info["scores"][i].tolist(), "game": int(games[i])}
                 info["final_obs"], info["_final_obs"] = final, ended.copy()
                 info["final_info"], info["_final_info"] = final_info, ended.copy()
@@ -393,8 +436,14 @@ class EncoreVectorEnv(VectorEnv):
     def _copied(self, array):
         return array.copy() if self.copy else array
 
-    def _observation(self) -> dict:
+    def _observation(self):
+        if self.obs == "flat":
+            return flat_observation(self._obs)
         return {name: self._copied(array) for name, array in self._obs.items()}
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of every env's decision, bool (num_envs, K + 1)."""
+        return self._obs["action_mask"].astype(bool)
 
     def _info(self) -> dict:
         return {"action_mask": self._copied(self._obs["action_mask"]), "_action_mask": np.ones(self.num_envs, bool)}
@@ -427,14 +476,6 @@ class EncoreVectorEnv(VectorEnv):
         out = np.empty(self.num_envs, np.int64)
         vector.random_actions(self._obs["action_mask"], state, out)
         return out
-
-
-def register() -> None:
-    """Register the ids for gymnasium.make and gymnasium.make_vec (done on import)."""
-    for env_id, players in ((SOLO_ID, 1), (TABLE_ID, 4)):
-        if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point=f"{__name__}:EncoreEnv", kwargs={"players": players},
-                               vector_entry_point=f"{__name__}:EncoreVectorEnv")
 
 
 register()

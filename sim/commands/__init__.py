@@ -25,7 +25,7 @@ from .datasets import analyse, report, summary
 from .games import RunResult, compare, compare_rules, moves, replay, run, run_folder, strategies
 from .searches import bound, train, tune, weights
 from .play import game, play
-from .agents import aec_env, env, vector_env
+from .agents import aec_env, env, sb3_vec_env, vector_env
 
 #: Every command's function, by the command's name.
 COMMANDS = {"run": run, "summary": summary, "compare": compare, "compare-rules": compare_rules, "tune": tune,
@@ -35,5 +35,5 @@ COMMANDS = {"run": run, "summary": summary, "compare": compare, "compare-rules":
 #: is the same game without the page.
 SERVED = {"play": play}
 
-__all__ = ["COMMANDS", "SERVED", "play", "env", "vector_env", "aec_env", "Default", "RunResult", "check_file", "default", "value", "run_folder", "game",
+__all__ = ["COMMANDS", "SERVED", "play", "env", "vector_env", "aec_env", "sb3_vec_env", "Default", "RunResult", "check_file", "default", "value", "run_folder", "game",
            *(f.__name__ for f in COMMANDS.values())]
