@@ -3,6 +3,8 @@ PettingZoo's own checkers pass, and a game played through them is `run`'s game: 
 taken through the action encoding score exactly as `run -s greedy`, seats not rotated."""
 import subprocess
 import sys
+import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -21,9 +23,22 @@ from sim.agents.aec import EncoreAEC  # noqa: E402
 from sim.runs.api import play_chunk  # noqa: E402
 from sim.agents.envs import SOLO_ID, TABLE_ID, EncoreEnv, EncoreVectorEnv, IllegalAction  # noqa: E402
 from sim.state import PS_SCORE  # noqa: E402
+from strategies import flat_observation  # noqa: E402
+from strategies.flat import flat_bounds  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 START = -22     # 8 '!' and 15 open stars at 2 points each: every game's starting score by the rulebook
+
+
+@contextmanager
+def warnings_are_errors():
+    """Every warning an error, but Numba's of its own experimental features (the kernels' function
+    values), which pytest's settings leave out."""
+    from numba.core.errors import NumbaExperimentalFeatureWarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
+        yield
 
 
 def run_scores(seed, games, players, opponents="greedy"):
@@ -39,9 +54,57 @@ def test_check_env_passes(players):
     check_env(gymnasium.make(SOLO_ID if players == 1 else TABLE_ID).unwrapped)
 
 
+@pytest.mark.parametrize("players", [1, 4])
+@pytest.mark.parametrize("obs", ["dict", "flat"])
+def test_check_env_passes_without_a_warning_in_both_forms(players, obs):
+    env = gymnasium.make(SOLO_ID if players == 1 else TABLE_ID, seed=3, obs=obs)
+    with warnings_are_errors():
+        check_env(env.unwrapped)
+
+
 @pytest.mark.parametrize("players", [1, 2, 4])
 def test_pettingzoo_api_test_passes(players):
     api_test(EncoreAEC(players=players, seed=1), num_cycles=300)
+
+
+@pytest.mark.parametrize("players", [1, 4])
+def test_pettingzoo_api_test_passes_without_a_warning_with_the_flat_observation(players):
+    env = EncoreAEC(players=players, seed=1, obs="flat")
+    with warnings_are_errors():
+        api_test(env, num_cycles=300)
+
+
+def test_the_flat_observation_is_the_dict_s_features_and_action_masks_are_the_masks_everywhere():
+    flat, plain = EncoreEnv(players=2, seed=6, obs="flat"), EncoreEnv(players=2, seed=6)
+    (x, info), (obs, _) = flat.reset(), plain.reset()
+    while True:
+        assert np.array_equal(x, flat_observation(obs)) and flat.observation_space.contains(x)
+        assert np.array_equal(flat.action_masks(), info["action_mask"] == 1)
+        action = plain.greedy_action()
+        x, _, terminated, _, info = flat.step(action)
+        obs, *_ = plain.step(action)
+        if terminated:
+            break
+    venv = EncoreVectorEnv(3, players=4, seed=2, obs="flat", autoreset_mode=AutoresetMode.SAME_STEP)
+    x, info = venv.reset()
+    assert venv.observation_space.contains(x)
+    ended = False
+    while not ended:
+        assert np.array_equal(venv.action_masks(), info["action_mask"] == 1)
+        x, _, terminated, _, info = venv.step(venv.greedy_actions())
+        ended = terminated.any()
+    row = int(np.flatnonzero(terminated)[0])
+    assert info["final_obs"][row].shape == x[row].shape and venv.single_observation_space.contains(x[row])
+    aec = EncoreAEC(players=3, seed=5)
+    aec.reset()
+    for _ in range(12):
+        agent = aec.agent_selection
+        for other in aec.possible_agents:
+            mask = aec.action_masks(other)
+            assert np.array_equal(mask, aec.observe(other)["action_mask"] == 1)
+            assert np.array_equal(mask, aec.infos[other]["action_mask"] == 1)
+        assert aec.action_masks().tolist() == aec.action_masks(agent).tolist()
+        aec.step(aec.greedy_action())
 
 
 @pytest.mark.parametrize("players", [1, 4])
@@ -180,6 +243,24 @@ def test_random_masked_play_through_the_action_space_is_legal():
         env.step(env.random_actions(state))
 
 
+def test_import_encore_sim_registers_the_ids_without_importing_gymnasium_and_module_id_names_it():
+    code = ("import sys, encore_sim\n"
+            "assert 'gymnasium' not in sys.modules\n"
+            "import gymnasium\n"
+            "env = gymnasium.make('encore-sim/Table-v0', opponents='heuristic', obs='flat')\n"
+            "print(env.unwrapped.table.specs, env.observation_space.shape)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    size = len(flat_bounds(4, EncoreEnv(players=4).table.k)[0])
+    assert out.stdout.split() == f"('random', 'heuristic', 'heuristic', 'heuristic') ({size},)".split()
+    code = ("import gymnasium\n"
+            "env = gymnasium.make('encore_sim:encore-sim/Solo-v0', seed=1)\n"
+            "print(env.reset()[1]['game'])\n"
+            "import encore_sim\n"
+            "print(gymnasium.make('encore-sim/Solo-v0').unwrapped.table.players)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.split() == ["0", "1"]
+
+
 def test_gymnasium_make_finds_the_envs_by_module_without_an_import_first_and_run_imports_neither(tmp_path):
     code = ("import gymnasium, sys\n"
             "env = gymnasium.make('sim.agents.envs:encore-sim/Solo-v0', seed=1)\n"
@@ -189,7 +270,8 @@ def test_gymnasium_make_finds_the_envs_by_module_without_an_import_first_and_run
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip().splitlines()[-1] == "EncoreVectorEnv"
     args = ["run", "-n", "20", "-s", "greedy", "-q", "--out", tmp_path / "r"]
-    assert modules_loaded_by(args, ("gymnasium", "pettingzoo", "sim.agents.envs", "sim.agents.aec")) == []
+    assert modules_loaded_by(args, ("gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib",
+                                    "sim.agents.envs", "sim.agents.aec", "sim.agents.sb3")) == []
 
 
 def test_a_game_in_progress_steps_after_the_vector_kernels_took_advance():
