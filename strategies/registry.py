@@ -113,10 +113,15 @@ def _load_user(target: str, func: str, spec: str, file: str | None) -> tuple[Str
         loader = importlib.util.spec_from_file_location(mod_name, path)
         module = importlib.util.module_from_spec(loader)
         sys.modules[mod_name] = module
+        # As Python runs a script: its folder first on the import path, so that it imports the
+        # modules beside it (a network's definition, a helper), whatever the working directory.
+        sys.path.insert(0, str(path.parent))
         try:
             loader.loader.exec_module(module)
         except Exception as e:
             raise ValueError(f"strategy {spec!r}: cannot load {path}: {type(e).__name__}: {e}") from None
+        finally:
+            sys.path.remove(str(path.parent))
     else:
         key = (target, None, func)
         if key in _LOADED:
