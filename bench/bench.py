@@ -184,6 +184,7 @@ def run(quick: bool, everything: bool = False) -> list[dict]:
         rows.append(_timed(_plugin_row, tmp, inline, quick, False))
         rows.append(_timed(_batched_row, quick))
         rows.extend(_vector_rows(quick))
+        rows.extend(_sb3_rows(quick))
         if everything:
             rows.append(_timed(_lineup_row, quick))
             compiled = {r["workload"]: r["value"] for r in rows}
@@ -298,6 +299,49 @@ def _vector_rows(quick: bool) -> list[dict]:
     return [{"workload": f"vector env, solo, {names[k]}, 1 thread (CPU time)", "value": round(rate),
              "unit": "steps/s", "target": VECTOR_TARGET, "ratio": round(rate / VECTOR_TARGET, 2), "seconds": took}
             for k, rate in rates.items()]
+
+
+#: Envs of MaskablePPO's rollouts in the benchmark, in either vector env.
+SB3_ENVS = 16
+
+
+def sb3_steps_per_second(steps: int, dummy: bool, num_envs: int = SB3_ENVS) -> float:
+    """Steps (decisions) a second of MaskablePPO learning `steps` solo steps (rollouts of 128 steps an
+    env, its default network on the flat observation, torch on one thread), one core's CPU time:
+    on sim.agents.sb3's adapter (one compiled step for all envs), or with `dummy` on SB3's
+    DummyVecEnv of as many single envs (one Python step each)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    import encore_sim
+    torch.set_num_threads(1)
+    if dummy:
+        venv = DummyVecEnv([lambda i=i: encore_sim.env(seed=i, obs="flat") for i in range(num_envs)])
+    else:
+        venv = encore_sim.sb3_vec_env(num_envs, seed=0)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=128, batch_size=256, seed=0)
+    model.learn(128 * num_envs)          # warm-up: torch's first calls, the envs' compiles
+    t = time.process_time()
+    model.learn(steps, reset_num_timesteps=False)
+    return steps / (time.process_time() - t)
+
+
+def _sb3_rows(quick: bool) -> list[dict]:
+    """MaskablePPO learning on the adapter and on a DummyVecEnv of single envs, side by side: what
+    one compiled step for every env saves a Stable-Baselines3 user. (No row without the sb3 extra.)"""
+    try:
+        import sb3_contrib  # noqa: F401
+    except ImportError:
+        return []
+    steps = 128 * SB3_ENVS * (2 if quick else 8)
+    rows = []
+    for dummy, what in ((False, "encore_sim.sb3_vec_env"), (True, "DummyVecEnv of single envs")):
+        t = time.perf_counter()
+        rate = sb3_steps_per_second(steps, dummy)
+        rows.append({"workload": f"MaskablePPO, solo, {SB3_ENVS} envs, {what} (CPU time)", "value": round(rate),
+                     "unit": "steps/s", "target": None, "ratio": None, "seconds": round(time.perf_counter() - t, 1)})
+    return rows
 
 
 #: games_per_second in a process with NUMBA_DISABLE_JIT=1 (as `--python` runs), which Numba reads
