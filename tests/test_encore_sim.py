@@ -31,7 +31,7 @@ def ds(tmp_path_factory):
 #: Functions of the notebook module that are no command: decoders of what the frames hold.
 HELPERS = {"available_dice"}
 #: Functions that make objects a command has no counterpart of: the learning environments.
-ENVIRONMENTS = {"env", "vector_env", "aec_env"}
+ENVIRONMENTS = {"env", "vector_env", "aec_env", "sb3_vec_env"}
 
 
 @pytest.mark.parametrize("name", sorted(set(es.__all__) - HELPERS - ENVIRONMENTS))
