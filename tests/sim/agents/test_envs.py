@@ -243,22 +243,25 @@ def test_random_masked_play_through_the_action_space_is_legal():
         env.step(env.random_actions(state))
 
 
+def printed(code: str) -> list[str]:
+    """What `code` prints in a fresh process, word by word."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          check=True).stdout.split()
+
+
 def test_import_encore_sim_registers_the_ids_without_importing_gymnasium_and_module_id_names_it():
-    code = ("import sys, encore_sim\n"
-            "assert 'gymnasium' not in sys.modules\n"
-            "import gymnasium\n"
-            "env = gymnasium.make('encore-sim/Table-v0', opponents='heuristic', obs='flat')\n"
-            "print(env.unwrapped.table.specs, env.observation_space.shape)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     size = len(flat_bounds(4, EncoreEnv(players=4).table.k)[0])
-    assert out.stdout.split() == f"('random', 'heuristic', 'heuristic', 'heuristic') ({size},)".split()
-    code = ("import gymnasium\n"
-            "env = gymnasium.make('encore_sim:encore-sim/Solo-v0', seed=1)\n"
-            "print(env.reset()[1]['game'])\n"
-            "import encore_sim\n"
-            "print(gymnasium.make('encore-sim/Solo-v0').unwrapped.table.players)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
-    assert out.stdout.split() == ["0", "1"]
+    assert printed("import sys, encore_sim\n"
+                   "assert 'gymnasium' not in sys.modules\n"
+                   "import gymnasium\n"
+                   "env = gymnasium.make('encore-sim/Table-v0', opponents='heuristic', obs='flat')\n"
+                   "print(env.unwrapped.table.specs, env.observation_space.shape)\n") == \
+        f"('random', 'heuristic', 'heuristic', 'heuristic') ({size},)".split()
+    assert printed("import gymnasium\n"
+                   "env = gymnasium.make('encore_sim:encore-sim/Solo-v0', seed=1)\n"
+                   "print(env.reset()[1]['game'])\n"
+                   "import encore_sim\n"
+                   "print(gymnasium.make('encore-sim/Solo-v0').unwrapped.table.players)\n") == ["0", "1"]
 
 
 def test_gymnasium_make_finds_the_envs_by_module_without_an_import_first_and_run_imports_neither(tmp_path):
