@@ -33,7 +33,8 @@ def test_a_summary_s_rows_per_seat_where_one_strategy_holds_every_seat(datasets)
     (lambda d: report(d / "alone", format="pdf"), "{format} must be one of html, png, got 'pdf'"),
     (lambda d: report(d / "alone", format="png"), "{format} png needs {figures}"),
     (lambda d: report(d / "alone", format="html", figures=d / "f"), "{figures} writes PNG files"),
-])
+], ids=["summary-by", "summary-rules", "analyse-roll", "analyse-game-out", "report-format", "report-png",
+        "report-html-figures"])
 def test_bad_settings_are_refused_in_one_line_naming_them(datasets, call, text):
     with pytest.raises(SettingError) as e:
         call(datasets)
