@@ -1,7 +1,10 @@
 """Stable-Baselines3 on the compiled vector env (sim.agents.sb3): SB3's own checker passes on the
 flat observation without a warning, the adapter's games are `run`'s, and MaskablePPO learns on it
 without a wrapper of the user's, its checkpoint then playing `compare` as a batched strategy."""
+import os
 import shutil
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -22,7 +25,7 @@ from sim.runs.api import play_chunk  # noqa: E402
 from sim.state import PS_SCORE  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
-EXAMPLE = ROOT / "docs" / "examples" / "sb3_policy.py"
+EXAMPLES = ROOT / "docs" / "examples"
 
 
 def no_warnings():
@@ -79,7 +82,7 @@ def test_maskable_ppo_learns_on_the_adapter_and_its_checkpoint_plays_compare(tmp
         catch.__exit__(None, None, None)
     assert model.num_timesteps == 2048 and len(model.ep_info_buffer) == 16 * (2048 // 16 // 30)   # 30 decisions a game
     model.save(tmp_path / "ppo.zip")
-    shutil.copy(EXAMPLE, tmp_path / "policy.py")
+    shutil.copy(EXAMPLES / "sb3_policy.py", tmp_path / "policy.py")
     table = encore_sim.compare(f"{tmp_path / 'policy.py'}:ppo", "greedy", games=64, seed=5)
     assert table["strategy"].tolist() == ["policy.py:ppo", "greedy"]
     # the strategy plays the checkpoint's choices: its first game, stepped through the env by hand
@@ -93,7 +96,22 @@ def test_maskable_ppo_learns_on_the_adapter_and_its_checkpoint_plays_compare(tmp
     assert play_chunk(5, 0, 1, [f"{tmp_path / 'policy.py'}:ppo"]).seats[0, 0, PS_SCORE] == info["scores"][0]
 
 
-def test_the_example_in_the_docs_is_the_file():
+def test_the_recipes_in_the_docs_are_the_example_files():
     text = (ROOT / "docs" / "agents.md").read_text()
-    block = text.split("<!-- docs-check: file sb3_policy.py -->\n```python\n", 1)[1].split("```", 1)[0]
-    assert block == EXAMPLE.read_text()
+    for name in ("sb3_policy.py", "net.py", "torch_policy.py", "train_ppo.py", "train_sb3.py"):
+        block = text.split(f"<!-- docs-check: file {name} -->\n```python\n", 1)[1].split("```", 1)[0]
+        assert block == (EXAMPLES / name).read_text(), name
+
+
+def test_the_pytorch_recipe_trains_on_the_vector_env_and_its_network_plays_compare_from_beside_it(tmp_path):
+    """train_ppo.py for one update (4,096 decisions), then torch_policy.py, which imports the network's
+    class from net.py beside it, in compare from another working directory."""
+    for name in ("net.py", "torch_policy.py", "train_ppo.py"):
+        shutil.copy(EXAMPLES / name, tmp_path / name)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    trained = subprocess.run([sys.executable, "train_ppo.py", "4096"], cwd=tmp_path, env=env, capture_output=True,
+                             text=True)
+    assert trained.returncode == 0, trained.stderr[-2000:]
+    assert trained.stdout.splitlines()[-1].startswith("4,096 steps in ") and (tmp_path / "policy.pt").is_file()
+    table = encore_sim.compare(f"{tmp_path / 'torch_policy.py'}:ppo", "greedy", games=64, seed=5)
+    assert table["strategy"].tolist() == ["torch_policy.py:ppo", "greedy"]
