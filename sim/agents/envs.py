@@ -149,7 +149,8 @@ class Table:
         low = -(15 * r.star_penalty + self.max_rolls * r.pass_penalty)     # every sheet has 15 stars
         for name, lo, hi in (("roll", 0, self.max_rolls), ("score", low, high), ("rules", 0, max(self.tab_rules))):
             shape, dtype, _, _ = self.spec[name]
-            self.spec[name] = shape, dtype, lo, hi
+            limits = np.iinfo(dtype)      # what the array holds: a long table's pass penalties can pass it
+            self.spec[name] = shape, dtype, max(lo, limits.min), min(hi, limits.max)
 
     def space(self, keys=observe.OBS_KEYS) -> spaces.Dict:
         """The observation space of one decision (the arrays named by `keys`)."""

@@ -313,3 +313,12 @@ def test_another_sheet_and_rules_have_their_own_action_space_and_play_run_s_game
     chunk = play_chunk(2, 0, 3, ["greedy"] * 2, players=2, sheet="orange", rules="joker-six,pass-penalty=1",
                        rotate=False)
     assert [scores[g] for g in range(3)] == chunk.seats[:, :, PS_SCORE].tolist()
+
+
+def test_the_dict_s_bounds_are_the_rules_own():
+    solo = EncoreEnv().observation_space
+    assert (solo["score"].low.min(), solo["score"].high.max()) == (-30, 74)     # 15 stars open, 0 '!'; 41 + 25 + 8
+    assert (solo["roll"].low.min(), solo["roll"].high.max()) == (0, 30)
+    table = EncoreEnv(players=2, rules="pass-penalty=1,colour-bonus=6/3", max_rolls=50).observation_space
+    assert (table["score"].low.min(), table["score"].high.max()) == (-30 - 50, 41 + 30 + 8)
+    assert table["roll"].high.max() == 50 and table["rules"].high.max() == 31
