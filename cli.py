@@ -588,6 +588,32 @@ def _rules_field(rules) -> dict:
     return {} if rules.is_rulebook else {"rules": rules_dict(rules)}
 
 
+# --- the designer's measures -----------------------------------------------------------
+
+MEASURES = click.option(
+    "--measures", is_flag=True,
+    help="Also the designer's measures (docs/design.md): score sd, margin, ties, game length's sd and quantiles, "
+         "win rate and win share by seat, seat gap, the active player's gain, completion, with 95% CIs. In csv, "
+         "the measures' table alone.")
+
+
+def _measures_fields(result) -> dict:
+    """A JSON output's "measures" (a row per side, metric and who) and "not_measured" fields, when measured."""
+    if getattr(result, "measures", None) is None:
+        return {}
+    return {"measures": json.loads(result.measures.to_json(orient="records")),
+            "not_measured": result.not_measured}
+
+
+def _emit_measures(table, lacking) -> None:
+    """The measures as csv; what they lack on stderr (stdout is the table)."""
+    from sim.runs.measures import missing_line
+    _emit(table, "csv", None)
+    line = missing_line(lacking)
+    if line:
+        click.echo(line, err=True)
+
+
 # --- compare ------------------------------------------------------------------------
 
 def _paired_options(each: str, target: str):
@@ -679,13 +705,17 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
 @click.option("--check-adaptation/--no-check-adaptation", default=defaults.CHECK_ADAPTATION, show_default=True,
               help="Also play each B's games with learned's weights of A's rules, to show what B's own weights "
                    "gain (near 0: the players did not adapt to B).")
+@MEASURES
+@click.option("--skill", is_flag=True,
+              help="Also the skill ladder under each rule set: random, greedy, heuristic and learned, each against "
+                   "the next in duels of two on the same games (skill_step; docs/design.md).")
 @UNCHECKED
 @PYTHON
 @TRAIN
 @click.pass_context
 @_errors
 def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_games, seed, sheet, max_rolls, threads,
-                  chunk_size, fmt, quiet, report_file, check_adaptation, unchecked, python, train):
+                  chunk_size, fmt, quiet, report_file, check_adaptation, measures, skill, unchecked, python, train):
     """What a rule change does: the same strategies on the same dice under each rule set, paired.
 
     RULES are rule sets, each a --rules text (comma-separated variants; `rulebook` for none): the
@@ -707,15 +737,18 @@ def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_ga
                                     seed=seed, sheet=sheet, rotate=rotate, max_rolls=max_rolls, threads=threads,
                                     chunk_size=chunk_size, until_ci=until_ci, max_games=max_games,
                                     report=report_file, progress=_progress_enabled(quiet), unchecked=unchecked,
-                                    check_adaptation=check_adaptation, train=train, say=_say(quiet))
+                                    check_adaptation=check_adaptation, train=train, say=_say(quiet),
+                                    measures=measures, skill=skill)
     if fmt == "table":
         click.echo(format_table(result))
+    elif fmt == "csv" and result.measures is not None:
+        _emit_measures(result.measures, result.not_measured)
     else:
         adaptation = None if result.adaptation is None else json.loads(result.adaptation.to_json(orient="records"))
         _emit(result.table, fmt, None, {"games": result.games, "rules": result.labels,
                                         "settings": result.settings, "stop": result.stop,
                                         "played_by": result.played_by, "warnings": result.warnings,
-                                        "adaptation": adaptation})
+                                        "adaptation": adaptation, **_measures_fields(result)})
         for w in result.warnings if fmt == "csv" else ():
             click.echo(w, err=True)
         if fmt == "csv" and result.stop is not None and not result.stop["target_reached"]:

@@ -107,12 +107,18 @@ def compare_rules(*rules, **options) -> pd.DataFrame:
     of the games' differences B - A with its 95% CI. attrs: games, rules, settings, stop (with
     until_ci), headline, played_by (per rule set, what played each strategy), warnings,
     adaptation (a frame: with check_adaptation, what B's own weights gain over A's under B), and
-    with `report` the HTML file written. `train`: train the weights `learned` lacks first."""
+    with `report` the HTML file written. `train`: train the weights `learned` lacks first.
+    `measures` (and `skill`: the skill ladder): attrs "measures", a frame of the designer's
+    measures (docs/design.md), a row per rule set, metric and who, and "not_measured"."""
     from sim.experiments.rulescompare import headline
     result = commands.compare_rules(*rules, **options, say=_say(options))
     return _frame(result.table, games=result.games, rules=result.labels, settings=result.settings, stop=result.stop,
                   headline=headline(result), played_by=result.played_by, warnings=result.warnings,
-                  adaptation=result.adaptation, **_report(options))
+                  adaptation=result.adaptation, **_report(options), **_measured(result))
+
+
+def _measured(result) -> dict:
+    return {} if result.measures is None else {"measures": result.measures, "not_measured": result.not_measured}
 
 
 @_signature_of(commands.tune, drop=("on_iteration", "say"))

@@ -104,17 +104,20 @@ def compare_rules(*rules, strategy=D.RUN_STRATEGY, players: int | None = None, r
                   games: int | None = None, until_ci: float | None = None, max_games: int | None = None,
                   seed=D.SEED, sheet=D.SHEET, max_rolls: int = D.MAX_ROLLS, threads: int | None = None,
                   chunk_size: int | None = None, report=None, progress: bool = False, unchecked: bool = False,
-                  check_adaptation: bool = D.CHECK_ADAPTATION, train: bool = False, say=None):
+                  check_adaptation: bool = D.CHECK_ADAPTATION, train: bool = False, say=None,
+                  measures: bool = False, skill=False):
     """The line-up `strategy` (one spec, or one per seat) on the same games under each rule set
     (the first is A; one alone is compared with the rulebook): sim.experiments.rulescompare's
-    RulesComparison. `report`: an HTML file to write too."""
+    RulesComparison. `report`: an HTML file to write too. `measures`: the designer's measures of
+    each rule set's games too (sim.runs.measures); `skill`: the skill ladder under each (True,
+    or the strategies weakest first)."""
     from ..experiments.rulescompare import compare_rules as play
     strategies = [strategy] if isinstance(strategy, str) else list(strategy)
     return _reported(lambda: play(strategies, list(rules), games=games, players=players, seed=seed, sheet=sheet,
                                   rotate=rotate, max_rolls=max_rolls, threads=threads, chunk_size=chunk_size,
                                   until_ci=until_ci, max_games=max_games, progress=progress, checked=not unchecked,
-                                  check_adaptation=check_adaptation), report, "rules_report", train, threads,
-                     progress, say)
+                                  check_adaptation=check_adaptation, measures=measures, skill=skill),
+                     report, "rules_report", train, threads, progress, say)
 
 
 # --- replay ---------------------------------------------------------------------------

@@ -213,6 +213,11 @@ class RulesComparison:
     #: with check_adaptation: a row per B, who and metric: the B players' figure against the same
     #: players with weights trained under A, both under B on the same games (None: not measured)
     adaptation: pd.DataFrame | None = None
+    #: with measures (or skill): sim.runs.measures' aggregate of each rule set's games, a row per
+    #: rule set, metric and who, each B paired against A (None: not measured)
+    measures: pd.DataFrame | None = None
+    #: the measures not given, by what they would need (sim.runs.measures.missing)
+    not_measured: dict = field(default_factory=dict)
 
     @property
     def labels(self) -> list[str]:
@@ -252,7 +257,8 @@ def rule_sets(rules) -> list[Rules]:
 
 def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=SHEET, rotate=ROTATE,
                   max_rolls=DEFAULT_MAX_ROLLS, threads=None, chunk_size=None, until_ci=None, max_games=None,
-                  progress=False, checked=True, check_adaptation=CHECK_ADAPTATION) -> RulesComparison:
+                  progress=False, checked=True, check_adaptation=CHECK_ADAPTATION, measures=False,
+                  skill=None) -> RulesComparison:
     """Play the line-up `strategies` (one spec per seat, or one for every seat of `players`) on the
     same games under each rule set of `rules` (rule_sets: one, against the rulebook, or A, B, ...)
     and compare every B with A, game by game.
@@ -268,6 +274,11 @@ def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=
     others play their own). `check_adaptation`: also play each B's games with the weights players
     of A's rules (learned trained under A, playing under B), to measure what B's own weights gain
     (RulesComparison.adaptation); a gain near 0 says B was answered by players who did not adapt.
+
+    `measures`: also the designer's measures of each rule set's games (sim.runs.measures; the games
+    are played with their move log, which takes about twice as long), each B paired against A.
+    `skill`: also the skill ladder under each rule set (True: sim.experiments.skill.LADDER, or the
+    strategies weakest first), duels of two on the comparison's game numbers.
     """
     sets = rule_sets(rules)
     specs = [strategies] if isinstance(strategies, str) else list(strategies)
@@ -310,8 +321,10 @@ def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=
     numba.set_num_threads(s.threads)
     adapt_keys = _adaptation_keys(s.players, labels, groups, resolved, one_seat)
     adapt = [None if u is None else _Tally(adapt_keys, 2) for u in unadapted_lineups]
+    frames = [[] for _ in sets] if measures else None
     tally = _play(lineups, sets, keys, s, base.rotate, labels, groups, until_ci, progress,
-                  [(u, t) for u, t in zip(unadapted_lineups, adapt)], adapt_keys, one_seat)
+                  [(u, t) for u, t in zip(unadapted_lineups, adapt)], adapt_keys, one_seat, frames)
+    measured, lacking = _measures(sets, frames, skill, tally.done, s)
     settings = {"strategies": specs, "players": s.players, "rotate": base.rotate, "seed": s.seed,
                 "sheet": s.sheet.name, "max_rolls": s.max_rolls, "rules": [r.text for r in sets],
                 "until_ci": until_ci}
@@ -320,7 +333,25 @@ def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=
     hists = {r.label: {k: dict(sorted(h.items())) for k, h in tally.hists[i].items()} for i, r in enumerate(sets)}
     return RulesComparison(_table(sets, keys, tally), sets, tally.done, s.players, s.seed, labels, settings,
                            None if until_ci is None else stop_of(tally, until_ci, s.games), hists, played_by,
-                           warnings, _adaptation_table(sets, adapt_keys, adapt) if check_adaptation else None)
+                           warnings, _adaptation_table(sets, adapt_keys, adapt) if check_adaptation else None,
+                           measured, lacking)
+
+
+def _measures(sets, frames, skill, games: int, s):
+    """(the measures of each rule set's games, paired against A, and what they lack), or (None, {})."""
+    if frames is None and not skill:
+        return None, {}
+    from ..runs.measures import aggregate, missing
+    from .skill import LADDER, ladder_frame
+    per_set = {}
+    for i, r in enumerate(sets):
+        frame = pd.concat(frames[i], ignore_index=True) if frames is not None else None
+        if skill:
+            ladder = ladder_frame(games, LADDER if skill is True else tuple(skill), seed=s.seed, sheet=s.sheet,
+                                  rules=r)
+            frame = ladder if frame is None else frame.merge(ladder, on="game")
+        per_set[r.label] = frame
+    return aggregate(per_set), (missing(per_set[sets[0].label]) if frames is not None else {})
 
 
 def _check_weights_files(resolved, sets, players: int) -> None:
@@ -408,16 +439,18 @@ def _one_seat_values(chunk, first: int, rules: Rules, keys: list[_Key]) -> np.nd
 
 
 def _play(lineups, sets, keys, s, rotate, labels, groups, until_ci, progress, adapt, adapt_keys,
-          one_seat=False) -> _Tally:
+          one_seat=False, frames=None) -> _Tally:
     """Play every rule set batch by batch on the same games (s.games, or with until_ci until its
     target), as sim.experiments.compare plays its candidates (its schedule); and where adapt[i] is
     (a line-up, a tally), B_i's games by that line-up too, into that tally against B_i's own
-    (with `one_seat`, that line-up's slot 0, rotated over the seats, against the same seat)."""
+    (with `one_seat`, that line-up's slot 0, rotated over the seats, against the same seat).
+    With `frames` (a list per rule set), each rule set's games are played with their move log and
+    their per-game frame (sim.runs.measures) appended to its list."""
     tally = _Tally(keys, len(sets))
 
-    def play(line, r, first, count, rotated=rotate):
+    def play(line, r, first, count, rotated=rotate, logged=False):
         chunk = play_chunk(s.seed, first, count, line, players=s.players, sheet=s.sheet,
-                           max_rolls=s.max_rolls, rotate=rotated, rules=r)
+                           max_rolls=s.max_rolls, rotate=rotated, rules=r, log_turns=logged)
         check_chunk(chunk)
         return chunk
 
@@ -431,8 +464,11 @@ def _play(lineups, sets, keys, s, rotate, labels, groups, until_ci, progress, ad
     def batch(first, count):
         values = []
         for i, (line, r, h) in enumerate(zip(lineups, sets, tally.hists)):
-            chunk = play(line, r, first, count)
+            chunk = play(line, r, first, count, logged=frames is not None)
             values.append(_values(chunk, r, keys, labels, groups))
+            if frames is not None:
+                from ..runs.measures import frame_of_chunk
+                frames[i].append(frame_of_chunk(chunk))
             for name, v in (("score", chunk.seats[:, :, PS_SCORE]), ("rolls", chunk.games[:, GR_ROLLS])):
                 h[name].update(dict(zip(*(a.tolist() for a in np.unique(v, return_counts=True)))))
             other, t = adapt[i]
@@ -543,5 +579,9 @@ def format_table(result: RulesComparison) -> str:
         adaptation = format_adaptation(result, b)
         if adaptation:
             parts.append(adaptation)
+    if result.measures is not None:
+        from ..runs.measures import format_measures
+        parts.append(format_measures(result.measures, result.not_measured, "the comparison",
+                                     how="the per-roll trace"))
     message = stop_message(result)
     return "\n\n".join(parts + ([message] if message else []))

@@ -375,7 +375,15 @@ def _diff(d, lo, hi) -> dict:
 
 def _statistic_row(name, s: Statistic, cols, label, f, paired) -> dict:
     data = [f[c].to_numpy(np.float64) for c in cols]
-    row = _row(label, name, s.who, len(f), float(s.fn(*data, axis=-1)), *_boot_ci(data, s.fn))
+    if name == "seat_gap":
+        # The bootstrap of a largest gap sits above it (noise widens every gap): the interval is
+        # the paired one of the gap between the two seats the games found furthest apart.
+        means = [d.mean() for d in data]
+        gap = data[int(np.argmax(means))] - data[int(np.argmin(means))]
+        ci = _mean_ci(gap, 0, 1)[1:]
+    else:
+        ci = _boot_ci(data, s.fn)
+    row = _row(label, name, s.who, len(f), float(s.fn(*data, axis=-1)), *ci)
     if paired is not None:
         a = [paired[f"{c}_a"].to_numpy(np.float64) for c in cols]
         b = [paired[f"{c}_b"].to_numpy(np.float64) for c in cols]
@@ -385,3 +393,94 @@ def _statistic_row(name, s: Statistic, cols, label, f, paired) -> dict:
             return s.fn(*xs[k:], axis=axis) - s.fn(*xs[:k], axis=axis)
         row.update(_diff(float(delta(*a, *b)), *_boot_ci(a + b, delta)))
     return row
+
+
+# --- printed ------------------------------------------------------------------------------
+
+def _cell(metric: str, v: float) -> str:
+    if np.isnan(v):
+        return "-"
+    return f"{v:.1%}" if metric in PERCENT else f"{v:.2f}"
+
+
+def _with_ci(metric: str, v: float, lo: float, hi: float) -> str:
+    if np.isnan(lo):
+        return _cell(metric, v)
+    if metric in PERCENT:
+        return f"{v:.1%} ({lo:.1%}..{hi:.1%})"
+    return f"{v:.2f} ({lo:.2f}..{hi:.2f})"
+
+
+def _diff_ci(metric: str, d: float, lo: float, hi: float) -> str:
+    if np.isnan(d):
+        return "-"
+    if metric in PERCENT:   # in percentage points
+        return f"{d * 100:+.1f} ({lo * 100:+.1f}..{hi * 100:+.1f}) pts"
+    return f"{d:+.2f} ({lo:+.2f}..{hi:+.2f})"
+
+
+def display(table: pd.DataFrame, b: str | None = None, completion: bool = False) -> pd.DataFrame:
+    """The measures as the text output prints them, one string per cell: of the one side (b None),
+    or side `b` against the first; the completion measures (`completion`) or the others."""
+    sides = list(dict.fromkeys(table["side"]))
+    part = table[table["metric"].isin(COMPLETION) == completion]
+    a = part[part["side"] == sides[0]]
+    if completion:
+        return _completion(a, None if b is None else part[part["side"] == b], sides[0], b)
+    if b is None:
+        return pd.DataFrame({"metric": a["metric"], "who": a["who"],
+                             "value (95% CI)": [_with_ci(*x) for x in zip(a["metric"], a["value"], a["ci_low"],
+                                                                          a["ci_high"])]})
+    t = part[part["side"] == b].merge(a[["metric", "who", "value"]], on=["metric", "who"], how="left",
+                                      suffixes=("", "_a"))
+    return pd.DataFrame({
+        "metric": t["metric"], "who": t["who"],
+        "A": [_cell(m, v) for m, v in zip(t["metric"], t["value_a"])],
+        "B": [_cell(m, v) for m, v in zip(t["metric"], t["value"])],
+        "B - A (95% CI)": [_diff_ci(*x) for x in zip(t["metric"], t["diff"], t["diff_ci_low"], t["diff_ci_high"])],
+        "significant": ["-" if s is None or s != s else "yes" if s else "no" for s in t["significant"]],
+    })
+
+
+def _completion(a: pd.DataFrame, b: pd.DataFrame | None, label_a: str, label_b: str | None) -> pd.DataFrame:
+    whos = list(dict.fromkeys(a["who"]))
+    out = {"colour or column": whos}
+    for metric in COMPLETION:
+        va = a[a["metric"] == metric].set_index("who")
+        if b is None:
+            out[metric] = [_with_ci(metric, *va.loc[w, ["value", "ci_low", "ci_high"]]) for w in whos]
+            continue
+        vb = b[b["metric"] == metric].set_index("who")
+        out[f"{metric} A"] = [_cell(metric, va.loc[w, "value"]) for w in whos]
+        out[f"{metric} B"] = [_cell(metric, vb.loc[w, "value"]) for w in whos]
+        out[f"{metric} B - A"] = [_diff_ci(metric, *vb.loc[w, ["diff", "diff_ci_low", "diff_ci_high"]])
+                                  for w in whos]
+    return pd.DataFrame(out)
+
+
+def missing_line(lacking: dict[str, list[str]], what: str = "the dataset", how: str | None = None) -> str | None:
+    """One line naming the measures missing for want of a run option (missing()), or None; `how`:
+    what they need, if not the run option."""
+    if not lacking:
+        return None
+    parts = [f"{', '.join(names)} (need {how or f'`run {option}`'})" for option, names in lacking.items()]
+    return f"Not measured for {what}: " + "; ".join(parts) + "."
+
+
+def format_measures(table: pd.DataFrame, lacking: dict | None = None, what: str = "the dataset",
+                    how: str | None = None) -> str:
+    """The measures as text: of one side, or each later side against the first (A = ..., B = ...),
+    with the completion table apart; and the line on what is not measured."""
+    sides = list(dict.fromkeys(table["side"]))
+    blocks = []
+    has_completion = table["metric"].isin(COMPLETION).any()
+    for b in ([None] if len(sides) == 1 else sides[1:]):
+        head = "Measures (95% CI; docs/design.md defines each)" + (
+            "" if b is None else f": A = {sides[0]}, B = {b}, B - A paired on the games")
+        blocks.append(head + "\n\n" + display(table, b).to_string(index=False))
+        if has_completion:
+            blocks.append("Completion: the share of seats that completed each colour and column, and of games in "
+                          "which it was the first completed\n\n" + display(table, b, completion=True).to_string(
+                              index=False))
+    line = missing_line(lacking or {}, what, how)
+    return "\n\n".join(blocks + ([line] if line else []))

@@ -247,3 +247,36 @@ def test_every_figure_renders_in_a_real_browser(chromium, mixed, tmp_path):
     for f in figures:
         assert f["ok"] and f["shown"] > 100, f
         assert not blank(chromium.screenshot({k: f[k] for k in ("x", "y", "width", "height")})), f
+
+
+def test_measures_of_each_rule_set_paired_on_the_same_games():
+    from sim.runs.measures import aggregate, frame_of_chunk
+    r = compare_rules("greedy", ["rulebook", "joker-six"], games=120, players=2, seed=9, measures=True,
+                      skill=("random", "greedy"), check_adaptation=False)
+    t = r.measures.set_index(["side", "metric", "who"])
+    # the measures of joker-six's games are those of the same games played apart, paired against A's
+    frames = {rules: frame_of_chunk(play_chunk(9, 0, 120, ["greedy"], players=2, rotate=True, log_turns=True,
+                                               rules=rules)) for rules in ("rulebook", "joker-six")}
+    alone = aggregate(frames).set_index(["side", "metric", "who"])
+    for key in [("joker-six", "rolls", "game"), ("joker-six", "margin", "game"),
+                ("joker-six", "active_gain", "game"), ("joker-six", "completed", "column F")]:
+        assert t.loc[key, "diff"] == pytest.approx(alone.loc[key, "diff"]), key
+    assert t.loc[("joker-six", "rolls", "game"), "diff"] == pytest.approx(r.row("rolls")["diff"])
+    step = t.loc[("rulebook", "skill_step", "greedy>random")]
+    assert step["ci_low"] > 0
+    assert "drama" in r.not_measured["--trace"]
+    text = format_table(r)
+    assert "Measures (95% CI" in text and "Completion:" in text and "skill_step" in text
+
+
+def test_measures_in_csv_and_json():
+    args = ["compare-rules", "rulebook", "jokers=6", "-p", "2", "-n", "60", "--measures", "--no-check-adaptation"]
+    csv = CliRunner().invoke(main, args + ["-f", "csv"])
+    assert csv.exit_code == 0, csv.output
+    lines = csv.stdout.splitlines()
+    assert lines[0].startswith("side,metric,who,games,value,ci_low,ci_high,diff")
+    assert any(line.startswith("jokers=6,score_sd,") for line in lines)
+    out = CliRunner().invoke(main, args + ["-f", "json"])
+    data = json.loads(out.stdout)
+    metrics = {row["metric"] for row in data["measures"]}
+    assert {"score_sd", "margin", "ties", "rolls_sd", "rolls_q95", "seat_gap", "active_gain", "win_share"} <= metrics
