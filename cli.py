@@ -501,6 +501,32 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
         click.echo(f"\nDataset: {r.out}  ({more})")
 
 
+# --- the designer's measures -----------------------------------------------------------
+
+MEASURES = click.option(
+    "--measures", is_flag=True,
+    help="Also the designer's measures (docs/design.md): score sd, margin, ties, game length's sd and quantiles, "
+         "win rate and win share by seat, seat gap, the active player's gain, completion, with 95% CIs. In csv, "
+         "the measures' table alone.")
+
+
+def _measures_fields(result) -> dict:
+    """A JSON output's "measures" (a row per side, metric and who) and "not_measured" fields, when measured."""
+    if getattr(result, "measures", None) is None:
+        return {}
+    return {"measures": json.loads(result.measures.to_json(orient="records")),
+            "not_measured": result.not_measured}
+
+
+def _emit_measures(table, lacking, fmt="csv", output=None) -> None:
+    """The measures as csv (or parquet); what they lack on stderr (stdout is the table)."""
+    from sim.runs.measures import missing_line
+    _emit(table, fmt, output)
+    line = missing_line(lacking)
+    if line:
+        click.echo(line, err=True)
+
+
 # --- summary ----------------------------------------------------------------------
 
 def _wide(summary):
@@ -553,8 +579,9 @@ def _emit(df, fmt, output, extra_json=None):
 @click.option("--output", "output_old", type=click.Path(dir_okay=False, path_type=Path), default=None,
               hidden=True)  # its name before -o meant --out in every command
 @_rules_option(DATASET_RULES_HELP)
+@MEASURES
 @_errors
-def summary(path, by, fmt, output, output_old, rules):
+def summary(path, by, fmt, output, output_old, rules, measures):
     """Statistics of a dataset written by `encore-sim run` (a folder or a filesystem URL).
 
     "games" counts the games a strategy played; when it held several seats of a game, its
@@ -565,14 +592,20 @@ def summary(path, by, fmt, output, output_old, rules):
     from sim import commands
     from sim.runs.summary import format_table
     output = output or output_old
-    s = commands.summary(path, by=by, rules=rules)
+    s = commands.summary(path, by=by, rules=rules, measures=measures)
     if fmt == "table":
-        _emit(format_table(s), "table", output)
+        text = format_table(s)
+        if measures:
+            from sim.runs.measures import format_measures
+            text += "\n\n" + format_measures(s.measures, s.not_measured)
+        _emit(text, "table", output)
+    elif fmt in ("csv", "parquet") and measures:
+        _emit_measures(s.measures, s.not_measured, fmt, output)
     else:
         _emit(_with_rules(_wide(s), s.rules), fmt, output, {"settings": s.manifest.get("settings"),
                                                             "games_done": s.manifest.get("games_done"),
                                                             "status": s.manifest.get("status"),
-                                                            **_rules_field(s.rules)})
+                                                            **_rules_field(s.rules), **_measures_fields(s)})
 
 
 def _with_rules(df, rules):
@@ -586,32 +619,6 @@ def _rules_field(rules) -> dict:
     """A JSON output's "rules" field (every number, sim.rules.rules_dict) when not the rulebook's."""
     from sim.rules import rules_dict
     return {} if rules.is_rulebook else {"rules": rules_dict(rules)}
-
-
-# --- the designer's measures -----------------------------------------------------------
-
-MEASURES = click.option(
-    "--measures", is_flag=True,
-    help="Also the designer's measures (docs/design.md): score sd, margin, ties, game length's sd and quantiles, "
-         "win rate and win share by seat, seat gap, the active player's gain, completion, with 95% CIs. In csv, "
-         "the measures' table alone.")
-
-
-def _measures_fields(result) -> dict:
-    """A JSON output's "measures" (a row per side, metric and who) and "not_measured" fields, when measured."""
-    if getattr(result, "measures", None) is None:
-        return {}
-    return {"measures": json.loads(result.measures.to_json(orient="records")),
-            "not_measured": result.not_measured}
-
-
-def _emit_measures(table, lacking) -> None:
-    """The measures as csv; what they lack on stderr (stdout is the table)."""
-    from sim.runs.measures import missing_line
-    _emit(table, "csv", None)
-    line = missing_line(lacking)
-    if line:
-        click.echo(line, err=True)
 
 
 # --- compare ------------------------------------------------------------------------

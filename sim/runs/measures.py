@@ -327,9 +327,11 @@ def _columns(frames) -> list[str]:
 
 
 def aggregate(frames) -> pd.DataFrame:
-    """The measures of one per-game frame, or of several ({label: frame}, A first) with each
-    later one paired against A on the games both have: a row per side, metric and who."""
-    if isinstance(frames, pd.DataFrame):
+    """The measures of one per-game frame (a row per metric and who: games, value, ci_low,
+    ci_high), or of several ({label: frame}, A first; a row per side too) with each later one
+    paired against A on the games both have (diff, diff_ci_low, diff_ci_high, significant)."""
+    single = isinstance(frames, pd.DataFrame)
+    if single:
         frames = {"": frames}
     labels = list(frames)
     base = frames[labels[0]]
@@ -354,8 +356,10 @@ def aggregate(frames) -> pd.DataFrame:
                 side.append(_statistic_row(name, s, cols, label, f, None if paired is None or any(
                     c not in base for c in cols) else paired))
         rows += sorted(side, key=lambda r: _rank(r["metric"]))
-    return pd.DataFrame(rows, columns=["side", "metric", "who", "games", "value", "ci_low", "ci_high", "diff",
-                                       "diff_ci_low", "diff_ci_high", "significant"])
+    table = pd.DataFrame(rows, columns=["side", "metric", "who", "games", "value", "ci_low", "ci_high", "diff",
+                                        "diff_ci_low", "diff_ci_high", "significant"])
+    # one frame: no side, nothing paired
+    return table.drop(columns=["side", "diff", "diff_ci_low", "diff_ci_high", "significant"]) if single else table
 
 
 def _rank(metric: str) -> int:
@@ -422,6 +426,8 @@ def _diff_ci(metric: str, d: float, lo: float, hi: float) -> str:
 def display(table: pd.DataFrame, b: str | None = None, completion: bool = False) -> pd.DataFrame:
     """The measures as the text output prints them, one string per cell: of the one side (b None),
     or side `b` against the first; the completion measures (`completion`) or the others."""
+    if "side" not in table:
+        table = table.assign(side="")
     sides = list(dict.fromkeys(table["side"]))
     part = table[table["metric"].isin(COMPLETION) == completion]
     a = part[part["side"] == sides[0]]
@@ -471,7 +477,7 @@ def format_measures(table: pd.DataFrame, lacking: dict | None = None, what: str 
                     how: str | None = None) -> str:
     """The measures as text: of one side, or each later side against the first (A = ..., B = ...),
     with the completion table apart; and the line on what is not measured."""
-    sides = list(dict.fromkeys(table["side"]))
+    sides = list(dict.fromkeys(table["side"])) if "side" in table else [""]
     blocks = []
     has_completion = table["metric"].isin(COMPLETION).any()
     for b in ([None] if len(sides) == 1 else sides[1:]):

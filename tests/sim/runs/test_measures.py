@@ -101,3 +101,21 @@ def test_a_dataset_gives_the_frame_of_its_games(tmp_path):
     run(plain, games=30, players=2, strategies=["greedy"], seed=4)
     lacking = missing(dataset_frame(plain))
     assert "active_gain" in lacking["--log-turns"] and "drama" in lacking["--trace"]
+
+
+def test_summary_shows_the_measures_in_every_format(tmp_path):
+    import json
+    from click.testing import CliRunner
+    from cli import main
+    out = tmp_path / "ds"
+    run(out, games=40, players=2, strategies=["greedy"], seed=2, log_turns=True)
+    text = CliRunner().invoke(main, ["summary", str(out), "--measures"])
+    assert text.exit_code == 0, text.output
+    assert "score_sd" in text.stdout and "active_gain" in text.stdout and "Completion:" in text.stdout
+    assert "Not measured for the dataset: lead_changes" in text.stdout     # no trace: it says so
+    csv = CliRunner().invoke(main, ["summary", str(out), "--measures", "-f", "csv"])
+    rows = csv.stdout.splitlines()
+    assert rows[0] == "metric,who,games,value,ci_low,ci_high" and any(r.startswith("seat_gap,game,40,") for r in rows)
+    data = json.loads(CliRunner().invoke(main, ["summary", str(out), "--measures", "-f", "json"]).stdout)
+    assert {"margin", "ties", "win_share", "completed"} <= {r["metric"] for r in data["measures"]}
+    assert "--trace" in data["not_measured"] and "--log-turns" not in data["not_measured"]
