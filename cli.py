@@ -662,12 +662,13 @@ def _reported(report_file, quiet: bool):
 @_paired_options("strategy", "every score difference's 95% CI half-width is below this many points")
 @_report_option("Also write an HTML report: the paired differences as a forest plot and the score distributions.")
 @_rules_option(RULES_HELP + " Every strategy plays under them.")
+@MEASURES
 @UNCHECKED
 @PYTHON
 @TRAIN
 @_errors
 def compare(strategies, players, opponents, games, until_ci, max_games, seed, sheet, max_rolls, threads,
-            chunk_size, fmt, quiet, report_file, rules, unchecked, python, train):
+            chunk_size, fmt, quiet, report_file, rules, measures, unchecked, python, train):
     """Compare strategies on common random numbers (the same dice), paired against the first.
 
     Either --games N, or --until-ci X (at most --max-games; giving --games too is an error):
@@ -685,15 +686,17 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
                               until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
                               max_rolls=max_rolls, threads=threads, report=report_file,
                               progress=_progress_enabled(quiet), unchecked=unchecked, rules=rules, train=train,
-                              say=_say(quiet))
+                              say=_say(quiet), measures=measures)
     if fmt == "table":
         click.echo(format_table(result))
         if rules is not None and not rules.is_rulebook:
             click.echo("\n" + "\n".join(_players_lines(list(strategies) + list(opponents or ()), sheet,
                                                          result.settings["players"], rules)))
+    elif fmt == "csv" and measures:
+        _emit_measures(result.measures, result.not_measured)
     else:
         _emit(result.table, fmt, None, {"games": result.games, "settings": result.settings,
-                                        "stop": result.stop})
+                                        "stop": result.stop, **_measures_fields(result)})
         if fmt == "csv" and result.stop is not None and not result.stop["target_reached"]:
             click.echo(f"Warning: {stop_message(result)}", err=True)
     _reported(report_file, quiet)

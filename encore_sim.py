@@ -88,11 +88,12 @@ def compare(*strategies, **options) -> pd.DataFrame:
     the first (at tables, win rates too), every strategy under `rules` (None: the rulebook).
     `opponents`: one spec, or one per opponent seat. attrs: games, settings, stop (with until_ci),
     headline, and with `report` the HTML file written. `train`: train the weights `learned` lacks
-    first."""
+    first. `measures`: attrs "measures" (the designer's measures of each candidate's games, a frame)
+    and "not_measured"."""
     from sim.experiments.compare import headline
     result = commands.compare(*strategies, **options, say=_say(options))
     return _frame(result.table, games=result.games, settings=result.settings, stop=result.stop,
-                  headline=headline(result), **_report(options))
+                  headline=headline(result), **_report(options), **_measured(result))
 
 
 def _report(options: dict) -> dict:
