@@ -338,17 +338,19 @@ def _format_option(choices, help, default=defaults.FORMAT):
 
 
 class _RulesText(click.ParamType):
-    """--rules: comma-separated rule variants (sim.rules), parsed into a sim.rules.Rules."""
+    """--rules: comma-separated rule variants (sim.rules), parsed into a sim.rules.Rules; one that
+    names its sheet too (sheet=NAME_OR_FILE) into a sim.rules.RuleSet."""
     name = "VARIANTS"
 
     def convert(self, value, param, ctx):
-        from sim.rules import Rules, parse_rules
-        if isinstance(value, Rules):
+        from sim.rules import Rules, RuleSet, parse_rule_set
+        if isinstance(value, (Rules, RuleSet)):
             return value
         try:
-            return parse_rules(value)
+            given = parse_rule_set(value)
         except ValueError as e:
             self.fail(str(e).removeprefix("rules: "), param, ctx)   # click names the option itself
+        return given.rules if given.sheet is None else given
 
 
 RULES = _RulesText()
@@ -363,7 +365,27 @@ def _rules_option(help=RULES_HELP):
     # No default: a command reading a dataset takes the dataset's rules when --rules is not named,
     # and refuses a --rules that contradicts them (even `--rules rulebook`); one that plays games
     # plays the rulebook (None to the API).
-    return click.option("--rules", type=RULES, default=None, help=help)
+    option = click.option("--rules", type=RULES, default=None,
+                          help=help + " A sheet=NAME_OR_FILE among them is the sheet played (as --sheet).")
+
+    def apply(fn):
+        @functools.wraps(fn)
+        def with_sheet(*args, **kwargs):
+            from sim.rules import RuleSet
+            given = kwargs.get("rules")
+            if isinstance(given, RuleSet):
+                if "sheet" not in kwargs:
+                    _fail("--rules: sheet= cannot be given here: a dataset's games were played on its own sheet")
+                ctx = click.get_current_context()
+                if ctx.get_parameter_source("sheet") is not click.core.ParameterSource.DEFAULT \
+                        and str(kwargs["sheet"]) != given.sheet:
+                    _fail(f"--rules names the sheet {given.sheet} and --sheet {kwargs['sheet']}: give one of them")
+                kwargs["sheet"], kwargs["rules"] = given.sheet, given.rules
+                # given, as --sheet would be (_given passes only what the command line gave)
+                ctx.set_parameter_source("sheet", click.core.ParameterSource.COMMANDLINE)
+            return fn(*args, **kwargs)
+        return option(with_sheet)
+    return apply
 
 
 TRAIN = click.option(
@@ -730,7 +752,8 @@ def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_ga
 
     RULES are rule sets, each a --rules text (comma-separated variants; `rulebook` for none): the
     first is A, each other a B compared with it game by game; one alone is compared with the
-    rulebook. Per rule set B: mean score, game length, win rate by seat, '!' used, columns and
+    rulebook. A rule set may name its sheet too (`sheet=mysheet.txt,joker-six`): two sheets are
+    compared as two rule sets are, on the same dice. Per rule set B: mean score, game length, win rate by seat, '!' used, columns and
     colours completed, passes, star penalty, ... under A and B, and the mean of the games'
     differences B - A with a 95% t interval (docs/variants.md). Each rule set is played by its own
     players: `learned` with weights trained under its rules (--train trains those it lacks), and

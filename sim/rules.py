@@ -203,6 +203,9 @@ def _parse(text) -> Rules:
         if part == "rulebook":
             continue
         v = _BY_NAME.get(name)
+        if v is None and name == SHEET_KEY:
+            raise ValueError(f"{SHEET_KEY}= names a sheet, not a rule: give it as the sheet here, or in a rule set "
+                             "that compare-rules compares")
         if v is None:
             raise ValueError(f"unknown rule variant {name!r}")
         if v.field in changes:
@@ -216,6 +219,42 @@ def _parse(text) -> Rules:
                 raise ValueError(f"rule variant {name!r} needs a value: {name}={_ARG.get(v.field, 'N')}")
             changes[v.field] = v.parse(value)
     return replace(RULEBOOK, **changes)
+
+
+#: The key of a rule-set text that names the sheet it is played on (sheet=NAME_OR_FILE).
+SHEET_KEY = "sheet"
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """A rule-set text that may name its sheet too (`sheet=mysheet.txt,joker-six`): the rules, and
+    the sheet as given (a built-in sheet's name or a sheet file; None: the command's sheet)."""
+    rules: Rules
+    sheet: str | None = None
+
+    @property
+    def text(self) -> str:
+        return ",".join(([f"{SHEET_KEY}={self.sheet}"] if self.sheet else []) + ([self.rules.text] if self.rules.text
+                                                                                  else []))
+
+    @property
+    def label(self) -> str:
+        return self.text or "rulebook"
+
+
+def parse_rule_set(text) -> RuleSet:
+    """A rule-set text with an optional sheet=NAME_OR_FILE among its variants (a Rules or a RuleSet
+    as it is); SettingError (one line) for bad rules, or a sheet named twice or empty."""
+    if isinstance(text, RuleSet):
+        return text
+    if not isinstance(text, str):
+        return RuleSet(parse_rules(text))
+    parts = [p.strip() for p in text.split(",")]
+    sheets = [p.partition("=")[2].strip() for p in parts if p.partition("=")[0].strip() == SHEET_KEY]
+    if len(sheets) > 1 or (sheets and not sheets[0]):
+        raise SettingError(f"{{rules}}: {SHEET_KEY}= takes one sheet's name or file, got {text!r}")
+    rest = ",".join(p for p in parts if p.partition("=")[0].strip() != SHEET_KEY)
+    return RuleSet(parse_rules(rest), sheets[0] if sheets else None)
 
 
 def rules_dict(rules: Rules) -> dict:

@@ -280,3 +280,25 @@ def test_measures_in_csv_and_json():
     data = json.loads(out.stdout)
     metrics = {row["metric"] for row in data["measures"]}
     assert {"score_sd", "margin", "ties", "rolls_sd", "rolls_q95", "seat_gap", "active_gain", "win_share"} <= metrics
+
+
+def test_two_sheets_play_the_same_dice(tmp_path):
+    from sim.sheets import load_sheet
+    mine = tmp_path / "mine.txt"
+    mine.write_text(load_sheet("red").text + "\n")
+    r = compare_rules("greedy", ["rulebook", f"sheet={mine},joker-six"], games=60, players=2, seed=4,
+                      check_adaptation=False, measures=True)
+    assert r.labels == ["sheet=standard", "sheet=mine,joker-six"] and r.settings["sheets"] == ["standard", "mine"]
+    chunks = [play_chunk(4, 0, 60, ["greedy"], players=2, rotate=True, log_turns=True, sheet=sheet, rules=rules)
+              for sheet, rules in (("standard", None), (str(mine), "joker-six"))]
+    # each side is its own sheet's games ...
+    assert r.row("rolls")["mean_b"] == chunks[1].to_pandas("games")["rolls"].mean()
+    assert r.row("score")["mean_a"] == chunks[0].to_pandas("players")["score"].mean()
+    # ... on the same dice: every roll both games played was the same roll
+    dice = [c.to_pandas("turns", ["game", "roll", "colour_dice", "number_dice"]).drop_duplicates(["game", "roll"])
+            for c in chunks]
+    both = dice[0].merge(dice[1], on=["game", "roll"])
+    assert len(both) > 1000
+    assert (both["number_dice_x"].map(list) == both["number_dice_y"].map(list)).all()
+    assert (both["colour_dice_x"].map(list) == both["colour_dice_y"].map(list)).all()
+    assert r.measures["side"].unique().tolist() == r.labels
