@@ -354,6 +354,23 @@ class _RulesText(click.ParamType):
 
 
 RULES = _RulesText()
+
+
+class _RuleSetsText(click.ParamType):
+    """compare-rules' rule sets: a --rules text (it may name its sheet), or a range or grid of
+    them (`jokers=6..12:2`), checked here and kept as text (sim.rules.expand_sweep)."""
+    name = "RULES"
+
+    def convert(self, value, param, ctx):
+        from sim.rules import expand_sweep, parse_rule_set
+        if not isinstance(value, str):
+            return value
+        try:
+            for point in expand_sweep(value):
+                parse_rule_set(point)
+        except ValueError as e:
+            self.fail(str(e).removeprefix("rules: "), param, ctx)
+        return value
 RULES_HELP = ("Rule variants, comma-separated (what it does not name is the rulebook's): joker-six, pass-penalty=N, "
               "star-penalty=N, end-colours=N, solo-rolls=N, free-rolls=N, jokers=N, colour-bonus=F/L, "
               "column-points=F/L:...:F/L (15 columns). docs/rules.md, \"Variants\".")
@@ -725,7 +742,7 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
 
 
 @main.command("compare-rules")
-@click.argument("rules", nargs=-1, required=True, type=RULES, metavar="RULES...")
+@click.argument("rules", nargs=-1, required=True, type=_RuleSetsText(), metavar="RULES...")
 @_strategy_option("Strategy spec, once per seat or once for all seats (repeatable), as in `run` "
                   f"[default: {defaults.RUN_STRATEGY}].")
 @_players_option("Seats, 1 = solo game, 2..6 [default: one per --strategy; one strategy: the solo game].", None)
@@ -738,6 +755,13 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
               help="Also play each B's games with learned's weights of A's rules, to show what B's own weights "
                    "gain (near 0: the players did not adapt to B).")
 @MEASURES
+@click.option("--by", default=None, metavar="METRIC",
+              help="Rank the rule sets (the points of a range or grid) by this metric or measure, smallest first: "
+                   "rolls, score, margin, score_sd, ties, seat_gap, ... (docs/design.md).")
+@click.option("--versus", default=defaults.SWEEP_VERSUS, show_default=True, metavar="METRIC",
+              help="With --by: the second measure shown beside it, and the report's figure's other axis; the "
+                   "Pareto front has the smaller --by and the larger --versus.")
+@click.option("--descending", is_flag=True, help="With --by: largest first (and larger is better on the front).")
 @click.option("--skill", is_flag=True,
               help="Also the skill ladder under each rule set: random, greedy, heuristic and learned, each against "
                    "the next in duels of two on the same games (skill_step; docs/design.md).")
@@ -747,7 +771,8 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
 @click.pass_context
 @_errors
 def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_games, seed, sheet, max_rolls, threads,
-                  chunk_size, fmt, quiet, report_file, check_adaptation, measures, skill, unchecked, python, train):
+                  chunk_size, fmt, quiet, report_file, check_adaptation, measures, by, versus, descending, skill,
+                  unchecked, python, train):
     """What a rule change does: the same strategies on the same dice under each rule set, paired.
 
     RULES are rule sets, each a --rules text (comma-separated variants; `rulebook` for none): the
@@ -771,9 +796,11 @@ def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_ga
                                     chunk_size=chunk_size, until_ci=until_ci, max_games=max_games,
                                     report=report_file, progress=_progress_enabled(quiet), unchecked=unchecked,
                                     check_adaptation=check_adaptation, train=train, say=_say(quiet),
-                                    measures=measures, skill=skill)
+                                    measures=measures, skill=skill, by=by, versus=versus, descending=descending)
     if fmt == "table":
         click.echo(format_table(result))
+    elif fmt == "csv" and result.ranking is not None:
+        _emit(result.ranking, "csv", None)
     elif fmt == "csv" and result.measures is not None:
         _emit_measures(result.measures, result.not_measured)
     else:
@@ -781,7 +808,9 @@ def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_ga
         _emit(result.table, fmt, None, {"games": result.games, "rules": result.labels,
                                         "settings": result.settings, "stop": result.stop,
                                         "played_by": result.played_by, "warnings": result.warnings,
-                                        "adaptation": adaptation, **_measures_fields(result)})
+                                        "adaptation": adaptation, **_measures_fields(result),
+                                        **({} if result.ranking is None else
+                                           {"ranking": json.loads(result.ranking.to_json(orient="records"))})})
         for w in result.warnings if fmt == "csv" else ():
             click.echo(w, err=True)
         if fmt == "csv" and result.stop is not None and not result.stop["target_reached"]:

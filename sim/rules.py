@@ -14,6 +14,7 @@ weights `learned` plays under them.
 """
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, fields, replace
 
@@ -255,6 +256,33 @@ def parse_rule_set(text) -> RuleSet:
         raise SettingError(f"{{rules}}: {SHEET_KEY}= takes one sheet's name or file, got {text!r}")
     rest = ",".join(p for p in parts if p.partition("=")[0].strip() != SHEET_KEY)
     return RuleSet(parse_rules(rest), sheets[0] if sheets else None)
+
+
+#: A range of a numeric variant in a sweep: LO..HI, or LO..HI:STEP.
+_RANGE = re.compile(r"\s*([+-]?\d+)\s*\.\.\s*([+-]?\d+)\s*(?::\s*(\d+)\s*)?")
+#: The most points a sweep may have.
+MAX_SWEEP = 64
+
+
+def expand_sweep(text: str) -> list[str]:
+    """The rule-set texts of a range or grid: every variant given as LO..HI (or LO..HI:STEP) takes
+    each of its values, the first such variant slowest (`jokers=6..8,star-penalty=2..3`: six
+    points); a text without a range is itself alone. SettingError (one line) for a bad range, or a
+    grid of more than MAX_SWEEP points."""
+    choices = []
+    for part in (p.strip() for p in text.split(",")):
+        name, eq, value = part.partition("=")
+        m = _RANGE.fullmatch(value) if eq and ".." in value else None
+        if eq and ".." in value and m is None or m and (int(m[2]) < int(m[1]) or m[3] is not None and int(m[3]) < 1):
+            raise SettingError(f"{{rules}}: {part!r}: a range is LO..HI or LO..HI:STEP, LO <= HI and STEP >= 1")
+        choices.append([part] if m is None else
+                        [f"{name.strip()}={v}" for v in range(int(m[1]), int(m[2]) + 1, int(m[3] or 1))])
+    count = 1
+    for c in choices:
+        count *= len(c)
+    if count > MAX_SWEEP:
+        raise SettingError(f"{{rules}}: {text!r} is a sweep of {count:,} points: at most {MAX_SWEEP}")
+    return [",".join(p for p in point if p) for point in itertools.product(*choices)]
 
 
 def rules_dict(rules: Rules) -> dict:

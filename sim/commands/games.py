@@ -108,18 +108,24 @@ def compare_rules(*rules, strategy=D.RUN_STRATEGY, players: int | None = None, r
                   seed=D.SEED, sheet=D.SHEET, max_rolls: int = D.MAX_ROLLS, threads: int | None = None,
                   chunk_size: int | None = None, report=None, progress: bool = False, unchecked: bool = False,
                   check_adaptation: bool = D.CHECK_ADAPTATION, train: bool = False, say=None,
-                  measures: bool = False, skill=False):
+                  measures: bool = False, skill=False, by: str | None = None, versus: str = D.SWEEP_VERSUS,
+                  descending: bool = False):
     """The line-up `strategy` (one spec, or one per seat) on the same games under each rule set
     (the first is A; one alone is compared with the rulebook): sim.experiments.rulescompare's
     RulesComparison. `report`: an HTML file to write too. `measures`: the designer's measures of
     each rule set's games too (sim.runs.measures); `skill`: the skill ladder under each (True,
-    or the strategies weakest first)."""
-    from ..experiments.rulescompare import compare_rules as play
+    or the strategies weakest first). A rule set given as a range or grid (`jokers=6..12:2`) is
+    its points; `by`: rank the rule sets by this metric or measure (smallest first, largest with
+    `descending`), beside `versus` (RulesComparison.ranking, sim.experiments.sweep)."""
+    from ..experiments.rulescompare import METRICS, compare_rules as play
     strategies = [strategy] if isinstance(strategy, str) else list(strategy)
+    if by is not None and (by not in METRICS or versus not in METRICS):
+        measures = True          # a designer's measure: measured to be ranked by
     return _reported(lambda: play(strategies, list(rules), games=games, players=players, seed=seed, sheet=sheet,
                                   rotate=rotate, max_rolls=max_rolls, threads=threads, chunk_size=chunk_size,
                                   until_ci=until_ci, max_games=max_games, progress=progress, checked=not unchecked,
-                                  check_adaptation=check_adaptation, measures=measures, skill=skill),
+                                  check_adaptation=check_adaptation, measures=measures, skill=skill, by=by,
+                                  versus=versus, descending=descending),
                      report, "rules_report", train, threads, progress, say)
 
 

@@ -42,7 +42,7 @@ from strategies.adaptation import for_rules, players_lines, plays_weights, unada
 from strategies.learned import weights_rules as learned_rules
 from strategies.registry import resolve
 from ..engine import GR_CAPPED, GR_ROLLS
-from ..rules import RULEBOOK, RuleSet, Rules, parse_rule_set, parse_rules
+from ..rules import RULEBOOK, RuleSet, Rules, expand_sweep, parse_rule_set, parse_rules
 from ..sheets import Sheet, load_sheet
 from ..state import (
     PS_BOXES,
@@ -221,6 +221,9 @@ class RulesComparison:
     not_measured: dict = field(default_factory=dict)
     #: each rule set with the sheet it was played on (rules[i] is sides[i].rules); [] before sheets
     sides: list = field(default_factory=list)
+    #: a sweep's ranking (sim.experiments.sweep.ranking) and what it ranks by: (by, versus)
+    ranking: pd.DataFrame | None = None
+    ranked_by: tuple | None = None
 
     @property
     def labels(self) -> list[str]:
@@ -280,6 +283,7 @@ def sides_of(rules, sheet=SHEET) -> list[Side]:
     """rule_sets() of rule-set texts that may name their sheet (sim.rules.parse_rule_set): a Side
     each, on its own sheet or on `sheet`; one alone is compared with the rulebook on `sheet`."""
     given = [rules] if isinstance(rules, (str, Rules, RuleSet)) or rules is None else list(rules)
+    given = [p for r in given for p in (expand_sweep(r) if isinstance(r, str) else [r])]   # a range: its points
     default = load_sheet(sheet)
     parsed = [parse_rule_set("" if r is None else r) for r in given]
     sides = [Side(p.rules, default if p.sheet is None else load_sheet(p.sheet), p.sheet is not None) for p in parsed]
@@ -301,7 +305,7 @@ def sides_of(rules, sheet=SHEET) -> list[Side]:
 def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=SHEET, rotate=ROTATE,
                   max_rolls=DEFAULT_MAX_ROLLS, threads=None, chunk_size=None, until_ci=None, max_games=None,
                   progress=False, checked=True, check_adaptation=CHECK_ADAPTATION, measures=False,
-                  skill=None) -> RulesComparison:
+                  skill=None, by=None, versus="score", descending=False) -> RulesComparison:
     """Play the line-up `strategies` (one spec per seat, or one for every seat of `players`) on the
     same games under each rule set of `rules` (rule_sets: one, against the rulebook, or A, B, ...)
     and compare every B with A, game by game.
@@ -321,8 +325,12 @@ def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=
     `measures`: also the designer's measures of each rule set's games (sim.runs.measures; the games
     are played with their move log, which takes about twice as long), each B paired against A.
     `skill`: also the skill ladder under each rule set (True: sim.experiments.skill.LADDER, or the
-    strategies weakest first), duels of two on the comparison's game numbers.
+    strategies weakest first), duels of two on the comparison's game numbers. `by`: rank the rule
+    sets by this metric or measure (sim.experiments.sweep.ranking), beside `versus`.
     """
+    if by is not None:
+        from .sweep import check_by
+        check_by(by, versus)
     sides = sides_of(rules, sheet)
     sets = [x.rules for x in sides]
     specs = [strategies] if isinstance(strategies, str) else list(strategies)
@@ -380,10 +388,14 @@ def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=
     if until_ci is not None:
         settings["max_games"] = s.games
     hists = {x.label: {k: dict(sorted(h.items())) for k, h in tally.hists[i].items()} for i, x in enumerate(sides)}
-    return RulesComparison(_table(sides, keys, tally), sets, tally.done, s.players, s.seed, labels, settings,
-                           None if until_ci is None else stop_of(tally, until_ci, s.games), hists, played_by,
-                           warnings, _adaptation_table(sides, adapt_keys, adapt) if check_adaptation else None,
-                           measured, lacking, sides)
+    result = RulesComparison(_table(sides, keys, tally), sets, tally.done, s.players, s.seed, labels, settings,
+                             None if until_ci is None else stop_of(tally, until_ci, s.games), hists, played_by,
+                             warnings, _adaptation_table(sides, adapt_keys, adapt) if check_adaptation else None,
+                             measured, lacking, sides)
+    if by is not None:
+        from .sweep import ranking
+        result.ranking, result.ranked_by = ranking(result, by, versus, descending), (by, versus)
+    return result
 
 
 def _measures(sides, frames, skill, games: int, s):
@@ -633,5 +645,8 @@ def format_table(result: RulesComparison) -> str:
         from ..runs.measures import format_measures
         parts.append(format_measures(result.measures, result.not_measured, "the comparison",
                                      how="the per-roll trace"))
+    if result.ranking is not None:
+        from .sweep import format_ranking
+        parts.append(format_ranking(result.ranking, *result.ranked_by, result.labels[0]))
     message = stop_message(result)
     return "\n\n".join(parts + ([message] if message else []))
