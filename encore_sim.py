@@ -110,7 +110,8 @@ def compare_rules(*rules, **options) -> pd.DataFrame:
     adaptation (a frame: with check_adaptation, what B's own weights gain over A's under B), and
     with `report` the HTML file written. `train`: train the weights `learned` lacks first.
     `measures` (and `skill`: the skill ladder): attrs "measures", a frame of the designer's
-    measures (docs/design.md), a row per rule set, metric and who, and "not_measured"."""
+    measures (docs/design.md), a row per rule set, metric and who, and "not_measured". A range
+    (`"jokers=6..12"`) is its points; `by`: attrs "ranking", the points ranked."""
     from sim.experiments.rulescompare import headline
     result = commands.compare_rules(*rules, **options, say=_say(options))
     return _frame(result.table, games=result.games, rules=result.labels, settings=result.settings, stop=result.stop,
@@ -119,7 +120,11 @@ def compare_rules(*rules, **options) -> pd.DataFrame:
 
 
 def _measured(result) -> dict:
-    return {} if result.measures is None else {"measures": result.measures, "not_measured": result.not_measured}
+    """attrs of the designer's measures and of a sweep's ranking, where asked."""
+    out = {} if result.measures is None else {"measures": result.measures, "not_measured": result.not_measured}
+    if getattr(result, "ranking", None) is not None:
+        out["ranking"] = result.ranking
+    return out
 
 
 @_signature_of(commands.tune, drop=("on_iteration", "say"))

@@ -118,15 +118,20 @@ def compare_rules(*rules, strategy=D.RUN_STRATEGY, players: int | None = None, r
     its points; `by`: rank the rule sets by this metric or measure (smallest first, largest with
     `descending`), beside `versus` (RulesComparison.ranking, sim.experiments.sweep)."""
     from ..experiments.rulescompare import METRICS, compare_rules as play
+    from ..experiments.sweep import check_by, ranked
     strategies = [strategy] if isinstance(strategy, str) else list(strategy)
-    if by is not None and (by not in METRICS or versus not in METRICS):
-        measures = True          # a designer's measure: measured to be ranked by
-    return _reported(lambda: play(strategies, list(rules), games=games, players=players, seed=seed, sheet=sheet,
-                                  rotate=rotate, max_rolls=max_rolls, threads=threads, chunk_size=chunk_size,
-                                  until_ci=until_ci, max_games=max_games, progress=progress, checked=not unchecked,
-                                  check_adaptation=check_adaptation, measures=measures, skill=skill, by=by,
-                                  versus=versus, descending=descending),
-                     report, "rules_report", train, threads, progress, say)
+    if by is not None:
+        check_by(by, versus)
+        if by not in METRICS or versus not in METRICS:
+            measures = True          # a designer's measure: measured to be ranked by
+
+    def compared():
+        result = play(strategies, list(rules), games=games, players=players, seed=seed, sheet=sheet, rotate=rotate,
+                      max_rolls=max_rolls, threads=threads, chunk_size=chunk_size, until_ci=until_ci,
+                      max_games=max_games, progress=progress, checked=not unchecked,
+                      check_adaptation=check_adaptation, measures=measures, skill=skill)
+        return result if by is None else ranked(result, by, versus, descending)
+    return _reported(compared, report, "rules_report", train, threads, progress, say)
 
 
 # --- replay ---------------------------------------------------------------------------

@@ -224,6 +224,7 @@ class RulesComparison:
     #: a sweep's ranking (sim.experiments.sweep.ranking) and what it ranks by: (by, versus)
     ranking: pd.DataFrame | None = None
     ranked_by: tuple | None = None
+    ranking_text: str | None = None
 
     @property
     def labels(self) -> list[str]:
@@ -305,7 +306,7 @@ def sides_of(rules, sheet=SHEET) -> list[Side]:
 def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=SHEET, rotate=ROTATE,
                   max_rolls=DEFAULT_MAX_ROLLS, threads=None, chunk_size=None, until_ci=None, max_games=None,
                   progress=False, checked=True, check_adaptation=CHECK_ADAPTATION, measures=False,
-                  skill=None, by=None, versus="score", descending=False) -> RulesComparison:
+                  skill=None) -> RulesComparison:
     """Play the line-up `strategies` (one spec per seat, or one for every seat of `players`) on the
     same games under each rule set of `rules` (rule_sets: one, against the rulebook, or A, B, ...)
     and compare every B with A, game by game.
@@ -325,12 +326,8 @@ def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=
     `measures`: also the designer's measures of each rule set's games (sim.runs.measures; the games
     are played with their move log, which takes about twice as long), each B paired against A.
     `skill`: also the skill ladder under each rule set (True: sim.experiments.skill.LADDER, or the
-    strategies weakest first), duels of two on the comparison's game numbers. `by`: rank the rule
-    sets by this metric or measure (sim.experiments.sweep.ranking), beside `versus`.
+    strategies weakest first), duels of two on the comparison's game numbers.
     """
-    if by is not None:
-        from .sweep import check_by
-        check_by(by, versus)
     sides = sides_of(rules, sheet)
     sets = [x.rules for x in sides]
     specs = [strategies] if isinstance(strategies, str) else list(strategies)
@@ -388,14 +385,10 @@ def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=
     if until_ci is not None:
         settings["max_games"] = s.games
     hists = {x.label: {k: dict(sorted(h.items())) for k, h in tally.hists[i].items()} for i, x in enumerate(sides)}
-    result = RulesComparison(_table(sides, keys, tally), sets, tally.done, s.players, s.seed, labels, settings,
-                             None if until_ci is None else stop_of(tally, until_ci, s.games), hists, played_by,
-                             warnings, _adaptation_table(sides, adapt_keys, adapt) if check_adaptation else None,
-                             measured, lacking, sides)
-    if by is not None:
-        from .sweep import ranking
-        result.ranking, result.ranked_by = ranking(result, by, versus, descending), (by, versus)
-    return result
+    return RulesComparison(_table(sides, keys, tally), sets, tally.done, s.players, s.seed, labels, settings,
+                           None if until_ci is None else stop_of(tally, until_ci, s.games), hists, played_by,
+                           warnings, _adaptation_table(sides, adapt_keys, adapt) if check_adaptation else None,
+                           measured, lacking, sides)
 
 
 def _measures(sides, frames, skill, games: int, s):
@@ -646,7 +639,6 @@ def format_table(result: RulesComparison) -> str:
         parts.append(format_measures(result.measures, result.not_measured, "the comparison",
                                      how="the per-roll trace"))
     if result.ranking is not None:
-        from .sweep import format_ranking
-        parts.append(format_ranking(result.ranking, *result.ranked_by, result.labels[0]))
+        parts.append(result.ranking_text)
     message = stop_message(result)
     return "\n\n".join(parts + ([message] if message else []))

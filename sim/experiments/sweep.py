@@ -1,7 +1,7 @@
 """Sweeps: the points of a range or grid of rule variants ranked by a measure, and their Pareto front.
 
     r = compare_rules("learned", "jokers=6..12:2,star-penalty=2..4", players=4, measures=True)
-    ranking(r, by="rolls", versus="score")     # a row per point, sorted by its mean game length
+    ranked(r, by="rolls", versus="score")      # r with r.ranking: a row per point, by game length
 
 A sweep is a comparison of rule sets (sim.experiments.rulescompare) whose rule sets are the points
 of a range (sim.rules.expand_sweep): every point plays the same games, paired against the first,
@@ -83,6 +83,14 @@ def ranking(result, by: str, versus: str = "score", descending: bool = False,
     t = t.sort_values("value", ascending=not descending, kind="stable").reset_index(drop=True)
     t.insert(0, "rank", np.arange(1, len(t) + 1))
     return t.rename(columns={"value": by})
+
+
+def ranked(result, by: str, versus: str = "score", descending: bool = False):
+    """The comparison with its ranking (result.ranking, .ranked_by, .ranking_text) set."""
+    result.ranking = ranking(result, by, versus, descending)
+    result.ranked_by = (by, versus)
+    result.ranking_text = format_ranking(result.ranking, by, versus, result.labels[0])
+    return result
 
 
 def format_ranking(t: pd.DataFrame, by: str, versus: str, first: str) -> str:
