@@ -1025,6 +1025,11 @@ def rule_figures(result) -> list[_Figure]:
     f.caption = ("Share of seats ending on each score under each rule set, on the same dice; dashed lines mark "
                  "the means (the table's mean score of all seats).")
     figs.append(f)
+    if getattr(result, "ranking", None) is not None:
+        from .sweep import caption, sweep_figure
+        by, versus = result.ranked_by
+        figs.append(_Figure("sweep", f"The sweep: {by} against {versus}", caption(by, versus),
+                            sweep_figure(result.ranking, by, versus)))
     return figs
 
 
