@@ -741,6 +741,26 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
     _reported(report_file, quiet)
 
 
+def _players_comment(result) -> str:
+    """Who played each rule set, as the csv's first lines: comments (`#`), which
+    pandas.read_csv(..., comment="#") skips."""
+    lines = [f"{label}: {line}" for label, played in result.played_by.items() for line in played]
+    return "".join(f"# Players under {line}\n" for line in lines)
+
+
+def _with_adaptation(result):
+    """compare-rules' table for csv: its rows (part "rules"), then the adaptation check's (part
+    "adaptation": mean_a is the players with A's weights, mean_b with B's own, diff the gain)."""
+    import pandas as pd
+    table = result.table.assign(part="rules")
+    t = result.adaptation
+    if t is None or not len(t):
+        return table
+    rows = t.rename(columns={"unadapted": "mean_a", "adapted": "mean_b", "gain": "diff", "gain_ci_low": "diff_ci_low",
+                             "gain_ci_high": "diff_ci_high"}).assign(part="adaptation")
+    return pd.concat([table, rows], ignore_index=True)[list(table.columns)]
+
+
 @main.command("compare-rules")
 @click.argument("rules", nargs=-1, required=True, type=_RuleSetsText(), metavar="RULES...")
 @_strategy_option("Strategy spec, once per seat or once for all seats (repeatable), as in `run` "
@@ -800,12 +820,17 @@ def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_ga
     if fmt == "table":
         click.echo(format_table(result))
     elif fmt == "csv" and result.ranking is not None:
+        click.echo(_players_comment(result), nl=False)
         _emit(result.ranking, "csv", None)
     elif fmt == "csv" and result.measures is not None:
+        click.echo(_players_comment(result), nl=False)
         _emit_measures(result.measures, result.not_measured)
     else:
         adaptation = None if result.adaptation is None else json.loads(result.adaptation.to_json(orient="records"))
-        _emit(result.table, fmt, None, {"games": result.games, "rules": result.labels,
+        if fmt == "csv":
+            click.echo(_players_comment(result), nl=False)
+        _emit(_with_adaptation(result) if fmt == "csv" else result.table, fmt, None,
+              {"games": result.games, "rules": result.labels,
                                         "settings": result.settings, "stop": result.stop,
                                         "played_by": result.played_by, "warnings": result.warnings,
                                         "adaptation": adaptation, **_measures_fields(result),

@@ -222,6 +222,40 @@ def _parse(text) -> Rules:
     return replace(RULEBOOK, **changes)
 
 
+def _inert(a: Rules, b: Rules, players: int) -> dict[str, str]:
+    """{Rules field: why} of the variants by which b differ from a that cannot act in a game of
+    `players` (1: solo)."""
+    solo = players == 1
+    why = {
+        "solo_rolls": None if solo else f"it sets the solo game's rolls, and this is a game of {players} players",
+        "end_colours": "it ends a table's game, and the solo game ends after its rolls" if solo else None,
+        "free_rolls": "it lets the passive seats choose from all six dice, and the solo game has none" if solo else None,
+    }
+    if solo and a.colour_bonus[0] == b.colour_bonus[0]:
+        why["colour_bonus"] = "it changes only the later value, and solo every colour is completed first"
+    if solo and a.column_points[0] == b.column_points[0]:
+        why["column_points"] = "it changes only the later values, and solo every column is completed first"
+    return {v.field: why[v.field] for v in VARIANTS
+            if getattr(a, v.field) != getattr(b, v.field) and why.get(v.field)}
+
+
+def inert(a: Rules, b: Rules, players: int) -> list[str]:
+    """One line per variant by which rules b differ from a that cannot act in a game of `players`
+    (1: solo), naming why: such a variant plays the games of a, move for move."""
+    out = []
+    for v in VARIANTS:
+        why = _inert(a, b, players).get(v.field)
+        if why:
+            shown = v.name if v.flag else f"{v.name}={v.show(getattr(b, v.field))}"
+            out.append(f"Notice: {shown} cannot act in this game: {why}")
+    return out
+
+
+def acting(a: Rules, b: Rules, players: int) -> Rules:
+    """b with the variants that cannot act in a game of `players` set back to a's."""
+    return replace(b, **{f: getattr(a, f) for f in _inert(a, b, players)})
+
+
 #: The key of a rule-set text that names the sheet it is played on (sheet=NAME_OR_FILE).
 SHEET_KEY = "sheet"
 

@@ -38,11 +38,19 @@ from .compare import paired_settings, play_batches, stop_message, stop_of
 from ..runs.defaults import CHECK_ADAPTATION, ROTATE, SEED, SHEET
 from ..runs.settings import DEFAULT_MAX_ROLLS, Settings
 from ..runs.summary import t_quantile
-from strategies.adaptation import for_rules, players_lines, plays_weights, unadapted, warning, weights_rules_of
+from strategies.adaptation import (
+    for_rules,
+    players_lines,
+    plays_weights,
+    trained_games,
+    unadapted,
+    warning,
+    weights_rules_of,
+)
 from strategies.learned import weights_rules as learned_rules
 from strategies.registry import resolve
 from ..engine import GR_CAPPED, GR_ROLLS
-from ..rules import RULEBOOK, RuleSet, Rules, expand_sweep, parse_rule_set, parse_rules
+from ..rules import RULEBOOK, RuleSet, Rules, acting, expand_sweep, inert, parse_rule_set, parse_rules
 from ..sheets import Sheet, load_sheet
 from ..state import (
     PS_BOXES,
@@ -344,8 +352,10 @@ def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=
     labels = list(lineups[0].labels or lineups[0].specs)
     played_by = {x.label: players_lines([for_rules(r, x.rules, s.players) for r in resolved], x.sheet, s.players,
                                         x.rules) for x in sides}
-    warnings = list(dict.fromkeys(w for b in sets[1:] for x in resolved
-                                  if (w := warning(x, sets[0], b)) is not None))
+    warnings = list(dict.fromkeys([line for b in sets[1:] for line in inert(sets[0], b, s.players)]
+                                  + [w for b in sets[1:] for x in resolved
+                                     if (w := warning(x, sets[0], acting(sets[0], b, s.players))) is not None]
+                                  + _training_note(resolved, sides, s.players)))
     unadapted_lineups = [None] * len(sets)
     one_seat = s.players > 1 and len(set(specs)) == 1
     if check_adaptation:
@@ -406,6 +416,20 @@ def _measures(sides, frames, skill, games: int, s):
             frame = ladder if frame is None else frame.merge(ladder, on="game")
         per_set[x.label] = frame
     return aggregate(per_set), (missing(per_set[sides[0].label]) if frames is not None else {})
+
+
+def _training_note(resolved, sides, players: int) -> list[str]:
+    """A line when the sides' `learned` play weights trained on different numbers of games (a
+    side's players may then be weaker for its shorter training, not for its rules)."""
+    lines = []
+    for r in resolved:
+        games = {x.label: trained_games(for_rules(r, x.rules, players), x.sheet, players, x.rules) for x in sides}
+        known = {g for g in games.values() if g}
+        if len(known) > 1:
+            lines.append(f"Note: {r.spec}'s weights were trained on different numbers of games ("
+                         + ", ".join(f"{label}: {g:,}" for label, g in games.items() if g)
+                         + "): a side trained on fewer may play worse for that alone")
+    return lines
 
 
 def _check_weights_files(resolved, sets, players: int) -> None:

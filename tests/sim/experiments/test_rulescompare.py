@@ -176,7 +176,10 @@ def test_cli_table_json_csv(tmp_path, penalty):
     assert data["rules"] == ["rulebook", "pass-penalty=1"] and data["games"] == 300 and data["stop"] is None
     pd.testing.assert_frame_equal(pd.DataFrame(data["rows"]), penalty.table, check_dtype=False)
     r = invoke("compare-rules", "pass-penalty=1", "-p", 4, "-n", 300, "--seed", 11, "-f", "csv")
-    pd.testing.assert_frame_equal(pd.read_csv(pd.io.common.StringIO(r.stdout)), penalty.table, check_dtype=False)
+    assert r.stdout.startswith("# Players under rulebook: greedy: hand-written")
+    csv = pd.read_csv(pd.io.common.StringIO(r.stdout), comment="#")
+    assert (csv.pop("part") == "rules").all()
+    pd.testing.assert_frame_equal(csv, penalty.table, check_dtype=False)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -273,7 +276,7 @@ def test_measures_in_csv_and_json():
     args = ["compare-rules", "rulebook", "jokers=6", "-p", "2", "-n", "60", "--measures", "--no-check-adaptation"]
     csv = CliRunner().invoke(main, args + ["-f", "csv"])
     assert csv.exit_code == 0, csv.output
-    lines = csv.stdout.splitlines()
+    lines = [line for line in csv.stdout.splitlines() if not line.startswith("# Players under")]
     assert lines[0].startswith("side,metric,who,games,value,ci_low,ci_high,diff")
     assert any(line.startswith("jokers=6,score_sd,") for line in lines)
     out = CliRunner().invoke(main, args + ["-f", "json"])
@@ -302,3 +305,28 @@ def test_two_sheets_play_the_same_dice(tmp_path):
     assert (both["number_dice_x"].map(list) == both["number_dice_y"].map(list)).all()
     assert (both["colour_dice_x"].map(list) == both["colour_dice_y"].map(list)).all()
     assert r.measures["side"].unique().tolist() == r.labels
+
+
+def test_csv_and_json_say_who_played_and_whether_they_adapted():
+    args = ["compare-rules", "rulebook", "pass-penalty=1", "-s", "learned", "-p", "4", "-n", "40"]
+    r = invoke(*args, "-f", "csv")
+    assert r.exit_code == 0, r.output
+    comments = [line for line in r.stdout.splitlines() if line.startswith("#")]
+    assert comments == ["# Players under rulebook: learned: shipped weights for the rulebook, 4 players, 600,000 games",
+                        "# Players under pass-penalty=1: learned: shipped weights for pass-penalty=1, 4 players, "
+                        "600,000 games"]
+    csv = pd.read_csv(pd.io.common.StringIO(r.stdout), comment="#")
+    adapted = csv[csv["part"] == "adaptation"]
+    assert set(adapted["metric"]) == {"score", "win_rate", "passes"} and (adapted["who"] == "one seat").all()
+    data = json.loads(invoke(*args, "-f", "json").stdout)
+    assert data["played_by"]["pass-penalty=1"][0].startswith("learned: shipped weights for pass-penalty=1")
+    assert {row["metric"] for row in data["adaptation"]} == {"score", "win_rate", "passes"}
+
+
+def test_a_variant_that_cannot_act_says_so():
+    r = compare_rules("greedy", "solo-rolls=25", games=20, players=4, check_adaptation=False)
+    assert r.warnings == ["Notice: solo-rolls=25 cannot act in this game: it sets the solo game's rolls, and this is "
+                          "a game of 4 players"]
+    solo = compare_rules("greedy", "end-colours=1", games=20, check_adaptation=False)
+    assert solo.warnings[0].startswith("Notice: end-colours=1 cannot act in this game: it ends a table's game")
+    assert _zero(solo.row("score"))
