@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sim.rules import RULEBOOK, Rules
-from sim.runs.defaults import TRAIN_SEED
+from sim.runs.defaults import TRAIN_GAMES, TRAIN_SEED, TRAIN_TABLE_GAMES
 from sim.sheets import Sheet
 
 from strategies import store
@@ -32,6 +32,19 @@ WARM_GAMES = {1: 1_000_000, 2: 400_000, 3: 400_000, 4: 400_000, 5: 300_000, 6: 2
 WARM_STEP = {1: (0.1, 0.01), 2: (0.1, 0.02)}
 #: Training on demand's root seed: train's own (no default comparison plays its games).
 SEED = TRAIN_SEED
+#: Training games a second on one core, solo and at tables of 2-6: WARM_GAMES take about two
+#: minutes on two cores (measured for docs/variants.md), which an announcement's estimate scales.
+CORE_RATE = {players: games / 240 for players, games in WARM_GAMES.items()}
+
+
+def estimate(games: int, players: int, threads: int | None = None) -> str:
+    """How long training `games` games for `players` takes on `threads` cores (default: Numba's),
+    as an announcement says it."""
+    import numba
+    cores = threads or numba.config.NUMBA_NUM_THREADS
+    seconds = games / (CORE_RATE[players] * cores)
+    span = f"{seconds / 60:.0f} minutes" if seconds >= 90 else f"{seconds:.0f} s"
+    return f"about {span} on {cores} core{'s' if cores != 1 else ''} (longer on a loaded machine)"
 
 
 @dataclass(frozen=True)
@@ -71,9 +84,12 @@ def train_need(need: Need, threads=None, progress=False, say=None):
     store.writable()
     init, games, step, how = plan(need)
     if say is not None:
-        say(f"Training `learned` for {need.what}: {how}, into the weights store {store.folder()}")
+        total = games or (TRAIN_GAMES if need.players == 1 else TRAIN_TABLE_GAMES[need.players])
+        say(f"Training `learned` for {need.what}: {how}, {estimate(total, need.players, threads)}, into the "
+            f"weights store {store.folder()}")
     return train_file(None, sheet=need.sheet, players=need.players, games=games, seed=SEED, threads=threads,
-                      progress=progress, init=init, step=step, rules=weights_rules(need.rules, need.players))
+                      progress=progress, init=init, step=step, rules=weights_rules(need.rules, need.players),
+                      lines=say)
 
 
 def with_training(call, train: bool = True, threads=None, progress=False, say=None):

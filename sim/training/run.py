@@ -59,7 +59,7 @@ def check_step(step) -> tuple[float, float]:
 
 def train_file(out=None, sheet=SHEET, players: int = PLAYERS, games: int | None = None, seed: int = TRAIN_SEED,
                threads: int | None = None, progress: bool = False, init=None, step=None,
-               rules=None) -> Path:
+               rules=None, lines=None) -> Path:
     """`encore-sim train`: check the arguments, train (solo, or a table of `players`: see
     sim.training.table), and write the weights to `out` atomically (nothing is written if
     training is interrupted). Returns the file written.
@@ -95,7 +95,8 @@ def train_file(out=None, sheet=SHEET, players: int = PLAYERS, games: int | None 
         init_sha256 = hashlib.sha256(Path(init).read_bytes()).hexdigest()
         init_name = Path(init).name
     numba.set_num_threads(threads)
-    bar = Progress(games, 0, enabled=progress, unit="training games")
+    # lines(text): where no progress line can be shown (a file, a pipe), a line every few seconds
+    bar = Progress(games, 0, enabled=progress, unit="training games", lines=lines)
     last = [0.0, None]
 
     def show(done, figure):
