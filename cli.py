@@ -785,6 +785,9 @@ def _with_adaptation(result):
 @click.option("--skill", is_flag=True,
               help="Also the skill ladder under each rule set: random, greedy, heuristic and learned, each against "
                    "the next in duels of two on the same games (skill_step; docs/design.md).")
+@click.option("--ladder", default=None, metavar="A,B,...",
+              help="With --skill: the strategies of the ladder, weakest first [default: random,greedy,heuristic,"
+                   "learned].")
 @UNCHECKED
 @PYTHON
 @TRAIN
@@ -792,15 +795,16 @@ def _with_adaptation(result):
 @_errors
 def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_games, seed, sheet, max_rolls, threads,
                   chunk_size, fmt, quiet, report_file, check_adaptation, measures, by, versus, descending, skill,
-                  unchecked, python, train):
+                  ladder, unchecked, python, train):
     """What a rule change does: the same strategies on the same dice under each rule set, paired.
 
     RULES are rule sets, each a --rules text (comma-separated variants; `rulebook` for none): the
     first is A, each other a B compared with it game by game; one alone is compared with the
     rulebook. A rule set may name its sheet too (`sheet=mysheet.txt,joker-six`): two sheets are
-    compared as two rule sets are, on the same dice. Per rule set B: mean score, game length, win rate by seat, '!' used, columns and
-    colours completed, passes, star penalty, ... under A and B, and the mean of the games'
-    differences B - A with a 95% t interval (docs/variants.md). Each rule set is played by its own
+    compared as two rule sets are, on the same dice; a range or grid (`jokers=6..12:2`) is a
+    sweep, its points ranked with --by (docs/design.md). Per rule set B: mean score, game length,
+    win rate by seat, '!' used, columns and colours completed, passes, star penalty, ... under A
+    and B, and the mean of the games' differences B - A with a 95% t interval (docs/variants.md). Each rule set is played by its own
     players: `learned` with weights trained under its rules (--train trains those it lacks), and
     the output says what played each, warns of a strategy that ignores a change, and measures
     what B's own weights gain over A's under B (--check-adaptation).
@@ -816,7 +820,8 @@ def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_ga
                                     chunk_size=chunk_size, until_ci=until_ci, max_games=max_games,
                                     report=report_file, progress=_progress_enabled(quiet), unchecked=unchecked,
                                     check_adaptation=check_adaptation, train=train, say=_say(quiet),
-                                    measures=measures, skill=skill, by=by, versus=versus, descending=descending)
+                                    measures=measures, by=by, versus=versus, descending=descending,
+                                    skill=tuple(s.strip() for s in ladder.split(",")) if ladder and skill else skill)
     if fmt == "table":
         click.echo(format_table(result))
     elif fmt == "csv" and result.ranking is not None:

@@ -229,7 +229,8 @@ def _inert(a: Rules, b: Rules, players: int) -> dict[str, str]:
     why = {
         "solo_rolls": None if solo else f"it sets the solo game's rolls, and this is a game of {players} players",
         "end_colours": "it ends a table's game, and the solo game ends after its rolls" if solo else None,
-        "free_rolls": "it lets the passive seats choose from all six dice, and the solo game has none" if solo else None,
+        "free_rolls": ("it lets the passive seats choose from all six dice, and the solo game has none" if solo
+                       else None),
     }
     if solo and a.colour_bonus[0] == b.colour_bonus[0]:
         why["colour_bonus"] = "it changes only the later value, and solo every colour is completed first"

@@ -53,7 +53,8 @@ def metric_values(result, metric: str) -> pd.DataFrame:
     rows = m[m["metric"] == metric]
     rows = rows[rows["who"] == rows["who"].iloc[0]]          # the game's or every seat's
     out = pd.DataFrame({"rules": rows["side"], "value": rows["value"], "diff": rows["diff"].fillna(0.0),
-                        "diff_ci_low": rows["diff_ci_low"].fillna(0.0), "diff_ci_high": rows["diff_ci_high"].fillna(0.0),
+                        "diff_ci_low": rows["diff_ci_low"].fillna(0.0),
+                        "diff_ci_high": rows["diff_ci_high"].fillna(0.0),
                         "significant": rows["significant"].fillna(False)})
     return out.reset_index(drop=True)
 
