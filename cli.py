@@ -801,13 +801,13 @@ def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_ga
     RULES are rule sets, each a --rules text (comma-separated variants; `rulebook` for none): the
     first is A, each other a B compared with it game by game; one alone is compared with the
     rulebook. A rule set may name its sheet too (`sheet=mysheet.txt,joker-six`): two sheets are
-    compared as two rule sets are, on the same dice; a range or grid (`jokers=6..12:2`) is a
-    sweep, its points ranked with --by (docs/design.md). Per rule set B: mean score, game length,
-    win rate by seat, '!' used, columns and colours completed, passes, star penalty, ... under A
-    and B, and the mean of the games' differences B - A with a 95% t interval (docs/variants.md). Each rule set is played by its own
-    players: `learned` with weights trained under its rules (--train trains those it lacks), and
-    the output says what played each, warns of a strategy that ignores a change, and measures
-    what B's own weights gain over A's under B (--check-adaptation).
+    compared as two rule sets are, on the same dice; a range or grid (`jokers=6..12:2`) is a sweep,
+    its points ranked with --by (docs/design.md). Per rule set B: mean score, game length, win rate
+    by seat, '!' used, columns and colours completed, passes, star penalty, ... under A and B, and
+    the mean of the games' differences B - A with a 95% t interval (docs/variants.md). Each rule set
+    is played by its own players: `learned` with weights trained under its rules (--train trains
+    those it lacks), and the output says what played each, warns of a strategy that ignores a
+    change, and measures what B's own weights gain over A's under B (--check-adaptation).
 
     Example: encore-sim compare-rules rulebook joker-six -s learned -p 4 --train
     """
