@@ -1026,7 +1026,7 @@ def rule_figures(result) -> list[_Figure]:
                  "the means (the table's mean score of all seats).")
     figs.append(f)
     if getattr(result, "ranking", None) is not None:
-        from .sweep import caption, sweep_figure
+        from .pareto import caption, sweep_figure
         by, versus = result.ranked_by
         figs.append(_Figure("sweep", f"The sweep: {by} against {versus}", caption(by, versus),
                             sweep_figure(result.ranking, by, versus)))

@@ -1,7 +1,7 @@
-"""The sweep's figure (sim.report.sweep) in compare-rules' report."""
+"""The sweep's figure (sim.report.pareto) in compare-rules' report."""
 import pandas as pd
 
-from sim.report.sweep import sweep_figure
+from sim.report.pareto import sweep_figure
 
 
 def test_the_figure_labels_every_point_and_marks_the_front():
