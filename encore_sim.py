@@ -77,9 +77,11 @@ def summary(path, **options) -> pd.DataFrame:
     """`encore-sim summary PATH`: a row per strategy (by="seat": and seat; by default per seat
     where one strategy holds every seat, as `run` prints it). attrs: dataset, games, manifest,
     "rules" (the --rules text the games were played under, "" for the rulebook) and solo "bands"
-    (the rating bands, a frame). `rules`, if given, must be the dataset's."""
+    (the rating bands, a frame). `rules`, if given, must be the dataset's. `measures`: attrs
+    "measures" (the designer's measures of its games, a frame; docs/design.md) and "not_measured"."""
     s = commands.summary(path, **options)
-    return _frame(s.stats, dataset=str(path), games=s.games, manifest=s.manifest, rules=s.rules.text, bands=s.bands)
+    return _frame(s.stats, dataset=str(path), games=s.games, manifest=s.manifest, rules=s.rules.text, bands=s.bands,
+                  **_measured(s))
 
 
 @_signature_of(commands.compare)

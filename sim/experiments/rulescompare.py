@@ -280,8 +280,8 @@ class Side:
 
     @property
     def text(self) -> str:
-        return ",".join(([f"sheet={self.sheet.name}"] if self.named else []) + ([self.rules.text] if self.rules.text
-                                                                                else []))
+        """As a rule-set text names it: the sheet (if named) and the rules."""
+        return RuleSet(self.rules, self.sheet.name if self.named else None).text
 
     @property
     def label(self) -> str:

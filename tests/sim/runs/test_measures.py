@@ -119,3 +119,12 @@ def test_summary_shows_the_measures_in_every_format(tmp_path):
     data = json.loads(CliRunner().invoke(main, ["summary", str(out), "--measures", "-f", "json"]).stdout)
     assert {"margin", "ties", "win_share", "completed"} <= {r["metric"] for r in data["measures"]}
     assert "--trace" in data["not_measured"] and "--log-turns" not in data["not_measured"]
+
+
+def test_the_notebook_summary_carries_the_measures(tmp_path):
+    import encore_sim as es
+    out = tmp_path / "ds"
+    run(out, games=30, players=3, strategies=["greedy"], seed=1)
+    df = es.summary(out, measures=True)
+    m = df.attrs["measures"].set_index(["metric", "who"])
+    assert m.loc[("ties", "game"), "games"] == 30 and "--log-turns" in df.attrs["not_measured"]
