@@ -1051,6 +1051,8 @@ def rules_report(result, out, fmt: str = "html", figures_dir=None) -> Report:
     message = stop_message(result)
     if message:
         sections[-1] = (sections[-1][0], sections[-1][1] + f"<p>{_e(message)}</p>")
+    from .pareto import measure_sections
+    sections += measure_sections(result, html_table)
     st = result.settings
     settings = [("rule sets", ", ".join(f"{x} ({'A' if i == 0 else 'B'})" for i, x in enumerate(result.labels))),
                 ("strategies", ", ".join(result.strategies)), ("players", "solo" if result.players == 1 else result.players),

@@ -23,3 +23,9 @@ def test_compare_rules_report_draws_the_sweep(tmp_path):
                                   "--no-check-adaptation", "--report", str(out), "-q"])
     assert r.exit_code == 0, r.output
     assert "Ranked by rolls" in r.stdout and "The sweep: rolls against score" in out.read_text()
+    measured = tmp_path / "measured.html"
+    r = CliRunner().invoke(main, ["compare-rules", "rulebook", "jokers=7", "-p", "2", "-n", "40", "--measures",
+                                  "--no-check-adaptation", "--report", str(measured), "-q"])
+    page = measured.read_text()
+    assert r.exit_code == 0 and "Measures: A = rulebook, B = jokers=7" in page and "Completion: A = rulebook" in page
+    assert "score_sd" in page and "column O" in page
