@@ -488,5 +488,10 @@ def format_measures(table: pd.DataFrame, lacking: dict | None = None, what: str 
             blocks.append("Completion: the share of seats that completed each colour and column, and of games in "
                           "which it was the first completed\n\n" + display(table, b, completion=True).to_string(
                               index=False))
+    rates = table[(table["metric"] == "win_rate") & (table["side"] == sides[0] if "side" in table else True)]
+    if len(rates):
+        blocks.append(f"win_rate counts a tie as a win for each tied seat (the seats' rates add up to "
+                      f"{rates['value'].sum():.1%}{'' if len(sides) == 1 else ' under A'}); win_share splits a tie's "
+                      "win between the tied seats (100%).")
     line = missing_line(lacking or {}, what, how)
     return "\n\n".join(blocks + ([line] if line else []))
