@@ -13,10 +13,11 @@ The interface, shared with the measures of the per-roll trace (sim.runs.trace):
   game has none (a solo game's margin, a game too short to have a roll after the free rolls).
 - `frame_of_tables(games, players, turns, sheet, rules)` makes it from a dataset's tables (the
   Arrow tables of sim.runs.schema; `turns` may be None), `frame_of_chunk(chunk)` from played
-  games, `dataset_frame(path)` from a dataset chunk by chunk. When the dataset has a trace and
-  `sim.runs.trace.trace_measures(dataset)` exists, its per-game frame (the same `game` column,
-  one column per trace measure) is joined to it: nothing more is needed for its columns to be
-  aggregated, printed and compared.
+  games, `dataset_frame(path)` from a dataset chunk by chunk. When the dataset has a trace
+  (`sim.runs.trace.has_trace(dataset)`), `sim.runs.trace.trace_measures(dataset)`'s per-game
+  frame (the same `game` column, one column per trace measure) is joined to it, and
+  `frame_of_chunk(chunk, trace=True)` joins `sim.runs.trace.chunk_measures(chunk)`'s: nothing
+  more is needed for their columns to be aggregated, printed and compared.
 - `aggregate(frames)` turns one frame, or several keyed by a label (the first is A), into a tidy
   table: a row per side, metric and who, with `value` and its 95% interval, and for every side
   after the first `diff` = B - A and its 95% interval, paired on the games both played.
@@ -113,14 +114,19 @@ def frame_of_tables(games: pa.Table, players: pa.Table, turns: pa.Table | None, 
     return pd.DataFrame(out)
 
 
-def frame_of_chunk(chunk) -> pd.DataFrame:
+def frame_of_chunk(chunk, trace: bool = False) -> pd.DataFrame:
     """The per-game frame of a chunk of played games (sim.runs.chunk.Chunk); with its move log
-    (played with log_turns) the measures of the turns too."""
+    (played with log_turns) the measures of the turns too, and with `trace` those of the trace
+    (sim.runs.trace.chunk_measures, where that module gives them)."""
     turns = chunk.to_arrow("turns", ["game", "roll", "seat", "active", "passed", "jokers", "cells"]) \
         if chunk.log is not None else None
-    return frame_of_tables(chunk.to_arrow("games", ["game", "rolls", "capped"]),
-                           chunk.to_arrow("players", ["game", "seat", "score", "winner"]), turns, chunk.sheet,
-                           chunk.rules)
+    frame = frame_of_tables(chunk.to_arrow("games", ["game", "rolls", "capped"]),
+                            chunk.to_arrow("players", ["game", "seat", "score", "winner"]), turns, chunk.sheet,
+                            chunk.rules)
+    of_chunk = getattr(_trace_module(), "chunk_measures", None)
+    if trace and turns is not None and of_chunk is not None:
+        frame = frame.merge(of_chunk(chunk), on="game", how="left")
+    return frame
 
 
 def turn_measures(turns: pa.Table, game: np.ndarray, seats: int, sheet: Sheet, rules: Rules):
@@ -190,10 +196,6 @@ def turn_measures(turns: pa.Table, game: np.ndarray, seats: int, sheet: Sheet, r
     return out, points
 
 
-def has_trace(manifest: dict) -> bool:
-    return bool((manifest.get("settings") or {}).get("trace"))
-
-
 def dataset_frame(path) -> pd.DataFrame:
     """The per-game frame of the dataset at `path`, chunk by chunk (the turns' measures where it
     has turns; the trace's from sim.runs.trace where it has a trace)."""
@@ -210,19 +212,19 @@ def dataset_frame(path) -> pd.DataFrame:
                                      read_part(store, "players", c, ["game", "seat", "score", "winner"]),
                                      turns, sheet, rules))
     frame = pd.concat(parts, ignore_index=True)
-    if has_trace(manifest):
-        trace = _trace_measures()
-        if trace is not None:
-            frame = frame.merge(trace(path), on="game", how="left")
+    trace = _trace_module()
+    if trace is not None and trace.has_trace(store):
+        frame = frame.merge(trace.trace_measures(store), on="game", how="left")
     return frame
 
 
-def _trace_measures():
+def _trace_module():
+    """sim.runs.trace where it gives the trace's measures (has_trace, trace_measures), else None."""
     try:
         from . import trace
     except ImportError:
         return None
-    return getattr(trace, "trace_measures", None)
+    return trace if hasattr(trace, "has_trace") and hasattr(trace, "trace_measures") else None
 
 
 def missing(frame: pd.DataFrame) -> dict[str, list[str]]:

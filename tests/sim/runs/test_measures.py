@@ -128,3 +128,23 @@ def test_the_notebook_summary_carries_the_measures(tmp_path):
     df = es.summary(out, measures=True)
     m = df.attrs["measures"].set_index(["metric", "who"])
     assert m.loc[("ties", "game"), "games"] == 30 and "--log-turns" in df.attrs["not_measured"]
+
+
+def test_the_trace_measures_join_the_frame_when_the_dataset_has_a_trace(tmp_path, monkeypatch):
+    """The interface with sim.runs.trace: has_trace(dataset) and trace_measures(dataset), a
+    per-game frame keyed by game, whose columns are aggregated as any other."""
+    import sys
+    import types
+    out = tmp_path / "ds"
+    run(out, games=20, players=2, strategies=["greedy"], seed=3)
+    fake = types.ModuleType("sim.runs.trace")
+    fake.has_trace = lambda dataset: True
+    fake.trace_measures = lambda dataset: pd.DataFrame({"game": np.arange(20), "lead_changes": np.arange(20) % 3,
+                                                        "drama": np.full(20, 0.25)})
+    monkeypatch.setitem(sys.modules, "sim.runs.trace", fake)
+    import sim.runs
+    monkeypatch.setattr(sim.runs, "trace", fake, raising=False)
+    frame = dataset_frame(out)
+    t = aggregate(frame).set_index("metric")
+    assert t.loc["drama", "value"] == 0.25 and t.loc["lead_changes", "value"] == pytest.approx(19 / 20)
+    assert "lead_changes" not in missing(frame)["--trace"] and "comebacks" in missing(frame)["--trace"]
