@@ -355,7 +355,7 @@ def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=
     warnings = list(dict.fromkeys([line for b in sets[1:] for line in inert(sets[0], b, s.players)]
                                   + [w for b in sets[1:] for x in resolved
                                      if (w := warning(x, sets[0], acting(sets[0], b, s.players))) is not None]
-                                  + _training_note(resolved, sides, s.players)))
+                                  + training_note(resolved, sides, s.players)))
     unadapted_lineups = [None] * len(sets)
     one_seat = s.players > 1 and len(set(specs)) == 1
     if check_adaptation:
@@ -418,7 +418,7 @@ def _measures(sides, frames, skill, games: int, s):
     return aggregate(per_set), (missing(per_set[sides[0].label]) if frames is not None else {})
 
 
-def _training_note(resolved, sides, players: int) -> list[str]:
+def training_note(resolved, sides, players: int) -> list[str]:
     """A line when the sides' `learned` play weights trained on different numbers of games (a
     side's players may then be weaker for its shorter training, not for its rules)."""
     lines = []
