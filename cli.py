@@ -1049,7 +1049,7 @@ def train(sheet, players, games, seed, threads, init, step, out, quiet, rules):
         interrupts.install("Interrupted: no weights were written.")
     try:
         w = commands.train(sheet=sheet, players=players, games=games, seed=seed, threads=threads, init=init,
-                           step=step, out=out, progress=_progress_enabled(quiet), rules=rules)
+                           step=step, out=out, progress=_progress_enabled(quiet), rules=rules, say=_say(quiet))
     except KeyboardInterrupt:
         click.echo("\nInterrupted: no weights were written.", err=True)
         _exit_interrupted()

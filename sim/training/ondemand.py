@@ -22,7 +22,7 @@ from sim.sheets import Sheet
 
 from strategies import store
 from strategies.learned import MissingWeights, weights_file, weights_rules
-from .run import train_file
+from .run import estimate, train_file
 
 #: Training games of a warm start, solo and at tables of 2-6: as many as fit in about two minutes
 #: on two cores, where docs/variants.md measures them as good as a full training (larger tables
@@ -32,19 +32,6 @@ WARM_GAMES = {1: 1_000_000, 2: 400_000, 3: 400_000, 4: 400_000, 5: 300_000, 6: 2
 WARM_STEP = {1: (0.1, 0.01), 2: (0.1, 0.02)}
 #: Training on demand's root seed: train's own (no default comparison plays its games).
 SEED = TRAIN_SEED
-#: Training games a second on one core, solo and at tables of 2-6: WARM_GAMES take about two
-#: minutes on two cores (measured for docs/variants.md), which an announcement's estimate scales.
-CORE_RATE = {players: games / 240 for players, games in WARM_GAMES.items()}
-
-
-def estimate(games: int, players: int, threads: int | None = None) -> str:
-    """How long training `games` games for `players` takes on `threads` cores (default: Numba's),
-    as an announcement says it."""
-    import numba
-    cores = threads or numba.config.NUMBA_NUM_THREADS
-    seconds = games / (CORE_RATE[players] * cores)
-    span = f"{seconds / 60:.0f} minutes" if seconds >= 90 else f"{seconds:.0f} s"
-    return f"about {span} on {cores} core{'s' if cores != 1 else ''} (longer on a loaded machine)"
 
 
 @dataclass(frozen=True)
