@@ -332,12 +332,14 @@ def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=
     (RulesComparison.adaptation); a gain near 0 says B was answered by players who did not adapt.
 
     `measures`: also the designer's measures of each rule set's games (sim.runs.measures; the games
-    are played with their move log, which takes about twice as long), each B paired against A.
+    are played with their move log, which takes about twice as long), each B paired against A;
+    always where the rule sets are played on different sheets (the completion table compares them).
     `skill`: also the skill ladder under each rule set (True: sim.experiments.skill.LADDER, or the
     strategies weakest first), duels of two on the comparison's game numbers.
     """
     sides = sides_of(rules, sheet)
     sets = [x.rules for x in sides]
+    measures = measures or any(x.sheet != sides[0].sheet for x in sides)   # sheets: their completion table
     specs = [strategies] if isinstance(strategies, str) else list(strategies)
     base = Settings.of(strategies=specs, players=players, seed=seed, sheet=sheet, rotate=rotate,
                        max_rolls=max_rolls, threads=threads, chunk_size=chunk_size, checked=checked)
