@@ -180,10 +180,10 @@ def turn_measures(turns: pa.Table, game: np.ndarray, seats: int, sheet: Sheet, r
         is_first = (first_roll == earliest[:, None]) & (first_roll < np.iinfo(np.int64).max)
         share = is_first / np.maximum(is_first.sum(axis=1, keepdims=True), 1)
         parts[kind] = (names_, completed, share)
-    for what in (1, 2):      # every colour and column's completed, then first
+    for k, metric in enumerate(COMPLETION):      # every colour and column's completed, then first
         for names_, *values in parts.values():
             for j, name in enumerate(names_):
-                out[f"{COMPLETION[what - 1]}@{name}"] = values[what - 1][:, j]
+                out[f"{metric}@{name}"] = values[k][:, j]
     if seats > 1:
         late = roll > rules.free_rolls
         a, p = late & active, late & ~active
