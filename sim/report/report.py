@@ -1025,6 +1025,11 @@ def rule_figures(result) -> list[_Figure]:
     f.caption = ("Share of seats ending on each score under each rule set, on the same dice; dashed lines mark "
                  "the means (the table's mean score of all seats).")
     figs.append(f)
+    if getattr(result, "ranking", None) is not None:
+        from .pareto import caption, sweep_figure
+        by, versus = result.ranked_by
+        figs.append(_Figure("sweep", f"The sweep: {by} against {versus}", caption(by, versus),
+                            sweep_figure(result.ranking, by, versus)))
     return figs
 
 
@@ -1046,6 +1051,8 @@ def rules_report(result, out, fmt: str = "html", figures_dir=None) -> Report:
     message = stop_message(result)
     if message:
         sections[-1] = (sections[-1][0], sections[-1][1] + f"<p>{_e(message)}</p>")
+    from .pareto import measure_sections
+    sections += measure_sections(result, html_table)
     st = result.settings
     settings = [("rule sets", ", ".join(f"{x} ({'A' if i == 0 else 'B'})" for i, x in enumerate(result.labels))),
                 ("strategies", ", ".join(result.strategies)), ("players", "solo" if result.players == 1 else result.players),

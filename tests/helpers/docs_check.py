@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ("README.md", "docs/rules.md", "docs/strategies.md", "docs/kit.md", "docs/performance.md",
+DOCS = ("README.md", "docs/rules.md", "docs/strategies.md", "docs/kit.md", "docs/performance.md", "docs/design.md",
         "docs/architecture.md", "docs/variants.md", "docs/agents.md", "docs/play.md", "docs/levels.md")
 
 FENCE = re.compile(r"^(\s*)```(\w*)\s*$")
