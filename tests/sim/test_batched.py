@@ -26,7 +26,7 @@ from sim.tables import MAX_NUMBER, build_tables
 from strategies import batched, placement_table, resolve
 from invoking import invoke
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "examples" / "batched_greedy.py"
 
 

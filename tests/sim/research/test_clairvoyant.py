@@ -22,7 +22,7 @@ from sim.research.headroom import measure
 from strategies.learned import weights_array
 from invoking import invoke
 
-ROOT = Path(__file__).resolve().parents[4]
+ROOT = Path(__file__).resolve().parents[3]
 SEED = 20261203
 GAMES = 20
 BEAM = 64
