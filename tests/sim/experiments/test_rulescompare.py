@@ -7,14 +7,13 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 import encore_sim as es
-from cli import main
 from sim.runs.api import play_chunk
 from sim.report.report import rules_report
 from sim.experiments.rulescompare import GAME_METRICS, SEAT_METRICS, compare_rules, format_table, rule_sets
 from sim.rules import RULEBOOK, parse_rules
+from invoking import invoke
 
 UNCHANGED = ("rolls", "capped", "jokers_used", "columns", "colours", "passes", "star_penalty", "column_points",
              "jokers_left", "boxes")
@@ -162,10 +161,6 @@ def test_format_table(penalty):
 
 
 # --- the command and the report -------------------------------------------------------------
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
 
 def test_cli_table_json_csv(tmp_path, penalty):
     r = invoke("compare-rules", "pass-penalty=1", "-s", "greedy", "-p", 4, "-n", 300, "--seed", 11, "-j", 1)
