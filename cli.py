@@ -1038,7 +1038,7 @@ def train(sheet, players, games, seed, threads, init, step, out, quiet, rules):
     weights are made by `encore-sim train --sheet NAME --out strategies/data/learned-NAME.npz`
     for each built-in sheet, continued by the same command with `--init` that file `--games
     8000000 --seed 77 --step 0.03 0.003`, and `encore-sim train --players N --out
-    strategies/data/learned-standard-Np.npz` for tables of 2-6 (docs/strategies.md).
+    strategies/data/learned-standard-Np.npz` for tables of 2-6 (docs/training.md).
     Interrupted, it writes nothing. Its --seed is 7, not 0 like every other command's, so
     that the default comparisons never play the games it learned from.
     """
@@ -1106,7 +1106,7 @@ def weights_command(fmt):
 @_seed_option("Root seed of the dice.", defaults.BOUND_SEED)
 @_sheet_option()
 @click.option("--beam", "-b", type=COUNT, default=defaults.BOUND_BEAM, show_default=True,
-              help="States kept after each roll: a wider beam finds more, slower (docs/strategies.md says how "
+              help="States kept after each roll: a wider beam finds more, slower (docs/research.md says how "
                    "long it takes).")
 @_weights_option("learned's weights file [default: the shipped ones of the sheet].")
 @_threads_option("Numba threads [default: all cores]; the results do not depend on it.")

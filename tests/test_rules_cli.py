@@ -5,21 +5,16 @@ import json
 
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 import encore_sim as es
-from cli import main
 from sim.rules import VARIANT_LIST, parse_rules
 from sim.runs.dataset import read_manifest
 from sim.runs.runner import run as api_run
+from invoking import invoke
 
 VARIANTS = "pass-penalty=1,joker-six"     # not canonical: the manifest records "joker-six,pass-penalty=1"
 CANONICAL = "joker-six,pass-penalty=1"
 TABLE_RULES = "pass-penalty=2,star-penalty=3,end-colours=3"   # canonical: the order of the variants
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 def one_line_error(r, *parts):

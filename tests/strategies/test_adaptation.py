@@ -6,9 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from cli import main
 from sim.rules import RULEBOOK, parse_rules
 from sim.sheets import load_sheet
 from sim.runs.api import lineup, play_chunk
@@ -18,13 +16,10 @@ from strategies import adaptation, store
 from strategies.learned import shipped_file
 from strategies.registry import resolve
 from sim.training.run import train_file
+from invoking import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANT = "star-penalty=3"
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 @pytest.fixture

@@ -8,20 +8,15 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 import encore_sim as es
-from cli import main
 from sim.sheets import load_sheet
 from strategies import learned as L
 from strategies import store
 from sim.training import ondemand
+from invoking import invoke
 
 SOLO_VARIANT = "star-penalty=3"     # changes the solo game's points: no weights ship for it
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 @pytest.fixture

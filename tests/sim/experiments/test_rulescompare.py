@@ -7,14 +7,13 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 import encore_sim as es
-from cli import main
 from sim.runs.api import play_chunk
 from sim.report.report import rules_report
 from sim.experiments.rulescompare import GAME_METRICS, SEAT_METRICS, compare_rules, format_table, rule_sets
 from sim.rules import RULEBOOK, parse_rules
+from invoking import invoke
 
 UNCHANGED = ("rolls", "capped", "jokers_used", "columns", "colours", "passes", "star_penalty", "column_points",
              "jokers_left", "boxes")
@@ -163,10 +162,6 @@ def test_format_table(penalty):
 
 # --- the command and the report -------------------------------------------------------------
 
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
 def test_cli_table_json_csv(tmp_path, penalty):
     r = invoke("compare-rules", "pass-penalty=1", "-s", "greedy", "-p", 4, "-n", 300, "--seed", 11, "-j", 1)
     assert r.exit_code == 0, r.output
@@ -274,12 +269,12 @@ def test_measures_of_each_rule_set_paired_on_the_same_games():
 
 def test_measures_in_csv_and_json():
     args = ["compare-rules", "rulebook", "jokers=6", "-p", "2", "-n", "60", "--measures", "--no-check-adaptation"]
-    csv = CliRunner().invoke(main, args + ["-f", "csv"])
+    csv = invoke(*args + ["-f", "csv"])
     assert csv.exit_code == 0, csv.output
     lines = [line for line in csv.stdout.splitlines() if not line.startswith("# Players under")]
     assert lines[0].startswith("side,metric,who,games,value,ci_low,ci_high,diff")
     assert any(line.startswith("jokers=6,score_sd,") for line in lines)
-    out = CliRunner().invoke(main, args + ["-f", "json"])
+    out = invoke(*args + ["-f", "json"])
     data = json.loads(out.stdout)
     metrics = {row["metric"] for row in data["measures"]}
     assert {"score_sd", "margin", "ties", "rolls_sd", "rolls_q95", "seat_gap", "active_gain", "win_share"} <= metrics
