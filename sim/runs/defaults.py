@@ -75,3 +75,10 @@ ENV_REWARD = "score"
 ENV_OPPONENTS = "greedy"
 VECTOR_ENVS = 64
 AEC_PLAYERS = 4
+
+#: run --trace: the sample rolls each roll's luck at a table is measured against (solo: the exact
+#: mean over every face), and the win model's fit: learned's self-play games and their seed (63:
+#: no other command's default plays these games).
+TRACE_LUCK_SAMPLES = 16
+TRACE_FIT_GAMES = 6_000
+TRACE_FIT_SEED = 63

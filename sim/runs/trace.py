@@ -1,0 +1,538 @@
+"""Every seat's chances after every roll: the trace of a game, and the measures built on it.
+
+    trace_dataset("results/run-X")          # run --trace: the dataset's `trace` table, replayed
+    read_trace("results/run-X")             # that table as a DataFrame
+    trace_measures("results/run-X")         # one row per game: lead changes, drama, luck, ...
+    game_trace(seed, game, players, log)    # one game's rows, from its moves (the play page's review)
+
+The games are replayed from their seeds and moves (the engine's move log, sim.engine LOG_*) by
+the turn kernel, in a pass of their own: a run without --trace plays as before. After each roll
+(and at roll 0, before the first) every seat gets its points now (its score if the game ended
+then), learned's value of its sheet, and each seat's distance to the game's end; the win model
+(sim.runs.winmodel) turns these into its expected final score and chance of winning. At the
+last roll the chances are the result: 1 to the winner (1/k to each of k tied winners), the
+expected scores the final scores.
+
+Luck, per roll and seat, as `analyse` measures it solo and GNU Backgammon per roll: learned's
+best one-ply value of the choices the roll's dice allowed the seat, minus the mean of that best
+over the dice the roll could have shown. Solo the mean is exact over the 1,296 faces (analyse's
+own luck, to the last bit); at a table it is over TRACE_LUCK_SAMPLES sample rolls of the same
+position (drawn from keys of their own, so the trace depends on the game only), the passive seats
+valued with the dice learned's own choice for the active seat would leave them (all six in the
+free rolls): mean 0 whatever came before. In points; in win probability, the change the seat's
+luck in points would make to its chance before the roll, all else the same.
+
+The trace table's columns (sim.runs.schema.TRACE):
+
+    game, roll, seat     roll 0 is before the first roll
+    points               the seat's score if the game ended after this roll
+    expected_score       its expected final score
+    expected_margin      its expected final score minus the best opponent's (learned's table value
+                         + points now; NaN solo)
+    win_prob             its chance of winning (1 solo)
+    luck, luck_win       the roll's luck for it, in points and in win probability (null at roll 0;
+                         luck_win NaN solo)
+
+trace_measures' columns, one row per game (solo: only game, rolls, winner and the seats' luck):
+
+    game, rolls
+    lead_changes         how often the seat most likely to win changed from one roll to the next
+    drama                the most the final winner's chance fell below the leader's (0 to 1)
+    decided_roll         the roll from which the winner's chance stayed above 90% to the end
+                         (NaN if it never did: a tie shares the win)
+    comebacks            1 if the winner's chance fell below COMEBACK of a fair share (25% at 2
+                         players, 1 / (2 n) at n) at some roll, else 0
+    margin               the winner's final score minus the runner-up's
+    luck_share           the winner's summed luck minus the runner-up's, as a share of that margin
+                         (NaN when the margin is 0)
+    luck_s0 .. luck_sN   each seat's luck summed over the game, in points
+    luck_win_s0 ..       and in win probability (tables)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+from numba import njit
+
+from ..engine import (
+    ALL_DICE, LOG_CDIE, LOG_COST, LOG_NDIE, LOG_SEAT, LOG_SUB, SOLO_DICE, active_move, end_of_roll, passive_moves,
+    reset, solo_move, start_roll,
+)
+from ..nbinternals import as_any
+from ..rng import game_key, mix64
+from ..rules import R_END_COLOURS, R_FREE_ROLLS, RULEBOOK, parse_rules
+from ..sheets import load_sheet
+from ..state import NUMBER_JOKER, PS_JOKERS, PS_SCORE, PS_WINNER, ST_AVAIL, ST_DICE, ST_IS_ACTIVE, ST_ROLL, ST_SEAT, new_state
+from ..tables import N_GROUPS, kernel_tables
+from ..threads import over_threads
+from strategies.features import EXPECT_SIZE
+from strategies.learned import (
+    N_ACTIVE, N_FEAT, N_ROW_TABLE, N_SHEET, SC_COUNT, best_row, joker_entry, new_scratch, next_roll_value, ranked,
+    ranked_table, row_offset, sheet_features, solo_row, solo_rolls, solo_sheet_value, weights_array,
+)
+from strategies.table_features import (
+    T_ACTIVE, TC_SIZE, TE_SIZE, colour_empty, fewest_sum, points_now, stage, table_context, table_features,
+)
+
+from .defaults import TRACE_LUCK_SAMPLES
+from .winmodel import model_for
+
+#: Per trace row (a game's roll, 0 = before the first, and a seat): T_*.
+T_POINTS = 0        # points now: what the seat would score if the game ended after this roll
+T_VALUE = 1         # learned's value of the seat's sheet after this roll
+T_LUCK = 2          # the roll's luck in points (NaN at roll 0)
+T_END = 3          # boxes the seat must still cross to end the game (its end colours)
+T_SIZE = 4
+#: Apart from the game's dice (and the research rollouts'): the sample rolls a table's luck is measured against.
+_LUCK_SALT = np.uint64(0x3C6EF372FE94F82B)
+_SEAT0 = np.int64(0)
+_PASSING = np.int64(-1)
+
+
+@njit(cache=True)
+def table_value(W, st, ps, bb, tab, s, lay, sc, tc, idx):
+    """learned's table value of seat s's sheet as the roll st[ST_ROLL] left it: its estimate of
+    the points s will still gain minus the best opponent's final score (the afterstate value
+    sim training learns)."""
+    o = N_ROW_TABLE * stage(st)
+    sheet_features(lay, bb[s, 0], bb[s, 1], sc, idx)
+    idx[N_SHEET] = joker_entry(ps[s, PS_JOKERS])
+    table_context(st, ps, bb, tab, s, tc)
+    table_features(tc, sc[SC_COUNT:SC_COUNT + 15], idx, N_ACTIVE)
+    v = 0.0
+    for f in range(N_ACTIVE):
+        v += W[o + idx[f]]
+    for f in range(N_ACTIVE, N_ACTIVE + T_ACTIVE):
+        v += W[o + N_FEAT + idx[f]]
+    return v
+
+
+@njit(cache=True)
+def _dice_of(st, tab, sub, cost):
+    """The dice (colour die, number die) a choice of placement `sub` at its fewest '!' takes."""
+    colour = tab.colour[sub]
+    number = tab.size[sub]
+    cd = -1
+    nd = -1
+    for i in range(3):
+        if cd < 0 and st[ST_DICE + i] == colour:
+            cd = i
+        if nd < 0 and st[ST_DICE + 3 + i] == number:
+            nd = i
+    if cd < 0:
+        for i in range(3):
+            if cd < 0 and st[ST_DICE + i] == 5:
+                cd = i
+    if nd < 0:
+        for i in range(3):
+            if nd < 0 and st[ST_DICE + 3 + i] == NUMBER_JOKER:
+                nd = i
+    return max(cd, 0), max(nd, 0)
+
+
+@njit(cache=True)
+def roll_bests(W, st, ps, bb, tab, players, active, lay, sc, se, subs, costs, rewards, qs, tc, te, out):
+    """out[s]: learned's best one-ply table value of seat s's choice with the dice of st, before any
+    move of the roll: the active seat from all six, each passive seat from those learned's own
+    choice for the active seat would leave it (all six in the free rolls or when it would pass)."""
+    free = st[ST_ROLL] <= tab.rules[R_FREE_ROLLS]
+    st[ST_AVAIL] = ALL_DICE
+    st[ST_SEAT] = active
+    st[ST_IS_ACTIVE] = 1
+    m = ranked_table(as_any(W), 0, as_any(st), as_any(ps), as_any(bb), active, tab, as_any(lay), sc, se, subs, costs,
+                     rewards, qs, tc, te)
+    b = best_row(qs, m)
+    out[active] = qs[b]
+    left = ALL_DICE
+    if not free and subs[b] >= 0:
+        cd, nd = _dice_of(st, tab, subs[b], costs[b])
+        left = ALL_DICE & ~(1 << cd) & ~(1 << (3 + nd))
+    st[ST_IS_ACTIVE] = 0
+    for s in range(players):
+        if s == active:
+            continue
+        st[ST_AVAIL] = left
+        st[ST_SEAT] = s
+        m = ranked_table(as_any(W), 0, as_any(st), as_any(ps), as_any(bb), s, tab, as_any(lay), sc, se, subs, costs,
+                         rewards, qs, tc, te)
+        out[s] = qs[best_row(qs, m)]
+
+
+def trace_games(W, tab, seed, games, players, log, log_start, samples, out):
+    """out[row, seat, T_*] for the games `games` of `seed` replayed from their decisions (log rows
+    log_start[i]..log_start[i + 1] of game i, the engine's order): rows log_start[i] // players + i
+    .. : roll 0 (before the first) to the last."""
+    over_threads(_trace_games, len(games), W, tab, np.uint64(seed), games, players, log, log_start, samples, out)
+
+
+@njit(cache=True, nogil=True)
+def _trace_games(lo, hi, W, tab, seed, games, players, log, log_start, samples, out):
+    st, ps, bb, _ = new_state()
+    lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
+    tc = np.empty(TC_SIZE, np.int64)
+    te = np.empty(TE_SIZE)
+    idx = np.empty(N_ACTIVE + T_ACTIVE, np.int64)
+    pending = np.zeros((8, 2), np.int64)
+    reply = np.empty(N_GROUPS)
+    val = np.empty(EXPECT_SIZE)
+    best = np.empty(8)
+    empty = np.empty(5, np.int64)
+    mean = np.empty(8)
+    solo = players == 1
+    rolls_solo = solo_rolls(tab)
+    for i in range(lo, hi):
+        reset(st, ps, bb, tab, players, 1 << 20)
+        key = game_key(seed, games[i])
+        row = log_start[i]
+        rolls = (log_start[i + 1] - log_start[i]) // players
+        at = log_start[i] // players + i
+        st[ST_ROLL] = 1             # roll 0 is valued as the first roll's stage
+        for s in range(players):
+            out[at, s, 0] = points_now(ps, bb, tab, s)
+            out[at, s, 3] = 0
+            if solo:
+                out[at, s, 1] = solo_sheet_value(W, lay, bb[s, 0], bb[s, 1], rolls_solo, ps[s, PS_JOKERS])
+            else:
+                out[at, s, 1] = table_value(W, st, ps, bb, tab, s, lay, sc, tc, idx)
+                colour_empty(bb, tab, s, empty)
+                out[at, s, 3] = fewest_sum(empty, 0, -1, 0, tab.rules[R_END_COLOURS])
+            out[at, s, 2] = np.nan
+        for roll in range(1, rolls + 1):
+            at += 1
+            if solo:
+                jokers = ps[0, PS_JOKERS]
+                o = row_offset(0, solo_row(rolls_solo - roll))
+                mean[0] = next_roll_value(as_any(W), o, as_any(lay), tab, as_any(bb), _SEAT0, _PASSING, jokers, sc,
+                                          se, reply, val)
+                start_roll(st, key, roll, 1)
+                st[ST_AVAIL] = SOLO_DICE
+                m = ranked(as_any(W), 0, as_any(st), as_any(bb), _SEAT0, jokers, tab, as_any(lay), sc, se, subs, costs,
+                           rewards, qs)
+                out[at, 0, 2] = qs[best_row(qs, m)] - mean[0]
+                solo_move(st, ps, bb, tab, log[row, LOG_SUB], log[row, LOG_COST], roll)
+                row += 1
+                out[at, 0, 0] = points_now(ps, bb, tab, 0)
+                out[at, 0, 1] = solo_sheet_value(W, lay, bb[0, 0], bb[0, 1], rolls_solo - roll, ps[0, PS_JOKERS])
+                continue
+            active = (roll - 1) % players
+            if samples > 0:
+                for s in range(players):
+                    mean[s] = 0.0
+                skey = mix64(key + np.uint64(roll)) ^ _LUCK_SALT
+                for k in range(samples):
+                    start_roll(st, game_key(skey, k), roll, players)
+                    roll_bests(W, st, ps, bb, tab, players, active, lay, sc, se, subs, costs, rewards, qs, tc, te,
+                               best)
+                    for s in range(players):
+                        mean[s] += best[s]
+            start_roll(st, key, roll, players)
+            if samples > 0:
+                roll_bests(W, st, ps, bb, tab, players, active, lay, sc, se, subs, costs, rewards, qs, tc, te, best)
+                for s in range(players):
+                    out[at, s, 2] = best[s] - mean[s] / samples
+            else:
+                for s in range(players):
+                    out[at, s, 2] = np.nan
+            active_move(st, ps, bb, tab, active, log[row, LOG_CDIE], log[row, LOG_NDIE], log[row, LOG_SUB],
+                        log[row, LOG_COST], roll, 0)
+            row += 1
+            for s in range(players):
+                if s == active:
+                    continue
+                seat = log[row, LOG_SEAT]
+                pending[seat, 0] = log[row, LOG_SUB]
+                pending[seat, 1] = log[row, LOG_COST]
+                row += 1
+            passive_moves(ps, bb, tab, pending, players, active, roll)
+            end_of_roll(st, ps, bb, tab)
+            for s in range(players):
+                out[at, s, 0] = points_now(ps, bb, tab, s)
+                out[at, s, 1] = table_value(W, st, ps, bb, tab, s, lay, sc, tc, idx)
+                colour_empty(bb, tab, s, empty)
+                out[at, s, 3] = fewest_sum(empty, 0, -1, 0, tab.rules[R_END_COLOURS])
+
+
+# --- from a chunk's moves to the trace's rows ------------------------------------------------------
+
+#: A comeback: the winner's chance fell below this share of a fair one (1/players) at some roll.
+COMEBACK = 0.5
+#: The game is decided from the roll after which the winner's chance stays above this.
+DECIDED = 0.9
+
+
+@dataclass
+class TraceArrays:
+    """The kernel's figures of a chunk's games, a row per game and roll (0 .. its last), and seat:
+    points, value, luck, end (rows, seats); game_index (rows,) the game's index in the chunk, roll,
+    last (the game's last roll)."""
+    game_index: np.ndarray
+    roll: np.ndarray
+    last: np.ndarray
+    points: np.ndarray
+    value: np.ndarray
+    luck: np.ndarray
+    end: np.ndarray
+
+
+def trace_arrays(seed, games, players, log, log_start, sheet, rules, samples: int, W=None) -> TraceArrays:
+    """The kernel's figures of games `games` of `seed` (numbers; game i's decisions are
+    log[log_start[i]:log_start[i + 1]]) on `sheet` under `rules`, with learned's weights for them
+    (or W), luck against `samples` sample rolls at a table."""
+    sheet = load_sheet(sheet)
+    rules = parse_rules(rules)
+    if W is None:
+        W = weights_array(sheet, None, players, rules)
+    games = np.asarray(games, np.int64)
+    log_start = np.asarray(log_start, np.int64)
+    rolls = (log_start[1:] - log_start[:-1]) // players
+    rows = int(rolls.sum()) + len(games)
+    out = np.zeros((rows, players, T_SIZE))
+    trace_games(W, kernel_tables(sheet, rules), seed, games, players, log, log_start, samples, out)
+    index = np.repeat(np.arange(len(games)), rolls + 1)
+    start = np.concatenate(([0], np.cumsum(rolls + 1)))[:-1]
+    roll = np.arange(rows) - start[index]
+    return TraceArrays(index, roll, roll == rolls[index], out[:, :, T_POINTS], out[:, :, T_VALUE],
+                       out[:, :, T_LUCK], out[:, :, T_END])
+
+
+def trace_chunk_arrays(chunk, sheet, rules, samples: int = TRACE_LUCK_SAMPLES) -> TraceArrays:
+    """trace_arrays of a chunk played with its move log (play_chunk(..., log_turns=True))."""
+    players = chunk.seats.shape[1]
+    return trace_arrays(chunk.seed, np.arange(chunk.first, chunk.first + len(chunk.games)), players, chunk.log,
+                        chunk.log_start, sheet, rules, samples)
+
+
+@dataclass
+class Trace:
+    """A trace's columns (rows, seats) with the model applied: see the module's docstring."""
+    game: np.ndarray        # (rows,) game numbers
+    roll: np.ndarray
+    points: np.ndarray
+    expected_score: np.ndarray
+    expected_margin: np.ndarray
+    win_prob: np.ndarray
+    luck: np.ndarray
+    luck_win: np.ndarray
+
+
+def apply_model(a: TraceArrays, games, scores, winners, model) -> Trace:
+    """The trace of arrays `a` (games: the numbers of its games, scores and winners (games,
+    seats): their final scores and PS_WINNER flags) with `model` (None solo)."""
+    games = np.asarray(games)
+    players = a.points.shape[1]
+    final = np.asarray(scores, float)[a.game_index]
+    won = np.asarray(winners, float)[a.game_index]
+    share = won / np.maximum(won.sum(axis=1, keepdims=True), 1)
+    luck = a.luck.copy()
+    luck[a.roll == 0] = np.nan
+    if model is None:
+        expected = a.points + a.value
+        margin = np.full_like(expected, np.nan)
+        win = np.ones_like(expected)
+        luck_win = np.full_like(expected, np.nan)
+    else:
+        expected = model.expected_score(a.points, a.value, a.end)
+        margin = a.points + a.value
+        win = model.win_prob(a.points, a.value, a.end, a.roll)
+        # The luck in points, added to the seat's value before the roll, all else the same.
+        before = np.maximum(np.arange(len(a.roll)) - 1, 0)
+        luck_win = np.full_like(expected, np.nan)
+        for s in range(players):
+            shifted = a.value[before].copy()
+            shifted[:, s] += np.nan_to_num(luck[:, s])
+            luck_win[:, s] = (model.win_prob(a.points[before], shifted, a.end[before], a.roll[before])[:, s]
+                              - win[before, s])
+        luck_win[a.roll == 0] = np.nan
+        best_other = np.stack([np.delete(final, s, axis=1).max(axis=1) for s in range(players)], axis=1)
+        margin[a.last] = (final - best_other)[a.last]
+        win[a.last] = share[a.last]
+    expected[a.last] = final[a.last]
+    return Trace(games[a.game_index], a.roll, a.points, expected, margin, win, luck, luck_win)
+
+
+def trace_table(t: Trace) -> pa.Table:
+    """The rows of the dataset's trace table (sim.runs.schema.TRACE): a row per game, roll and seat."""
+    from .schema import TRACE
+    rows, players = t.points.shape
+
+    def f32(x):
+        x = np.asarray(x, np.float32).reshape(-1)
+        return pa.array(x, pa.float32(), mask=np.isnan(x))
+    luck = t.luck.reshape(-1)
+    columns = {
+        "game": pa.array(np.repeat(t.game, players).astype(np.int64)),
+        "roll": pa.array(np.repeat(t.roll, players).astype(np.int16)),
+        "seat": pa.array(np.tile(np.arange(players), rows).astype(np.int8)),
+        "points": pa.array(t.points.reshape(-1).astype(np.int16)),
+        "expected_score": pa.array(t.expected_score.reshape(-1).astype(np.float32)),
+        "expected_margin": pa.array(t.expected_margin.reshape(-1).astype(np.float32)),
+        "win_prob": pa.array(t.win_prob.reshape(-1).astype(np.float32)),
+        "luck": f32(luck),
+        "luck_win": pa.array(t.luck_win.reshape(-1).astype(np.float32)),
+    }
+    return pa.Table.from_arrays(list(columns.values()), schema=TRACE)
+
+
+def chunk_trace(chunk, sheet, rules, samples: int = TRACE_LUCK_SAMPLES, model=False) -> Trace:
+    """The trace of a chunk played with its move log; `model`: the win model (False: the one for
+    learned's weights of the chunk's sheet, players and rules, fitted if none is kept)."""
+    players = chunk.seats.shape[1]
+    if model is False:
+        model = model_for(sheet, players, rules)
+    a = trace_chunk_arrays(chunk, sheet, rules, samples)
+    return apply_model(a, np.arange(chunk.first, chunk.first + len(chunk.games)), chunk.seats[:, :, PS_SCORE],
+                       chunk.seats[:, :, PS_WINNER], model)
+
+
+def game_trace(seed, game, players, log, sheet="standard", rules=RULEBOOK, scores=None, winners=None,
+               samples: int = 0, model=False):
+    """One game's per-roll chances from its moves (the engine's LOG_* rows of game `game` of
+    `seed`, in the order played): a DataFrame of the trace table's columns. A game not over yet
+    (scores None) has no final row: its chances are the model's after the last roll given."""
+    import pandas as pd
+    log = np.asarray(log, np.int64)
+    rules = parse_rules(rules)
+    if model is False:
+        model = model_for(sheet, players, rules)
+    a = trace_arrays(seed, [game], players, log, [0, len(log)], sheet, rules, samples)
+    over = scores is not None
+    if not over:
+        a.last[:] = False
+        scores = np.zeros((1, players))
+        winners = np.ones((1, players))
+    t = apply_model(a, [game], np.reshape(scores, (1, players)), np.reshape(winners, (1, players)), model)
+    return trace_table(t).to_pandas()
+
+
+# --- a dataset's trace ------------------------------------------------------------------------------
+
+def _replayed(dataset, checked: bool = True):
+    """(store, manifest, settings, line-up) of a dataset whose games are replayed."""
+    from .api import lineup
+    from .dataset import open_store, read_manifest
+    from .manifest import check_files, manifest_files, manifest_sheet
+    from .settings import Settings
+    store = open_store(dataset)
+    manifest = read_manifest(store)
+    s = Settings.from_manifest(manifest, manifest_sheet(manifest), checked)
+    check_files(manifest)
+    line = lineup(list(s.strategies), [manifest_files(manifest).get(x) for x in s.strategies], s.sheet, s.players,
+                  checked, rules=s.rules)
+    return store, manifest, s, line
+
+
+def trace_dataset(dataset, samples: int = TRACE_LUCK_SAMPLES, checked: bool = True, progress=None) -> dict:
+    """Write the trace table of the dataset's finished chunks (trace/part-CCCCCC.parquet, one per
+    chunk, as its other tables), replaying each chunk's games with their moves; record it in the
+    manifest ("trace": the luck samples and the win model's fit) and return that record.
+    MissingWeights if learned has no weights for the dataset's sheet, players and rules.
+    progress(games done), if given, after each chunk."""
+    from .api import check_chunk, play_chunk
+    from .dataset import DatasetError, done_chunks, part_name, write_json
+    store, manifest, s, line = _replayed(dataset, checked)
+    model = model_for(s.sheet, s.players, s.rules)
+    store.makedirs("trace")
+    done = 0
+    for c in sorted(done_chunks(store)):
+        first = c * s.chunk_size
+        count = min(s.chunk_size, s.games - first)
+        chunk = play_chunk(s.seed, first, count, line, players=s.players, sheet=s.sheet, max_rolls=s.max_rolls,
+                           rotate=s.rotate, log_turns=True, rules=s.rules)
+        check_chunk(chunk)
+        stored = _stored_scores(store, c, first, count, s.players)
+        if not np.array_equal(stored, chunk.seats[:, :, PS_SCORE]):
+            raise DatasetError(f"{store}: chunk {c}'s games replay to other scores than it stores: its strategies "
+                               "or the simulator changed since the run")
+        t = chunk_trace(chunk, s.sheet, s.rules, samples, model)
+        store.write_table(f"trace/{part_name(c)}", trace_table(t))
+        done += count
+        if progress is not None:
+            progress(done)
+    record = {"games": done, "luck_samples": samples if s.players > 1 else None,
+              "model": None if model is None else {"games": model.games, "seed": model.seed}}
+    manifest["trace"] = record
+    write_json(store, manifest)
+    return record
+
+
+def _stored_scores(store, c, first, count, players) -> np.ndarray:
+    from .dataset import as_numpy, read_part
+    p = read_part(store, "players", c, ["game", "seat", "score"])
+    game = as_numpy(p.column("game").combine_chunks()).astype(np.int64) - first
+    seat = as_numpy(p.column("seat").combine_chunks()).astype(np.int64)
+    out = np.full((count, players), -10**6, np.int64)
+    out[game, seat] = as_numpy(p.column("score").combine_chunks())
+    return out
+
+
+def has_trace(dataset) -> bool:
+    """True if every finished chunk of the dataset has its trace (run --trace, or trace_dataset)."""
+    from .dataset import done_chunks, open_store, part_name
+    store = open_store(dataset)
+    done = done_chunks(store)
+    return bool(done) and all(store.is_file(f"trace/{part_name(c)}") for c in done)
+
+
+def read_trace(dataset):
+    """The dataset's trace table as a DataFrame (DatasetError if it has none: run --trace)."""
+    import pandas as pd
+    from .dataset import DatasetError, done_chunks, open_store, read_part
+    store = open_store(dataset)
+    if not has_trace(store):
+        raise DatasetError(f"{store} has no trace: play it with run --trace, or trace it with "
+                           "sim.runs.trace.trace_dataset")
+    return pd.concat([read_part(store, "trace", c).to_pandas() for c in sorted(done_chunks(store))],
+                     ignore_index=True)
+
+
+def trace_measures(dataset, trace=None):
+    """One row per game of the measures built on the trace (the module's docstring defines them),
+    from the dataset's trace table (or the DataFrame `trace` of its rows)."""
+    import pandas as pd
+    t = read_trace(dataset) if trace is None else trace
+    return measures_of(t)
+
+
+def measures_of(t):
+    """trace_measures of a trace's rows (a DataFrame of the trace table's columns)."""
+    import pandas as pd
+    t = t.sort_values(["game", "roll", "seat"], kind="stable")
+    players = int(t["seat"].max()) + 1
+    games = t["game"].to_numpy()[::players]
+    roll = t["roll"].to_numpy()[::players]
+    win = t["win_prob"].to_numpy(float).reshape(-1, players)
+    luck = t["luck"].to_numpy(float).reshape(-1, players)
+    luck_win = t["luck_win"].to_numpy(float).reshape(-1, players)
+    points = t["points"].to_numpy(float).reshape(-1, players)
+    starts = np.flatnonzero(np.r_[True, games[1:] != games[:-1]])
+    ends = np.r_[starts[1:], len(games)]
+    rows = []
+    for a, b in zip(starts, ends):
+        w, last = win[a:b], b - 1
+        final = points[last]
+        row = {"game": int(games[a]), "rolls": int(roll[last])}
+        order = np.argsort(-final, kind="stable")
+        luck_sum = np.nansum(luck[a:b], axis=0)
+        if players > 1:
+            winner = int(np.argmax(w[-1]))      # of tied winners, the first seat
+            second = int(order[1]) if order[0] == winner else int(order[0])
+            leader = np.argmax(w, axis=1)
+            above = w[:, winner] > DECIDED
+            low = np.flatnonzero(~above[:-1])
+            decided = (0 if low.size == 0 else int(low[-1]) + 1) if above[-1] else None
+            margin = final[winner] - final[second]
+            lucky = luck_sum[winner] - luck_sum[second]
+            row.update(lead_changes=int((leader[1:] != leader[:-1]).sum()),
+                       drama=float((w[:-1].max(axis=1) - w[:-1, winner]).max()),
+                       decided_roll=np.nan if decided is None else int(roll[a + decided]),
+                       comebacks=int(w[:-1, winner].min() < COMEBACK / players),
+                       margin=float(margin), luck_share=float(lucky / margin) if margin > 0 else np.nan)
+        for s in range(players):
+            row[f"luck_s{s}"] = float(luck_sum[s])
+        if players > 1:
+            for s in range(players):
+                row[f"luck_win_s{s}"] = float(np.nansum(luck_win[a:b, s]))
+        rows.append(row)
+    return pd.DataFrame(rows)
