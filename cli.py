@@ -442,6 +442,9 @@ def _chunk_help(sizes: dict, more: str = "") -> str:
              file=False)
 @_max_rolls_option("Roll cap for tables.")
 @click.option("--log-turns", is_flag=True, help="Also write the per-decision turns table.")
+@click.option("--trace", is_flag=True,
+              help="Also write the trace table: every seat's expected score and chance of winning after every "
+                   "roll (docs/trace.md); the games are replayed for it.")
 @click.option("--resume", is_flag=True,
               help="Finish an interrupted run in --out; options not given are taken from its manifest.")
 @click.option("--force", is_flag=True, help="Replace an existing dataset in --out.")
@@ -458,7 +461,7 @@ def _chunk_help(sizes: dict, more: str = "") -> str:
 @click.pass_context
 @_errors
 def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size, out, max_rolls, log_turns,
-        resume, force, quiet, scheduler, retries, rules, unchecked, python, train):
+        trace, resume, force, quiet, scheduler, retries, rules, unchecked, python, train):
     """Play many games in parallel and write them to a Parquet dataset.
 
     Without options: 100,000 solo games of greedy, seed 0.
@@ -476,7 +479,7 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
     try:
         r = commands.run(out, **given, threads=threads, resume=resume, force=force, unchecked=unchecked,
                          scheduler=scheduler, retries=retries, progress=_progress_enabled(quiet), command=command,
-                         train=train, say=_say(quiet))
+                         train=train, say=_say(quiet), trace=trace)
     except KeyboardInterrupt:
         if not open_store(out).is_file(MANIFEST):   # interrupted before the run created anything
             click.echo("Aborted.", err=True)
@@ -834,13 +837,15 @@ def tune(spec, param, players, opponents, objective, budget, seed, validate_game
 @_max_rolls_option("Without PATH: roll cap for tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the engine's game log as JSON.")
 @click.option("--every-roll", is_flag=True, help="Draw the sheets after every roll, not only at the end.")
+@click.option("--trace", is_flag=True, help="Each seat's chance of winning, expected score and luck after every "
+              "roll (shown without asking for a dataset played with run --trace).")
 @_rules_option(RULES_HELP + " With PATH: the dataset's own, or left out.")
 @UNCHECKED
 @PYTHON
 @click.pass_context
 @_errors
-def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, as_json, every_roll, rules, unchecked,
-           python):
+def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, as_json, every_roll, trace, rules,
+           unchecked, python):
     """Replay one game exactly, roll by roll: game N of a dataset (PATH --game N), or game N
     of what `run` would play with the same --seed and --strategy options (and --rules). A
     dataset's game is played under the dataset's rules, named in the first line when they are
@@ -856,11 +861,11 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
     from sim.runs.replay import render
     r = commands.replay(path, game=game, **_given(ctx, strategy=list(strategy), seed=seed, players=players,
                                                   rotate=rotate, sheet=sheet, max_rolls=max_rolls),
-                        unchecked=unchecked, rules=rules)
+                        unchecked=unchecked, rules=rules, trace=trace)
     if as_json:
         click.echo(json.dumps(r.log, indent=1))
     else:
-        click.echo(render(r.log, r.sheet, every_roll=every_roll))
+        click.echo(render(r.log, r.sheet, every_roll=every_roll, trace=r.trace))
         if r.stored is not None and r.problem is None:
             click.echo("\nScores equal the ones stored in the dataset.")
         elif path is not None and r.stored is None:

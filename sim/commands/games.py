@@ -37,12 +37,14 @@ def run(out=None, *, games=Default(D.RUN_GAMES), players=Default(None), strategy
         max_rolls=Default(D.MAX_ROLLS), log_turns=Default(False), rules=Default(None),
         threads: int | None = None, resume: bool = False, force: bool = False, progress: bool = False,
         unchecked: bool = False, scheduler: str | None = None, retries: int = D.RETRIES, train: bool = False,
-        command: str | None = None, say=None) -> RunResult:
+        command: str | None = None, say=None, trace: bool = False) -> RunResult:
     """Play `games` games into the dataset `out` [default: a new folder, sim.runs.defaults.RUN_FOLDER] and return
     what was made. `strategy`: one spec or a list, one per seat or one for every seat. With
     `resume`, a run in `out` is finished with its own settings: those not given here are its
     manifest's, those given must equal them. `command`: how the caller was called, recorded in
-    the manifest. `train`: train the weights `learned` lacks first; `say(line)` announces it."""
+    the manifest. `train`: train the weights `learned` lacks first; `say(line)` announces it.
+    `trace`: then write the dataset's trace table (sim.runs.trace: every seat's chances after
+    every roll), in a pass of its own that replays the games."""
     from ..runs import runner
     from ..runs.dataset import MANIFEST, open_store
     from ..runs.manifest import stored_run_args
@@ -67,7 +69,14 @@ def run(out=None, *, games=Default(D.RUN_GAMES), players=Default(None), strategy
                               command=command, scheduler=scheduler, retries=retries)
         return RunResult(out, manifest, settings)
 
-    return trained(play, train, threads, progress, say)
+    r = trained(play, train, threads, progress, say)
+    if trace:
+        from ..runs.trace import trace_dataset
+        if say is not None:
+            say("Tracing every seat's chances after every roll (the games replayed) ...")
+        r.manifest["trace"] = trained(lambda: trace_dataset(r.out, checked=not unchecked), train, threads, progress,
+                                      say)
+    return r
 
 
 # --- compare and compare-rules -------------------------------------------------------------
@@ -128,14 +137,16 @@ class Replay:
     sheet: object          # sim.sheets.Sheet
     stored: list | None
     problem: str | None
+    trace: object = None   # the game's rows of the trace table (a DataFrame), if asked or the dataset has one
 
 
 def replay(path=None, *, game: int, strategy=Default(None), seed=Default(D.SEED), players=Default(None),
            rotate=Default(D.ROTATE), sheet=Default(D.SHEET), max_rolls=Default(D.MAX_ROLLS), unchecked: bool = False,
-           rules=None) -> Replay:
+           rules=None, trace: bool = False) -> Replay:
     """Game `game` of the dataset at `path`, played again under its own settings and rules (`rules`,
     if given, must be those); without a dataset, game `game` of what `run` plays with the same
-    `strategy` (one spec, or one per seat), `seed`, `players`, ... under `rules`."""
+    `strategy` (one spec, or one per seat), `seed`, `players`, ... under `rules`. With `trace`, or
+    a dataset that has its trace table, every seat's chances after every roll too."""
     from ..runs.replay import check_stored, from_dataset, game_of
     from ..runs.settings import Settings
     if path is not None:
@@ -144,6 +155,15 @@ def replay(path=None, *, game: int, strategy=Default(None), seed=Default(D.SEED)
             raise SettingError(f"{{{extra[0]}}} cannot be combined with {{path}}: a dataset's games are replayed "
                                "with its own settings")
         log, sheet_obj, stored = from_dataset(path, game, checked=not unchecked, rules=rules)
+        from ..runs.trace import dataset_game_trace
+        rows = dataset_game_trace(path, game)
+        if rows is None and trace:
+            from ..runs.dataset import read_manifest
+            from ..runs.manifest import manifest_files, manifest_sheet
+            from ..runs.trace import settings_game_trace
+            manifest = read_manifest(path)
+            rows = settings_game_trace(Settings.from_manifest(manifest, manifest_sheet(manifest), not unchecked),
+                                       game, manifest_files(manifest))
     else:
         strategy = value(strategy)
         if not strategy:
@@ -152,7 +172,11 @@ def replay(path=None, *, game: int, strategy=Default(None), seed=Default(D.SEED)
                         seed=value(seed), sheet=value(sheet), rotate=value(rotate), max_rolls=value(max_rolls),
                         checked=not unchecked, rules=rules)
         sheet_obj, log, stored = s.sheet, game_of(s, game), None
-    return Replay(log, sheet_obj, stored, check_stored(log, stored))
+        rows = None
+        if trace:
+            from ..runs.trace import settings_game_trace
+            rows = settings_game_trace(s, game)
+    return Replay(log, sheet_obj, stored, check_stored(log, stored), rows)
 
 
 # --- moves and strategies --------------------------------------------------------------

@@ -80,5 +80,5 @@ AEC_PLAYERS = 4
 #: mean over every face), and the win model's fit: learned's self-play games and their seed (63:
 #: no other command's default plays these games).
 TRACE_LUCK_SAMPLES = 16
-TRACE_FIT_GAMES = 6_000
+TRACE_FIT_GAMES = 20_000
 TRACE_FIT_SEED = 63

@@ -536,3 +536,42 @@ def measures_of(t):
                 row[f"luck_win_s{s}"] = float(np.nansum(luck_win[a:b, s]))
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def dataset_game_trace(dataset, game: int):
+    """The trace rows of game `game` of a traced dataset (a DataFrame), or None without a trace."""
+    from .dataset import done_chunks, open_store, part_name, read_manifest, read_part
+    import pyarrow.compute as pc
+    store = open_store(dataset)
+    size = (read_manifest(store).get("settings") or {}).get("chunk_size") or 1
+    c = game // size
+    if c not in done_chunks(store) or not store.is_file(f"trace/{part_name(c)}"):
+        return None
+    t = read_part(store, "trace", c)
+    return t.filter(pc.equal(t["game"], game)).to_pandas()
+
+
+def settings_game_trace(s, game: int, files=None, samples: int = TRACE_LUCK_SAMPLES):
+    """The trace rows of game `game` of a run with settings `s` (sim.runs.settings.Settings),
+    played again with its moves logged."""
+    from .api import check_chunk, lineup, play_chunk
+    specs = s.seats(game)
+    line = lineup(specs, [(files or {}).get(x) for x in specs], s.sheet, s.players, s.checked, rules=s.rules)
+    chunk = play_chunk(s.seed, game, 1, line, players=s.players, sheet=s.sheet, max_rolls=s.max_rolls,
+                       rules=s.rules, log_turns=True)
+    check_chunk(chunk)
+    return trace_table(chunk_trace(chunk, s.sheet, s.rules, samples)).to_pandas()
+
+
+def roll_line(rows) -> str:
+    """One roll's trace as a line of text: each seat's chance of winning, expected score and luck."""
+    rows = rows.sort_values("seat")
+    solo = len(rows) == 1
+    parts = []
+    for r in rows.itertuples():
+        luck = "" if r.luck != r.luck else f", luck {r.luck:+.1f}"
+        parts.append((f"expected score {r.expected_score:.1f}" if solo else
+                      f"seat {r.seat} {100 * r.win_prob:.0f}% ({r.expected_score:.1f}{luck})"))
+        if solo:
+            parts[-1] += luck
+    return ("  trace: " if solo else "  chances: ") + "; ".join(parts)
