@@ -37,6 +37,7 @@ trace_measures' columns, one row per game (solo: only game, rolls, winner and th
 
     game, rolls
     lead_changes         how often the seat most likely to win changed from one roll to the next
+                         (from the first roll on)
     drama                the most the final winner's chance fell below the leader's (0 to 1)
     decided_roll         the roll from which the winner's chance stayed above 90% to the end
                          (NaN if it never did: a tie shares the win)
@@ -524,7 +525,8 @@ def measures_of(t):
             decided = (0 if low.size == 0 else int(low[-1]) + 1) if above[-1] else None
             margin = final[winner] - final[second]
             lucky = luck_sum[winner] - luck_sum[second]
-            row.update(lead_changes=int((leader[1:] != leader[:-1]).sum()),
+            # From the first roll on: before it the seats differ only by their order.
+            row.update(lead_changes=int((leader[2:] != leader[1:-1]).sum()),
                        drama=float((w[:-1].max(axis=1) - w[:-1, winner]).max()),
                        decided_roll=np.nan if decided is None else int(roll[a + decided]),
                        comebacks=int(w[:-1, winner].min() < COMEBACK / players),

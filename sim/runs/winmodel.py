@@ -39,6 +39,7 @@ from ..sheets import load_sheet
 from ..state import PS_SCORE, PS_WINNER
 from .dataset import atomic_write_bytes
 from .defaults import TRACE_FIT_GAMES, TRACE_FIT_SEED
+from .summary import Z95
 
 #: Buckets of the distance to the game's end (boxes): bucket k holds EDGES[k] <= d < EDGES[k + 1].
 EDGES = (0, 2, 4, 6, 8, 10, 13, 16, 20, 25, 30, 36)
@@ -230,7 +231,8 @@ def calibration(sheet="standard", players: int = 4, rules=RULEBOOK, games: int =
     """Each decile of the predicted chances of winning (every seat after every roll but the last
     of `games` games of learned's self-play on `seed`'s dice), with the mean predicted and the
     observed win rate (a tie's share to each tied winner), in percent: a DataFrame with columns
-    decile, rows, predicted, observed."""
+    decile, rows, predicted, observed, and ci: the observed rate's 95% half-width (the rows of one
+    game are not independent: by the games, as a ratio's delta method)."""
     import pandas as pd
     from .api import play_chunk
     from .trace import trace_chunk_arrays
@@ -243,8 +245,21 @@ def calibration(sheet="standard", players: int = 4, rules=RULEBOOK, games: int =
     win = chunk.seats[:, :, PS_WINNER].astype(float)
     share = (win / win.sum(axis=1, keepdims=True))[a.game_index[keep]].ravel()
     p = model.win_prob(a.points[keep], a.value[keep], a.end[keep], a.roll[keep]).ravel()
+    game = np.repeat(a.game_index[keep], players)
     d = np.minimum((p * 10).astype(int), 9)
-    rows = [{"decile": f"{10 * k}-{10 * k + 10}%", "rows": int((d == k).sum()),
-             "predicted": 100 * p[d == k].mean() if (d == k).any() else np.nan,
-             "observed": 100 * share[d == k].mean() if (d == k).any() else np.nan} for k in range(10)]
+    rows = []
+    for k in range(10):
+        sel = d == k
+        n = int(sel.sum())
+        row = {"decile": f"{10 * k}-{10 * k + 10}%", "rows": n, "predicted": np.nan, "observed": np.nan,
+               "ci": np.nan}
+        if n:
+            y = np.bincount(game[sel], share[sel], minlength=games)
+            c = np.bincount(game[sel], minlength=games).astype(float)
+            r = y.sum() / n
+            used = c > 0
+            g = int(used.sum())
+            var = g / max(g - 1, 1) * ((y - r * c)[used] ** 2).sum() / n ** 2
+            row.update(predicted=100 * p[sel].mean(), observed=100 * r, ci=100 * Z95 * np.sqrt(var))
+        rows.append(row)
     return pd.DataFrame(rows)
