@@ -33,9 +33,10 @@ The trace table's columns (sim.runs.schema.TRACE):
     luck, luck_win       the roll's luck for it, in points and in win probability (null at roll 0;
                          luck_win NaN solo)
 
-trace_measures' columns, one row per game (solo: only game, rolls, winner and the seats' luck):
+trace_measures' columns, one row per game (solo: the game and its luck), as sim.runs.measures'
+per-game frames (a column `metric@who` is one seat's; those starting with `_` are ingredients):
 
-    game, rolls
+    game
     lead_changes         how often the seat most likely to win changed from one roll to the next
                          (from the first roll on)
     drama                the most the final winner's chance fell below the leader's (0 to 1)
@@ -43,11 +44,11 @@ trace_measures' columns, one row per game (solo: only game, rolls, winner and th
                          (NaN if it never did: a tie shares the win)
     comebacks            1 if the winner's chance fell below COMEBACK of a fair share (25% at 2
                          players, 1 / (2 n) at n) at some roll, else 0
-    margin               the winner's final score minus the runner-up's
-    luck_share           the winner's summed luck minus the runner-up's, as a share of that margin
-                         (NaN when the margin is 0)
-    luck_s0 .. luck_sN   each seat's luck summed over the game, in points
-    luck_win_s0 ..       and in win probability (tables)
+    luck_share           the winner's summed luck minus the runner-up's, as a share of the
+                         winner's margin (final score minus the runner-up's; NaN when it is 0)
+    _luck_margin, _win_margin   that luck and that margin (over many games: sum / sum)
+    luck@seat N          seat N's luck summed over the game, in points
+    luck_win@seat N      and in win probability (tables)
 """
 from __future__ import annotations
 
@@ -454,6 +455,9 @@ def trace_dataset(dataset, samples: int = TRACE_LUCK_SAMPLES, checked: bool = Tr
     record = {"games": done, "luck_samples": samples if s.players > 1 else None,
               "model": None if model is None else {"games": model.games, "seed": model.seed}}
     manifest["trace"] = record
+    # What a reader of the settings (sim.runs.measures) looks for; a resumed run's new chunks are
+    # untraced, and its settings are written afresh without it.
+    manifest.setdefault("settings", {})["trace"] = True
     write_json(store, manifest)
     return record
 
@@ -513,11 +517,11 @@ def measures_of(t):
     for a, b in zip(starts, ends):
         w, last = win[a:b], b - 1
         final = points[last]
-        row = {"game": int(games[a]), "rolls": int(roll[last])}
-        order = np.argsort(-final, kind="stable")
+        row = {"game": int(games[a])}
         luck_sum = np.nansum(luck[a:b], axis=0)
         if players > 1:
             winner = int(np.argmax(w[-1]))      # of tied winners, the first seat
+            order = np.argsort(-final, kind="stable")
             second = int(order[1]) if order[0] == winner else int(order[0])
             leader = np.argmax(w, axis=1)
             above = w[:, winner] > DECIDED
@@ -526,16 +530,17 @@ def measures_of(t):
             margin = final[winner] - final[second]
             lucky = luck_sum[winner] - luck_sum[second]
             # From the first roll on: before it the seats differ only by their order.
-            row.update(lead_changes=int((leader[2:] != leader[1:-1]).sum()),
+            row.update(lead_changes=float((leader[2:] != leader[1:-1]).sum()),
                        drama=float((w[:-1].max(axis=1) - w[:-1, winner]).max()),
-                       decided_roll=np.nan if decided is None else int(roll[a + decided]),
-                       comebacks=int(w[:-1, winner].min() < COMEBACK / players),
-                       margin=float(margin), luck_share=float(lucky / margin) if margin > 0 else np.nan)
+                       decided_roll=np.nan if decided is None else float(roll[a + decided]),
+                       comebacks=float(w[:-1, winner].min() < COMEBACK / players),
+                       luck_share=float(lucky / margin) if margin > 0 else np.nan,
+                       _luck_margin=float(lucky), _win_margin=float(margin))
         for s in range(players):
-            row[f"luck_s{s}"] = float(luck_sum[s])
+            row[f"luck@seat {s}"] = float(luck_sum[s])
         if players > 1:
             for s in range(players):
-                row[f"luck_win_s{s}"] = float(np.nansum(luck_win[a:b, s]))
+                row[f"luck_win@seat {s}"] = float(np.nansum(luck_win[a:b, s]))
         rows.append(row)
     return pd.DataFrame(rows)
 
