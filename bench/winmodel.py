@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from sim.rules import parse_rules
-from sim.runs import winmodel
+from sim.runs import trace, winmodel
 from sim.runs.defaults import TRACE_FIT_GAMES
 
 #: (players, rules text) of the shipped models, on the standard sheet.
@@ -36,13 +36,13 @@ def main(argv=None):
         name = winmodel.key("standard", players, rules)
         if not a.check:
             t = time.monotonic()
-            m = winmodel.fit("standard", players, rules, a.games)
+            m = trace.fit_model("standard", players, rules, a.games)
             models[name] = m.to_dict()
             winmodel.write_shipped(models, OUT)
             print(f"{name}: fitted on {a.games:,} games in {time.monotonic() - t:.0f} s")
         if not a.check_games:
             continue
-        cal = winmodel.calibration("standard", players, rules, a.check_games,
+        cal = trace.calibration("standard", players, rules, a.check_games,
                                    model=winmodel.WinModel.from_dict(models[name]))
         worst = (cal["predicted"] - cal["observed"]).abs().max()
         print(f"{name}: calibration on {a.check_games:,} unseen games, largest gap {worst:.1f} points")

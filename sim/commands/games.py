@@ -74,8 +74,8 @@ def run(out=None, *, games=Default(D.RUN_GAMES), players=Default(None), strategy
         from ..runs.trace import trace_dataset
         if say is not None:
             say("Tracing every seat's chances after every roll (the games replayed) ...")
-        r.manifest["trace"] = trained(lambda: trace_dataset(r.out, checked=not unchecked), train, threads, progress,
-                                      say)
+        r.manifest["trace"] = trained(lambda: trace_dataset(r.out, checked=not unchecked, say=say), train, threads,
+                                      progress, say)
     return r
 
 

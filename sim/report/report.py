@@ -815,7 +815,7 @@ def report(dataset, out=None, fmt: str = "html", figures_dir=None, progress: boo
     figures_dir = check_output(out, fmt, figures_dir)
     data = collect(dataset, batch_size=batch_size, progress=progress)
     figs = dataset_figures(data)
-    from .trace import trace_figures      # a traced dataset's chances, roll by roll
+    from .chances import trace_figures    # a traced dataset's chances, roll by roll
     figs += [_Figure(*f) for f in trace_figures(dataset)]
     sections = [("Summary", html_table(data["table"]))]
     if analysis is not None:

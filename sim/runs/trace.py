@@ -54,6 +54,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import json
+
 import numpy as np
 import pyarrow as pa
 from numba import njit
@@ -66,20 +68,26 @@ from ..nbinternals import as_any
 from ..rng import game_key, mix64
 from ..rules import R_END_COLOURS, R_FREE_ROLLS, RULEBOOK, parse_rules
 from ..sheets import load_sheet
-from ..state import NUMBER_JOKER, PS_JOKERS, PS_SCORE, PS_WINNER, ST_AVAIL, ST_DICE, ST_IS_ACTIVE, ST_ROLL, ST_SEAT, new_state
+from ..state import (
+    NUMBER_JOKER, PS_JOKERS, PS_SCORE, PS_WINNER, ST_AVAIL, ST_DICE, ST_IS_ACTIVE, ST_ROLL, ST_SEAT, new_state,
+)
 from ..tables import N_GROUPS, kernel_tables
 from ..threads import over_threads
 from strategies.features import EXPECT_SIZE
+from strategies import store
 from strategies.learned import (
     N_ACTIVE, N_FEAT, N_ROW_TABLE, N_SHEET, SC_COUNT, best_row, joker_entry, new_scratch, next_roll_value, ranked,
-    ranked_table, row_offset, sheet_features, solo_row, solo_rolls, solo_sheet_value, weights_array,
+    ranked_table, row_offset, sheet_features, solo_row, solo_rolls, solo_sheet_value, weights_array, weights_file,
+    weights_rules,
 )
 from strategies.table_features import (
     T_ACTIVE, TC_SIZE, TE_SIZE, colour_empty, fewest_sum, points_now, stage, table_context, table_features,
 )
 
-from .defaults import TRACE_LUCK_SAMPLES
-from .winmodel import model_for
+from .dataset import atomic_write_bytes
+from .defaults import TRACE_FIT_GAMES, TRACE_FIT_SEED, TRACE_LUCK_SAMPLES
+from .summary import Z95
+from . import winmodel
 
 #: Per trace row (a game's roll, 0 = before the first, and a seat): T_*.
 T_POINTS = 0        # points now: what the seat would score if the game ended after this roll
@@ -425,16 +433,17 @@ def _replayed(dataset, checked: bool = True):
     return store, manifest, s, line
 
 
-def trace_dataset(dataset, samples: int = TRACE_LUCK_SAMPLES, checked: bool = True, progress=None) -> dict:
+def trace_dataset(dataset, samples: int = TRACE_LUCK_SAMPLES, checked: bool = True, progress=None,
+                  say=None) -> dict:
     """Write the trace table of the dataset's finished chunks (trace/part-CCCCCC.parquet, one per
     chunk, as its other tables), replaying each chunk's games with their moves; record it in the
     manifest ("trace": the luck samples and the win model's fit) and return that record.
     MissingWeights if learned has no weights for the dataset's sheet, players and rules.
-    progress(games done), if given, after each chunk."""
+    progress(games done), if given, after each chunk; say(line) announces a win model's fit."""
     from .api import check_chunk, play_chunk
     from .dataset import DatasetError, done_chunks, part_name, write_json
     store, manifest, s, line = _replayed(dataset, checked)
-    model = model_for(s.sheet, s.players, s.rules)
+    model = model_for(s.sheet, s.players, s.rules, say=say)
     store.makedirs("trace")
     done = 0
     for c in sorted(done_chunks(store)):
@@ -495,7 +504,6 @@ def read_trace(dataset):
 def trace_measures(dataset, trace=None):
     """One row per game of the measures built on the trace (the module's docstring defines them),
     from the dataset's trace table (or the DataFrame `trace` of its rows)."""
-    import pandas as pd
     t = read_trace(dataset) if trace is None else trace
     return measures_of(t)
 
@@ -582,3 +590,99 @@ def roll_line(rows) -> str:
         if solo:
             parts[-1] += luck
     return ("  trace: " if solo else "  chances: ") + "; ".join(parts)
+
+
+# --- the win model: fitted on learned's games, kept, checked -----------------------------------------
+
+def fit_model(sheet="standard", players: int = 4, rules=RULEBOOK, games: int = TRACE_FIT_GAMES,
+              seed: int = TRACE_FIT_SEED) -> winmodel.WinModel:
+    """The model of `sheet`, `players` and `rules`, fitted on `games` games of learned's self-play
+    on `seed`'s dice (learned's weights for them: shipped or in the store)."""
+    from .api import play_chunk
+    sheet = load_sheet(sheet)
+    rules = parse_rules(rules)
+    W = weights_array(sheet, None, players, rules)
+    chunk = play_chunk(seed, 0, games, ["learned"], players=players, sheet=sheet, log_turns=True, rules=rules)
+    a = trace_chunk_arrays(chunk, sheet, rules, samples=0)
+    keep = ~a.last
+    win = chunk.seats[:, :, PS_WINNER].astype(float)
+    share = win / win.sum(axis=1, keepdims=True)
+    final = chunk.seats[:, :, PS_SCORE].astype(float)
+    g = a.game_index[keep]
+    m = winmodel.fit_rows(a.points[keep], a.value[keep], a.end[keep], a.roll[keep], share[g], final[g], players)
+    return winmodel.WinModel(players, m.win, m.score, games, seed, winmodel.digest(W))
+
+
+def model_for(sheet, players: int, rules=RULEBOOK, fit_missing: bool = True, games: int = TRACE_FIT_GAMES,
+              say=None) -> winmodel.WinModel | None:
+    """The model for learned's weights of `sheet`, `players`, `rules`: shipped (for the shipped
+    weights), else kept in the weights store beside the weights (fitted on first use when
+    `fit_missing`, and again when the weights changed; say(line) announces it); None at 1 player
+    (no fit needed) or when there is none and `fit_missing` is false. MissingWeights if learned
+    has no weights for them."""
+    if players == 1:
+        return None
+    sheet = load_sheet(sheet)
+    rules = weights_rules(parse_rules(rules), players)
+    found = weights_file(sheet, players, rules)
+    digest = winmodel.digest(weights_array(sheet, None, players, rules))
+    if found is not None and found[1] == "shipped":
+        d = winmodel.shipped().get(winmodel.key(sheet, players, rules))
+        if d is not None and d.get("weights") == digest:
+            return winmodel.WinModel.from_dict(d)
+    path = winmodel.stored_path(sheet, players, rules)
+    if path.is_file():
+        try:
+            m = winmodel.WinModel.from_dict(json.loads(path.read_text()))
+            if m.weights == digest:
+                return m
+        except (ValueError, KeyError, TypeError):
+            pass
+    if not fit_missing:
+        return None
+    if say is not None:
+        say(f"Fitting the win model of the trace for {players} players on sheet {sheet.name!r}"
+            + ("" if rules.is_rulebook else f" under {rules.text}") + f" on {games:,} games of learned "
+            "(a minute or two; kept in the weights store) ...")
+    store.writable()
+    m = fit_model(sheet, players, rules, games)
+    atomic_write_bytes(path, (json.dumps(m.to_dict()) + "\n").encode())
+    return m
+
+
+def calibration(sheet="standard", players: int = 4, rules=RULEBOOK, games: int = 2000,
+                seed: int = winmodel.CALIBRATION_SEED, model=None):
+    """Each decile of the predicted chances of winning (every seat after every roll but the last
+    of `games` games of learned's self-play on `seed`'s dice), with the mean predicted and the
+    observed win rate (a tie's share to each tied winner), in percent: a DataFrame with columns
+    decile, rows, predicted, observed, and ci: the observed rate's 95% half-width (the rows of one
+    game are not independent: by the games, as a ratio's delta method)."""
+    import pandas as pd
+    from .api import play_chunk
+    sheet = load_sheet(sheet)
+    rules = parse_rules(rules)
+    model = model_for(sheet, players, rules) if model is None else model
+    chunk = play_chunk(seed, 0, games, ["learned"], players=players, sheet=sheet, log_turns=True, rules=rules)
+    a = trace_chunk_arrays(chunk, sheet, rules, samples=0)
+    keep = ~a.last
+    win = chunk.seats[:, :, PS_WINNER].astype(float)
+    share = (win / win.sum(axis=1, keepdims=True))[a.game_index[keep]].ravel()
+    p = model.win_prob(a.points[keep], a.value[keep], a.end[keep], a.roll[keep]).ravel()
+    game = np.repeat(a.game_index[keep], players)
+    d = np.minimum((p * 10).astype(int), 9)
+    rows = []
+    for k in range(10):
+        sel = d == k
+        n = int(sel.sum())
+        row = {"decile": f"{10 * k}-{10 * k + 10}%", "rows": n, "predicted": np.nan, "observed": np.nan,
+               "ci": np.nan}
+        if n:
+            y = np.bincount(game[sel], share[sel], minlength=games)
+            c = np.bincount(game[sel], minlength=games).astype(float)
+            r = y.sum() / n
+            used = c > 0
+            g = int(used.sum())
+            var = g / max(g - 1, 1) * ((y - r * c)[used] ** 2).sum() / n ** 2
+            row.update(predicted=100 * p[sel].mean(), observed=100 * r, ci=100 * Z95 * np.sqrt(var))
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -15,10 +15,11 @@ model turns these into
 
 The last term of z, the lead over the best rival, keeps a clear leader's chance from being
 overstated at 3-6 players, where the plain logit of m overstated it by up to 6 points.
+sim.runs.trace.model_for finds the model of a sheet, table and rules, and .calibration checks it.
 The solo game needs no fit: the expected score is p + learned's solo value, the chance 1.
 
 Fitted on `learned`'s own games (self-play: every seat learned) on FIT_SEED's dice, per sheet,
-players and rules (learned's weights' rules): fit(sheet, players, rules). The shipped models, for
+players and rules (learned's weights' rules): sim.runs.trace.fit_model, which replays them. The shipped models, for
 the shipped weights, are in sim/runs/data/winmodel.json (`python -m bench.winmodel` refits them);
 for weights of the store (`--train`) a model is fitted on first use and kept beside them.
 """
@@ -32,14 +33,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from strategies import store
-from strategies.learned import store_name, weights_array, weights_file, weights_rules
+from strategies.learned import store_name
 
-from ..rules import RULEBOOK, parse_rules
+from ..rules import parse_rules
 from ..sheets import load_sheet
-from ..state import PS_SCORE, PS_WINNER
 from .dataset import atomic_write_bytes
-from .defaults import TRACE_FIT_GAMES, TRACE_FIT_SEED
-from .summary import Z95
+from .defaults import TRACE_FIT_SEED
 
 #: Buckets of the distance to the game's end (boxes): bucket k holds EDGES[k] <= d < EDGES[k + 1].
 EDGES = (0, 2, 4, 6, 8, 10, 13, 16, 20, 25, 30, 36)
@@ -147,28 +146,8 @@ def fit_rows(points, value, end, roll, share, final, players: int) -> WinModel:
     return WinModel(players, _fill(win, fitted), _fill(score, fitted))
 
 
-def _digest(W) -> str:
+def digest(W) -> str:
     return hashlib.sha256(np.ascontiguousarray(W).tobytes()).hexdigest()[:16]
-
-
-def fit(sheet="standard", players: int = 4, rules=RULEBOOK, games: int = TRACE_FIT_GAMES,
-        seed: int = TRACE_FIT_SEED) -> WinModel:
-    """The model of `sheet`, `players` and `rules`, fitted on `games` games of learned's self-play
-    on `seed`'s dice (learned's weights for them: shipped or in the store)."""
-    from .api import play_chunk
-    from .trace import trace_chunk_arrays
-    sheet = load_sheet(sheet)
-    rules = parse_rules(rules)
-    W = weights_array(sheet, None, players, rules)
-    chunk = play_chunk(seed, 0, games, ["learned"], players=players, sheet=sheet, log_turns=True, rules=rules)
-    a = trace_chunk_arrays(chunk, sheet, rules, samples=0)
-    keep = ~a.last
-    win = chunk.seats[:, :, PS_WINNER].astype(float)
-    share = win / win.sum(axis=1, keepdims=True)
-    final = chunk.seats[:, :, PS_SCORE].astype(float)
-    g = a.game_index[keep]
-    m = fit_rows(a.points[keep], a.value[keep], a.end[keep], a.roll[keep], share[g], final[g], players)
-    return WinModel(players, m.win, m.score, games, seed, _digest(W))
 
 
 def key(sheet, players: int, rules) -> str:
@@ -186,80 +165,12 @@ def write_shipped(models: dict, path) -> None:
     atomic_write_bytes(path, (json.dumps(models, indent=1, sort_keys=True) + "\n").encode())
 
 
-def _stored_path(sheet, players, rules):
+def stored_path(sheet, players, rules):
     return store.path_for(f"{key(sheet, players, rules)}.winmodel.json")
 
 
-def model_for(sheet, players: int, rules=RULEBOOK, fit_missing: bool = True, games: int = TRACE_FIT_GAMES) -> WinModel | None:
-    """The model for learned's weights of `sheet`, `players`, `rules`: shipped (for the shipped
-    weights), else kept in the weights store beside the weights (fitted on first use when
-    `fit_missing`, and again when the weights changed); None at 1 player (no fit needed) or when
-    there is none and `fit_missing` is false. MissingWeights if learned has no weights for them."""
-    if players == 1:
-        return None
-    sheet = load_sheet(sheet)
-    rules = weights_rules(parse_rules(rules), players)
-    found = weights_file(sheet, players, rules)
-    digest = _digest(weights_array(sheet, None, players, rules))
-    if found is not None and found[1] == "shipped":
-        d = shipped().get(key(sheet, players, rules))
-        if d is not None and d.get("weights") == digest:
-            return WinModel.from_dict(d)
-    path = _stored_path(sheet, players, rules)
-    if path.is_file():
-        try:
-            m = WinModel.from_dict(json.loads(path.read_text()))
-            if m.weights == digest:
-                return m
-        except (ValueError, KeyError, TypeError):
-            pass
-    if not fit_missing:
-        return None
-    m = fit(sheet, players, rules, games)
-    store.writable()
-    atomic_write_bytes(path, (json.dumps(m.to_dict()) + "\n").encode())
-    return m
 
 
 #: Calibration: games of unseen seeds (the fit's seed + 1 on) against which each decile of the
-#: predicted chances is checked.
+#: predicted chances is checked (sim.runs.trace.calibration).
 CALIBRATION_SEED = TRACE_FIT_SEED + 1
-
-
-def calibration(sheet="standard", players: int = 4, rules=RULEBOOK, games: int = 2000,
-                seed: int = CALIBRATION_SEED, model: WinModel | None = None):
-    """Each decile of the predicted chances of winning (every seat after every roll but the last
-    of `games` games of learned's self-play on `seed`'s dice), with the mean predicted and the
-    observed win rate (a tie's share to each tied winner), in percent: a DataFrame with columns
-    decile, rows, predicted, observed, and ci: the observed rate's 95% half-width (the rows of one
-    game are not independent: by the games, as a ratio's delta method)."""
-    import pandas as pd
-    from .api import play_chunk
-    from .trace import trace_chunk_arrays
-    sheet = load_sheet(sheet)
-    rules = parse_rules(rules)
-    model = model_for(sheet, players, rules) if model is None else model
-    chunk = play_chunk(seed, 0, games, ["learned"], players=players, sheet=sheet, log_turns=True, rules=rules)
-    a = trace_chunk_arrays(chunk, sheet, rules, samples=0)
-    keep = ~a.last
-    win = chunk.seats[:, :, PS_WINNER].astype(float)
-    share = (win / win.sum(axis=1, keepdims=True))[a.game_index[keep]].ravel()
-    p = model.win_prob(a.points[keep], a.value[keep], a.end[keep], a.roll[keep]).ravel()
-    game = np.repeat(a.game_index[keep], players)
-    d = np.minimum((p * 10).astype(int), 9)
-    rows = []
-    for k in range(10):
-        sel = d == k
-        n = int(sel.sum())
-        row = {"decile": f"{10 * k}-{10 * k + 10}%", "rows": n, "predicted": np.nan, "observed": np.nan,
-               "ci": np.nan}
-        if n:
-            y = np.bincount(game[sel], share[sel], minlength=games)
-            c = np.bincount(game[sel], minlength=games).astype(float)
-            r = y.sum() / n
-            used = c > 0
-            g = int(used.sum())
-            var = g / max(g - 1, 1) * ((y - r * c)[used] ** 2).sum() / n ** 2
-            row.update(predicted=100 * p[sel].mean(), observed=100 * r, ci=100 * Z95 * np.sqrt(var))
-        rows.append(row)
-    return pd.DataFrame(rows)

@@ -3,8 +3,8 @@ weights, and its chances are calibrated on games it was not fitted on."""
 import numpy as np
 import pytest
 
-from sim.runs import winmodel
-from sim.runs.winmodel import EDGES, WinModel, bucket, calibration, features, fit_rows, model_for
+from sim.runs.trace import calibration, model_for
+from sim.runs.winmodel import EDGES, WinModel, bucket, features, fit_rows
 
 
 def _synthetic(coef, rows=40_000, seats=3, seed=1):

@@ -1,7 +1,7 @@
 """The trace's figures: a typical and the most dramatic game of a traced dataset."""
 import pandas as pd
 
-from sim.report.trace import chosen_games, trace_figures
+from sim.report.chances import chosen_games, trace_figures
 from sim.runs.runner import run
 from sim.runs.trace import trace_dataset
 
