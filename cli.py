@@ -569,13 +569,26 @@ def summary(path, by, fmt, output, output_old, rules):
     from sim.runs.summary import format_table
     output = output or output_old
     s = commands.summary(path, by=by, rules=rules)
+    trace = _trace_table(path, s.manifest)
     if fmt == "table":
-        _emit(format_table(s), "table", output)
+        from sim.runs.trace import summary_text
+        _emit(format_table(s) + ("" if trace is None else "\n\n" + summary_text(trace)), "table", output)
     else:
         _emit(_with_rules(_wide(s), s.rules), fmt, output, {"settings": s.manifest.get("settings"),
                                                             "games_done": s.manifest.get("games_done"),
                                                             "status": s.manifest.get("status"),
-                                                            **_rules_field(s.rules)})
+                                                            **_rules_field(s.rules),
+                                                            **({} if trace is None else
+                                                               {"trace": json.loads(trace.to_json(orient="records"))})})
+
+
+def _trace_table(path, manifest):
+    """The trace's measures aggregated (sim.runs.trace.trace_summary) of a dataset played with
+    --trace, else None."""
+    if not (manifest.get("settings") or {}).get("trace"):
+        return None
+    from sim.runs.trace import has_trace, trace_measures, trace_summary
+    return trace_summary(trace_measures(path)) if has_trace(path) else None
 
 
 def _with_rules(df, rules):

@@ -93,8 +93,8 @@ TRACE = pa.schema([
        "last roll to the winner, 1/k to each of k tied winners, 0 to the others; 1 solo)"),
     _f("luck", pa.float32(), "what this roll's dice were worth to it beyond an average roll, in points of "
        "learned's value (as `analyse` measures luck solo); null at roll 0", True),
-    _f("luck_win", pa.float32(), "that luck in win probability: the change it makes to its chance before the "
-       "roll (NaN at roll 0 and solo)"),
+    _f("luck_win", pa.float32(), "that luck in win probability: its points times what a point of learned's "
+       "value was worth to the seat's chance before the roll (NaN at roll 0 and solo)"),
 ])
 
 SCHEMAS = {"games": GAMES, "players": PLAYERS, "turns": TURNS, "trace": TRACE}

@@ -266,6 +266,8 @@ def _trace_games(lo, hi, W, tab, seed, games, players, log, log_start, samples, 
 
 # --- from a chunk's moves to the trace's rows ------------------------------------------------------
 
+#: A point of value either side: the slope of a seat's chance in its value, for luck in win probability.
+_STEP = 0.5
 #: A comeback: the winner's chance fell below this share of a fair one (1/players) at some roll.
 COMEBACK = 0.5
 #: The game is decided from the roll after which the winner's chance stays above this.
@@ -346,14 +348,18 @@ def apply_model(a: TraceArrays, games, scores, winners, model) -> Trace:
         expected = model.expected_score(a.points, a.value, a.end)
         margin = a.points + a.value
         win = model.win_prob(a.points, a.value, a.end, a.roll)
-        # The luck in points, added to the seat's value before the roll, all else the same.
+        # The luck in points times what a point of value was worth to the seat's chance before the
+        # roll: mean 0 as the luck is (the chance's curve would bias a shifted chance upwards).
         before = np.maximum(np.arange(len(a.roll)) - 1, 0)
         luck_win = np.full_like(expected, np.nan)
         for s in range(players):
-            shifted = a.value[before].copy()
-            shifted[:, s] += np.nan_to_num(luck[:, s])
-            luck_win[:, s] = (model.win_prob(a.points[before], shifted, a.end[before], a.roll[before])[:, s]
-                              - win[before, s])
+            slope = 0.0
+            for step in (-_STEP, _STEP):
+                shifted = a.value[before].copy()
+                shifted[:, s] += step
+                slope = slope + np.sign(step) * model.win_prob(a.points[before], shifted, a.end[before],
+                                                               a.roll[before])[:, s]
+            luck_win[:, s] = slope / (2 * _STEP) * luck[:, s]
         luck_win[a.roll == 0] = np.nan
         best_other = np.stack([np.delete(final, s, axis=1).max(axis=1) for s in range(players)], axis=1)
         margin[a.last] = (final - best_other)[a.last]
@@ -686,3 +692,47 @@ def calibration(sheet="standard", players: int = 4, rules=RULEBOOK, games: int =
             row.update(predicted=100 * p[sel].mean(), observed=100 * r, ci=100 * Z95 * np.sqrt(var))
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def trace_summary(measures):
+    """trace_measures' frame aggregated over its games: a DataFrame with a row per measure (metric,
+    who, games, value and its 95% interval ci_low..ci_high): the mean over games with a t interval,
+    the luck share as the sum of the winners' luck margins over the sum of their margins (its
+    interval by the delta method over games)."""
+    import pandas as pd
+    from scipy import stats
+    rows = []
+
+    def add(metric, who, x):
+        x = np.asarray(x, float)
+        x = x[~np.isnan(x)]
+        n = len(x)
+        m = x.mean() if n else np.nan
+        hw = stats.t.ppf(0.975, n - 1) * x.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan
+        rows.append({"metric": metric, "who": who, "games": n, "value": m, "ci_low": m - hw, "ci_high": m + hw})
+    for name in ("lead_changes", "drama", "decided_roll", "comebacks"):
+        if name in measures:
+            add(name, "game", measures[name])
+    if "_win_margin" in measures:
+        lm, wm = measures["_luck_margin"].to_numpy(float), measures["_win_margin"].to_numpy(float)
+        n = len(wm)
+        r = lm.sum() / wm.sum() if wm.sum() > 0 else np.nan
+        hw = Z95 * np.sqrt(((lm - r * wm) ** 2).sum() / max(n - 1, 1) / n) / (wm.sum() / n) if n > 1 else np.nan
+        rows.append({"metric": "luck_share", "who": "game", "games": n, "value": r, "ci_low": r - hw,
+                     "ci_high": r + hw})
+    for col in measures.columns:
+        metric, at, who = col.partition("@")
+        if at and metric in ("luck", "luck_win"):
+            add(metric, who, measures[col])
+    return pd.DataFrame(rows)
+
+
+def summary_text(table) -> str:
+    """trace_summary's table as the lines `summary` prints under its own."""
+    out = ["How the games unfolded (the trace; docs/trace.md), mean per game [95% interval]:"]
+    for r in table.itertuples():
+        pct = r.metric in ("drama", "comebacks", "luck_share", "luck_win")
+        f = (lambda v: f"{100 * v:.1f}%") if pct else (lambda v: f"{v:.2f}")
+        who = "" if r.who == "game" else f" {r.who}"
+        out.append(f"  {r.metric + who:<22} {f(r.value):>8}  [{f(r.ci_low)}, {f(r.ci_high)}]")
+    return "\n".join(out)

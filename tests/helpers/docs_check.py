@@ -47,7 +47,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ("README.md", "docs/rules.md", "docs/strategies.md", "docs/kit.md", "docs/performance.md",
-        "docs/architecture.md", "docs/variants.md", "docs/agents.md", "docs/play.md", "docs/levels.md")
+        "docs/architecture.md", "docs/variants.md", "docs/agents.md", "docs/play.md", "docs/levels.md", "docs/trace.md")
 
 FENCE = re.compile(r"^(\s*)```(\w*)\s*$")
 DIRECTIVE = re.compile(r"^<!--\s*docs-check:\s*(\w+)\s*(\S*)\s*-->\s*$")
