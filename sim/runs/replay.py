@@ -139,8 +139,9 @@ def render(log: dict, sheet=None, every_roll: bool = False, trace=None) -> str:
            "Rolls: colour dice | number dice; moves: colour number -> boxes crossed (dice taken, ! spent; ! left)"]
     if trace is not None:
         from .trace import roll_line
-        out.append("Chances: each seat's chance of winning (its expected final score, the roll's luck in points)")
-        out.append(roll_line(trace[trace["roll"] == 0]).replace("chances:", "before the first roll:"))
+        out.append("Chances: each seat's chance of winning (its expected final score, the roll's luck in points)"
+                   if players > 1 else "Trace: the expected final score after each roll, and the roll's luck in points")
+        out.append(roll_line(trace[trace["roll"] == 0], "before the first roll:"))
     out.append("")
 
     def sheets(title):

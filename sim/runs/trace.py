@@ -584,8 +584,9 @@ def settings_game_trace(s, game: int, files=None, samples: int = TRACE_LUCK_SAMP
     return trace_table(chunk_trace(chunk, s.sheet, s.rules, samples)).to_pandas()
 
 
-def roll_line(rows) -> str:
-    """One roll's trace as a line of text: each seat's chance of winning, expected score and luck."""
+def roll_line(rows, label: str | None = None) -> str:
+    """One roll's trace as a line of text: each seat's chance of winning, expected score and luck
+    (solo: the expected score and luck), after `label` (default: "chances:", solo "trace:")."""
     rows = rows.sort_values("seat")
     solo = len(rows) == 1
     parts = []
@@ -595,7 +596,7 @@ def roll_line(rows) -> str:
                       f"seat {r.seat} {100 * r.win_prob:.0f}% ({r.expected_score:.1f}{luck})"))
         if solo:
             parts[-1] += luck
-    return ("  trace: " if solo else "  chances: ") + "; ".join(parts)
+    return f"  {label or ('trace:' if solo else 'chances:')} " + "; ".join(parts)
 
 
 # --- the win model: fitted on learned's games, kept, checked -----------------------------------------
