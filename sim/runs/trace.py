@@ -514,6 +514,13 @@ def trace_measures(dataset, trace=None):
     return measures_of(t)
 
 
+def chunk_measures(chunk, samples: int = TRACE_LUCK_SAMPLES):
+    """trace_measures of a chunk played with its move log (play_chunk(..., log_turns=True)): the
+    per-game frame compare and compare-rules join to theirs (sim.runs.measures.frame_of_chunk)."""
+    t = chunk_trace(chunk, chunk.sheet, chunk.rules, samples)
+    return measures_of(trace_table(t).to_pandas())
+
+
 def measures_of(t):
     """trace_measures of a trace's rows (a DataFrame of the trace table's columns)."""
     import pandas as pd

@@ -8,7 +8,7 @@ from sim.runs.dataset import DatasetError, read_manifest
 from sim.runs.replay import render
 from sim.runs.runner import run
 from sim.state import PS_SCORE, PS_WINNER
-from sim.runs.trace import game_trace, has_trace, measures_of, read_trace, trace_dataset, trace_measures
+from sim.runs.trace import chunk_measures, game_trace, has_trace, measures_of, read_trace, trace_dataset, trace_measures
 
 
 def _traced(tmp_path_factory, name, strategies, players, games, **kw):
@@ -48,6 +48,9 @@ def test_a_game_traced_from_its_moves_alone_is_the_datasets(mirror):
                       samples=4)
     stored = read_trace(mirror).query("game == 7").reset_index(drop=True)
     pd.testing.assert_frame_equal(rows, stored, check_dtype=False)
+    # and a chunk's measures are those of the dataset's games
+    chunk = play_chunk(3, 0, 100, ["learned"], players=2, log_turns=True)
+    pd.testing.assert_frame_equal(chunk_measures(chunk, samples=4), trace_measures(mirror).iloc[:100])
 
 
 def test_a_run_without_trace_has_none(table_ds):
