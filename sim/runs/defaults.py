@@ -79,6 +79,6 @@ AEC_PLAYERS = 4
 #: run --trace: the sample rolls each roll's luck at a table is measured against (solo: the exact
 #: mean over every face), and the win model's fit: learned's self-play games and their seed (63:
 #: no other command's default plays these games).
-TRACE_LUCK_SAMPLES = 16
+TRACE_LUCK_SAMPLES = 8
 TRACE_FIT_GAMES = 20_000
 TRACE_FIT_SEED = 63
