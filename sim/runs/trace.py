@@ -659,9 +659,9 @@ def model_for(sheet, players: int, rules=RULEBOOK, fit_missing: bool = True, gam
             + ("" if rules.is_rulebook else f" under {rules.text}") + f" on {games:,} games of learned "
             "(a minute or two; kept in the weights store) ...")
     store.writable()
-    m = fit_model(sheet, players, rules, games)
-    atomic_write_bytes(path, (json.dumps(m.to_dict()) + "\n").encode())
-    return m
+    kept = fit_model(sheet, players, rules, games).to_dict()
+    atomic_write_bytes(path, (json.dumps(kept) + "\n").encode())
+    return winmodel.WinModel.from_dict(kept)      # as it is kept: the same chances now and later
 
 
 def calibration(sheet="standard", players: int = 4, rules=RULEBOOK, games: int = 2000,

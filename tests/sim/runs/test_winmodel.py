@@ -55,3 +55,20 @@ def test_calibrated_on_unseen_games():
     assert len(seen) >= 8
     gap = (seen["predicted"] - seen["observed"]).abs()
     assert (gap <= 3 + seen["ci"]).all(), cal
+
+
+def test_weights_of_the_store_get_a_model_fitted_on_first_use_and_kept(tmp_path, monkeypatch):
+    from sim.runs import trace
+    monkeypatch.setenv("ENCORE_SIM_WEIGHTS", str(tmp_path))
+    # The standard sheet's 2-player weights, as if they were the user's (trained with --train).
+    monkeypatch.setattr(trace, "weights_file", lambda sheet, players, rules: (tmp_path / "w.npz", "yours"))
+    said = []
+    m = model_for("standard", 2, games=300, say=said.append)
+    assert m.games == 300 and len(said) == 1 and "Fitting the win model" in said[0]
+    assert (tmp_path / "learned-standard-2p.winmodel.json").is_file()
+
+    def refit(*args, **kwargs):
+        raise AssertionError("fitted again")
+    monkeypatch.setattr(trace, "fit_model", refit)
+    kept = model_for("standard", 2)
+    assert np.array_equal(kept.win, m.win) and kept.weights == m.weights
