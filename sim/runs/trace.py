@@ -67,9 +67,9 @@ from ..engine import (
 from ..nbinternals import as_any
 from ..rng import game_key, mix64
 from ..rules import R_END_COLOURS, R_FREE_ROLLS, RULEBOOK, parse_rules
-from ..sheets import load_sheet
+from ..sheets import N_COLS, load_sheet
 from ..state import (
-    NUMBER_JOKER, PS_JOKERS, PS_SCORE, PS_WINNER, ST_AVAIL, ST_DICE, ST_IS_ACTIVE, ST_ROLL, ST_SEAT, new_state,
+    MAX_SEATS, NUMBER_JOKER, PS_JOKERS, PS_SCORE, PS_WINNER, ST_AVAIL, ST_DICE, ST_IS_ACTIVE, ST_ROLL, ST_SEAT, new_state,
 )
 from ..tables import N_GROUPS, kernel_tables
 from ..threads import over_threads
@@ -93,7 +93,7 @@ from . import winmodel
 T_POINTS = 0        # points now: what the seat would score if the game ended after this roll
 T_VALUE = 1         # learned's value of the seat's sheet after this roll
 T_LUCK = 2          # the roll's luck in points (NaN at roll 0)
-T_END = 3          # boxes the seat must still cross to end the game (its end colours)
+T_END = 3           # boxes the seat must still cross to end the game (its end colours)
 T_SIZE = 4
 #: Apart from the game's dice (and the research rollouts'): the sample rolls a table's luck is measured against.
 _LUCK_SALT = np.uint64(0x3C6EF372FE94F82B)
@@ -110,7 +110,7 @@ def table_value(W, st, ps, bb, tab, s, lay, sc, tc, idx):
     sheet_features(lay, bb[s, 0], bb[s, 1], sc, idx)
     idx[N_SHEET] = joker_entry(ps[s, PS_JOKERS])
     table_context(st, ps, bb, tab, s, tc)
-    table_features(tc, sc[SC_COUNT:SC_COUNT + 15], idx, N_ACTIVE)
+    table_features(tc, sc[SC_COUNT:SC_COUNT + N_COLS], idx, N_ACTIVE)
     v = 0.0
     for f in range(N_ACTIVE):
         v += W[o + idx[f]]
@@ -184,31 +184,34 @@ def _trace_games(lo, hi, W, tab, seed, games, players, log, log_start, samples, 
     tc = np.empty(TC_SIZE, np.int64)
     te = np.empty(TE_SIZE)
     idx = np.empty(N_ACTIVE + T_ACTIVE, np.int64)
-    pending = np.zeros((8, 2), np.int64)
+    pending = np.zeros((MAX_SEATS, 2), np.int64)
     reply = np.empty(N_GROUPS)
     val = np.empty(EXPECT_SIZE)
-    best = np.empty(8)
+    best = np.empty(MAX_SEATS)
     empty = np.empty(5, np.int64)
-    mean = np.empty(8)
+    mean = np.empty(MAX_SEATS)
     solo = players == 1
     rolls_solo = solo_rolls(tab)
+    rolls_cap = 1 << 20
     for i in range(lo, hi):
-        reset(st, ps, bb, tab, players, 1 << 20)
+        reset(st, ps, bb, tab, players, rolls_cap)   # the log, not a cap, says when the game ended
         key = game_key(seed, games[i])
         row = log_start[i]
         rolls = (log_start[i + 1] - log_start[i]) // players
         at = log_start[i] // players + i
         st[ST_ROLL] = 1             # roll 0 is valued as the first roll's stage
         for s in range(players):
-            out[at, s, 0] = points_now(ps, bb, tab, s)
-            out[at, s, 3] = 0
+            out[at, s, T_POINTS] = points_now(ps, bb, tab, s)
+            out[at, s, T_END] = 0
             if solo:
-                out[at, s, 1] = solo_sheet_value(W, lay, bb[s, 0], bb[s, 1], rolls_solo, ps[s, PS_JOKERS])
+                # The weights' rows end at 29 rolls to come (after a move): before the first roll
+                # the sheet is valued by that row.
+                out[at, s, T_VALUE] = solo_sheet_value(W, lay, bb[s, 0], bb[s, 1], rolls_solo, ps[s, PS_JOKERS])
             else:
-                out[at, s, 1] = table_value(W, st, ps, bb, tab, s, lay, sc, tc, idx)
+                out[at, s, T_VALUE] = table_value(W, st, ps, bb, tab, s, lay, sc, tc, idx)
                 colour_empty(bb, tab, s, empty)
-                out[at, s, 3] = fewest_sum(empty, 0, -1, 0, tab.rules[R_END_COLOURS])
-            out[at, s, 2] = np.nan
+                out[at, s, T_END] = fewest_sum(empty, 0, -1, 0, tab.rules[R_END_COLOURS])
+            out[at, s, T_LUCK] = np.nan
         for roll in range(1, rolls + 1):
             at += 1
             if solo:
@@ -220,11 +223,11 @@ def _trace_games(lo, hi, W, tab, seed, games, players, log, log_start, samples, 
                 st[ST_AVAIL] = SOLO_DICE
                 m = ranked(as_any(W), 0, as_any(st), as_any(bb), _SEAT0, jokers, tab, as_any(lay), sc, se, subs, costs,
                            rewards, qs)
-                out[at, 0, 2] = qs[best_row(qs, m)] - mean[0]
+                out[at, 0, T_LUCK] = qs[best_row(qs, m)] - mean[0]
                 solo_move(st, ps, bb, tab, log[row, LOG_SUB], log[row, LOG_COST], roll)
                 row += 1
-                out[at, 0, 0] = points_now(ps, bb, tab, 0)
-                out[at, 0, 1] = solo_sheet_value(W, lay, bb[0, 0], bb[0, 1], rolls_solo - roll, ps[0, PS_JOKERS])
+                out[at, 0, T_POINTS] = points_now(ps, bb, tab, 0)
+                out[at, 0, T_VALUE] = solo_sheet_value(W, lay, bb[0, 0], bb[0, 1], rolls_solo - roll, ps[0, PS_JOKERS])
                 continue
             active = (roll - 1) % players
             if samples > 0:
@@ -241,10 +244,10 @@ def _trace_games(lo, hi, W, tab, seed, games, players, log, log_start, samples, 
             if samples > 0:
                 roll_bests(W, st, ps, bb, tab, players, active, lay, sc, se, subs, costs, rewards, qs, tc, te, best)
                 for s in range(players):
-                    out[at, s, 2] = best[s] - mean[s] / samples
+                    out[at, s, T_LUCK] = best[s] - mean[s] / samples
             else:
                 for s in range(players):
-                    out[at, s, 2] = np.nan
+                    out[at, s, T_LUCK] = np.nan
             active_move(st, ps, bb, tab, active, log[row, LOG_CDIE], log[row, LOG_NDIE], log[row, LOG_SUB],
                         log[row, LOG_COST], roll, 0)
             row += 1
@@ -258,10 +261,10 @@ def _trace_games(lo, hi, W, tab, seed, games, players, log, log_start, samples, 
             passive_moves(ps, bb, tab, pending, players, active, roll)
             end_of_roll(st, ps, bb, tab)
             for s in range(players):
-                out[at, s, 0] = points_now(ps, bb, tab, s)
-                out[at, s, 1] = table_value(W, st, ps, bb, tab, s, lay, sc, tc, idx)
+                out[at, s, T_POINTS] = points_now(ps, bb, tab, s)
+                out[at, s, T_VALUE] = table_value(W, st, ps, bb, tab, s, lay, sc, tc, idx)
                 colour_empty(bb, tab, s, empty)
-                out[at, s, 3] = fewest_sum(empty, 0, -1, 0, tab.rules[R_END_COLOURS])
+                out[at, s, T_END] = fewest_sum(empty, 0, -1, 0, tab.rules[R_END_COLOURS])
 
 
 # --- from a chunk's moves to the trace's rows ------------------------------------------------------
