@@ -85,7 +85,7 @@ from strategies.table_features import (
 )
 
 from .dataset import atomic_write_bytes
-from .defaults import TRACE_FIT_GAMES, TRACE_FIT_SEED, TRACE_LUCK_SAMPLES
+from .defaults import SHEET, TRACE_FIT_GAMES, TRACE_FIT_SEED, TRACE_LUCK_SAMPLES
 from .summary import Z95
 from . import winmodel
 
@@ -405,7 +405,7 @@ def chunk_trace(chunk, sheet, rules, samples: int = TRACE_LUCK_SAMPLES, model=Fa
                        chunk.seats[:, :, PS_WINNER], model)
 
 
-def game_trace(seed, game, players, log, sheet="standard", rules=RULEBOOK, scores=None, winners=None,
+def game_trace(seed, game, players, log, sheet=SHEET, rules=RULEBOOK, scores=None, winners=None,
                samples: int = 0, model=False):
     """One game's per-roll chances from its moves (the engine's LOG_* rows of game `game` of
     `seed`, in the order played): a DataFrame of the trace table's columns. A game not over yet
@@ -611,7 +611,7 @@ def roll_line(rows, label: str | None = None) -> str:
 
 # --- the win model: fitted on learned's games, kept, checked -----------------------------------------
 
-def fit_model(sheet="standard", players: int = 4, rules=RULEBOOK, games: int = TRACE_FIT_GAMES,
+def fit_model(sheet=SHEET, players: int = 4, rules=RULEBOOK, games: int = TRACE_FIT_GAMES,
               seed: int = TRACE_FIT_SEED) -> winmodel.WinModel:
     """The model of `sheet`, `players` and `rules`, fitted on `games` games of learned's self-play
     on `seed`'s dice (learned's weights for them: shipped or in the store)."""
@@ -667,7 +667,7 @@ def model_for(sheet, players: int, rules=RULEBOOK, fit_missing: bool = True, gam
     return winmodel.WinModel.from_dict(kept)      # as it is kept: the same chances now and later
 
 
-def calibration(sheet="standard", players: int = 4, rules=RULEBOOK, games: int = 2000,
+def calibration(sheet=SHEET, players: int = 4, rules=RULEBOOK, games: int = 2000,
                 seed: int = winmodel.CALIBRATION_SEED, model=None):
     """Each decile of the predicted chances of winning (every seat after every roll but the last
     of `games` games of learned's self-play on `seed`'s dice), with the mean predicted and the

@@ -57,7 +57,7 @@ class WinModel:
     win: np.ndarray
     score: np.ndarray
     games: int = 0
-    seed: int = 0
+    seed: int = TRACE_FIT_SEED
     weights: str = ""       # sha256 of the weights the values came from
 
     def to_dict(self) -> dict:
@@ -70,7 +70,7 @@ class WinModel:
         if tuple(d.get("edges", ())) != EDGES:
             raise ValueError("a win model fitted with other buckets: refit it")
         return cls(int(d["players"]), np.asarray(d["win"], float), np.asarray(d["score"], float),
-                   int(d.get("games", 0)), int(d.get("seed", 0)), str(d.get("weights", "")))
+                   int(d.get("games", 0)), int(d.get("seed", TRACE_FIT_SEED)), str(d.get("weights", "")))
 
     def win_prob(self, points, value, end, roll) -> np.ndarray:
         """(rows, seats) chances of winning from points now, values, each seat's distance to the end
