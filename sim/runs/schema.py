@@ -83,7 +83,7 @@ TURNS = pa.schema([
 TRACE = pa.schema([
     _f("game", pa.int64(), "game number, joins games.game"),
     _f("roll", pa.int16(), "rolls played: 0 before the first roll, then after each roll to the last"),
-    _f("seat", pa.int8(), "seat"),
+    _f("seat", pa.int8(), "seat 0..players-1, joins players.seat"),
     _f("points", pa.int16(), "the seat's score if the game ended after this roll (the final score at the last roll)"),
     _f("expected_score", pa.float32(), "its expected final score: points now and what learned's value of its sheet "
        "says is still to come (a fitted map at a table; the final score at the last roll)"),
@@ -104,8 +104,8 @@ def description(field: pa.Field) -> str:
     return (field.metadata or {}).get(b"description", b"").decode()
 
 
-def markdown(names=("games", "players", "turns")) -> str:
-    """The README's schema tables (and with `names` ("trace",) the trace's, docs/trace.md)."""
+def markdown(names=TABLES) -> str:
+    """The schema tables of `names` (the README's: games, players, turns; docs/trace.md's: trace)."""
     out = []
     for name in names:
         schema = SCHEMAS[name]

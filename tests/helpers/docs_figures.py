@@ -39,7 +39,7 @@ def register(name: str, slow: bool = False, learned: bool = False):
 @register("schema")
 def schema() -> str:
     from sim.runs.schema import markdown
-    return markdown()
+    return markdown(("games", "players", "turns"))
 
 
 # --- timings, from the benchmark's record --------------------------------------------------
