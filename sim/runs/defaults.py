@@ -36,6 +36,8 @@ COMPARE_MAX_GAMES = 1_000_000
 COMPARE_CHUNK = {"solo": 20_000, "table": 5_000}
 #: compare-rules: also play each rule set B with learned's weights of A's rules (what B's own gain).
 CHECK_ADAPTATION = True
+#: compare-rules --by: the second measure of a sweep's ranking and of its figure.
+SWEEP_VERSUS = "score"
 
 #: tune: the games the whole search may play, what it maximises, and the games of its validation.
 TUNE_BUDGET = 100_000

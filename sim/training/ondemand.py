@@ -17,12 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sim.rules import RULEBOOK, Rules
-from sim.runs.defaults import TRAIN_SEED
+from sim.runs.defaults import TRAIN_GAMES, TRAIN_SEED, TRAIN_TABLE_GAMES
 from sim.sheets import Sheet
 
 from strategies import store
 from strategies.learned import MissingWeights, weights_file, weights_rules
-from .run import train_file
+from .run import estimate, train_file
 
 #: Training games of a warm start, solo and at tables of 2-6: as many as fit in about two minutes
 #: on two cores, where docs/variants.md measures them as good as a full training (larger tables
@@ -71,9 +71,12 @@ def train_need(need: Need, threads=None, progress=False, say=None):
     store.writable()
     init, games, step, how = plan(need)
     if say is not None:
-        say(f"Training `learned` for {need.what}: {how}, into the weights store {store.folder()}")
+        total = games or (TRAIN_GAMES if need.players == 1 else TRAIN_TABLE_GAMES[need.players])
+        say(f"Training `learned` for {need.what}: {how}, {estimate(total, need.players, threads)}, into the "
+            f"weights store {store.folder()}")
     return train_file(None, sheet=need.sheet, players=need.players, games=games, seed=SEED, threads=threads,
-                      progress=progress, init=init, step=step, rules=weights_rules(need.rules, need.players))
+                      progress=progress, init=init, step=step, rules=weights_rules(need.rules, need.players),
+                      lines=say)
 
 
 def with_training(call, train: bool = True, threads=None, progress=False, say=None):
