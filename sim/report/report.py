@@ -15,7 +15,9 @@ from pathlib import Path
 
 from ..runs.summary import BATCH_ROWS
 from .aggregate import collect
-from .figures import Figure, dataset_figures, fig_forest, fig_loss_by_stage, fig_score_luck, fig_scores, palette, rule_figures
+from .figures import (
+    Figure, dataset_figures, fig_forest, fig_loss_by_stage, fig_score_luck, fig_scores, palette, rule_figures,
+)
 from .page import (
     FORMATS, Report, analysis_table, check_output, dataset_settings, default_output,
     escape, html_table, mistakes_table, pairs_table, render_page, write_files,
