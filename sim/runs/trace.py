@@ -44,9 +44,10 @@ per-game frames (a column `metric@who` is one seat's; those starting with `_` ar
                          (NaN if it never did: a tie shares the win)
     comebacks            1 if the winner's chance fell below COMEBACK of a fair share (25% at 2
                          players, 1 / (2 n) at n) at some roll, else 0
-    luck_share           the winner's summed luck minus the runner-up's, as a share of the
-                         winner's margin (final score minus the runner-up's; NaN when it is 0)
-    _luck_margin, _win_margin   that luck and that margin (over many games: sum / sum)
+    _luck_margin         the winner's summed luck minus the runner-up's
+    _win_margin          the winner's final score minus the runner-up's: over games, the luck
+                         share is the sum of the first over the sum of the second (trace_summary;
+                         sim.runs.measures' luck_share)
     luck@seat N          seat N's luck summed over the game, in points
     luck_win@seat N      and in win probability (tables)
 """
@@ -558,7 +559,6 @@ def measures_of(t):
                        drama=float((w[:-1].max(axis=1) - w[:-1, winner]).max()),
                        decided_roll=np.nan if decided is None else float(roll[a + decided]),
                        comebacks=float(w[:-1, winner].min() < COMEBACK / players),
-                       luck_share=float(lucky / margin) if margin > 0 else np.nan,
                        _luck_margin=float(lucky), _win_margin=float(margin))
         for s in range(players):
             row[f"luck@seat {s}"] = float(luck_sum[s])

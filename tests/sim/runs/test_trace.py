@@ -64,7 +64,7 @@ def test_learned_against_random_is_decided_earlier_with_fewer_lead_changes(mirro
     assert b["lead_changes"].mean() < a["lead_changes"].mean()
     assert (b["decided_roll"] / b["rolls"]).mean() < (a["decided_roll"] / a["rolls"]).mean()
     assert b["drama"].mean() < a["drama"].mean()
-    assert set(a.columns) >= {"lead_changes", "drama", "decided_roll", "comebacks", "luck_share", "luck@seat 0",
+    assert set(a.columns) >= {"lead_changes", "drama", "decided_roll", "comebacks", "_luck_margin", "luck@seat 0",
                               "luck@seat 1", "luck_win@seat 0", "_win_margin"}
 
 
@@ -76,7 +76,7 @@ def test_measures_of_a_made_up_trace():
                       "luck": np.tile([1.0, 2.0], 6), "luck_win": 0.0})
     m = measures_of(t).iloc[0]
     assert m["lead_changes"] == 2 and m["drama"] == pytest.approx(0.6) and m["comebacks"] == 1
-    assert m["decided_roll"] == 4 and m["_win_margin"] == 2 and m["luck_share"] == pytest.approx(6 / 2)
+    assert m["decided_roll"] == 4 and m["_win_margin"] == 2 and m["_luck_margin"] == pytest.approx(6)
 
 
 def test_solo_luck_is_analyses(tmp_path):
@@ -110,3 +110,13 @@ def test_summary_gives_the_measures_with_intervals(mirror):
     assert {"seat 0", "seat 1"} <= set(t.loc["luck"].index)
     out = CliRunner().invoke(main, ["summary", str(mirror)]).output
     assert "How the games unfolded" in out and "decided_roll" in out
+
+
+def test_the_designers_measures_join_the_trace_and_take_the_luck_share_over_games(mirror):
+    from sim.runs.measures import aggregate, dataset_frame, missing
+    frame = dataset_frame(mirror)
+    assert "--trace" not in missing(frame)
+    t = aggregate(frame).set_index(["metric", "who"])
+    m = trace_measures(mirror)
+    assert t.loc[("luck_share", "game"), "value"] == pytest.approx(m["_luck_margin"].sum() / m["_win_margin"].sum())
+    assert t.loc[("lead_changes", "game"), "value"] == pytest.approx(m["lead_changes"].mean())
