@@ -807,6 +807,9 @@ def _with_adaptation(result):
 @click.option("--ladder", default=None, metavar="A,B,...",
               help="With --skill: the strategies of the ladder, weakest first [default: random,greedy,heuristic,"
                    "learned].")
+@click.option("--trace", is_flag=True,
+              help="Also the measures of the per-roll trace (lead changes, drama, decided roll, comebacks, luck: "
+                   "docs/trace.md), paired as the others; each rule set's games are replayed for it (slower).")
 @UNCHECKED
 @PYTHON
 @TRAIN
@@ -814,7 +817,7 @@ def _with_adaptation(result):
 @_errors
 def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_games, seed, sheet, max_rolls, threads,
                   chunk_size, fmt, quiet, report_file, check_adaptation, measures, by, versus, descending, skill,
-                  ladder, unchecked, python, train):
+                  ladder, trace, unchecked, python, train):
     """What a rule change does: the same strategies on the same dice under each rule set, paired.
 
     RULES are rule sets, each a --rules text (comma-separated variants; `rulebook` for none): the
@@ -840,7 +843,8 @@ def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_ga
                                     report=report_file, progress=_progress_enabled(quiet), unchecked=unchecked,
                                     check_adaptation=check_adaptation, train=train, say=_say(quiet),
                                     measures=measures, by=by, versus=versus, descending=descending,
-                                    skill=tuple(s.strip() for s in ladder.split(",")) if ladder and skill else skill)
+                                    skill=tuple(s.strip() for s in ladder.split(",")) if ladder and skill else skill,
+                                    trace=trace)
     if fmt == "table":
         click.echo(format_table(result))
     elif fmt == "csv" and result.ranking is not None:

@@ -118,14 +118,15 @@ def compare_rules(*rules, strategy=D.RUN_STRATEGY, players: int | None = None, r
                   chunk_size: int | None = None, report=None, progress: bool = False, unchecked: bool = False,
                   check_adaptation: bool = D.CHECK_ADAPTATION, train: bool = False, say=None,
                   measures: bool = False, skill=False, by: str | None = None, versus: str = D.SWEEP_VERSUS,
-                  descending: bool = False):
+                  descending: bool = False, trace: bool = False):
     """The line-up `strategy` (one spec, or one per seat) on the same games under each rule set
     (the first is A; one alone is compared with the rulebook): sim.experiments.rulescompare's
     RulesComparison. `report`: an HTML file to write too. `measures`: the designer's measures of
     each rule set's games too (sim.runs.measures); `skill`: the skill ladder under each (True,
     or the strategies weakest first). A rule set given as a range or grid (`jokers=6..12:2`) is
     its points; `by`: rank the rule sets by this metric or measure (smallest first, largest with
-    `descending`), beside `versus` (RulesComparison.ranking, sim.experiments.sweep)."""
+    `descending`), beside `versus` (RulesComparison.ranking, sim.experiments.sweep). `trace`: the
+    measures of the per-roll trace too (sim.runs.trace), each rule set's games replayed for them."""
     from ..experiments.rulescompare import METRICS, compare_rules as play
     from ..experiments.sweep import check_by, ranked
     strategies = [strategy] if isinstance(strategy, str) else list(strategy)
@@ -138,7 +139,7 @@ def compare_rules(*rules, strategy=D.RUN_STRATEGY, players: int | None = None, r
         result = play(strategies, list(rules), games=games, players=players, seed=seed, sheet=sheet, rotate=rotate,
                       max_rolls=max_rolls, threads=threads, chunk_size=chunk_size, until_ci=until_ci,
                       max_games=max_games, progress=progress, checked=not unchecked,
-                      check_adaptation=check_adaptation, measures=measures, skill=skill)
+                      check_adaptation=check_adaptation, measures=measures, skill=skill, trace=trace)
         return result if by is None else ranked(result, by, versus, descending)
     return _reported(compared, report, "rules_report", train, threads, progress, say)
 

@@ -120,3 +120,15 @@ def test_the_designers_measures_join_the_trace_and_take_the_luck_share_over_game
     m = trace_measures(mirror)
     assert t.loc[("luck_share", "game"), "value"] == pytest.approx(m["_luck_margin"].sum() / m["_win_margin"].sum())
     assert t.loc[("lead_changes", "game"), "value"] == pytest.approx(m["lead_changes"].mean())
+
+
+def test_compare_rules_pairs_the_traces_measures():
+    from sim import commands
+    r = commands.compare_rules("rulebook", "end-colours=3", strategy="learned", players=4, games=40,
+                               check_adaptation=False, trace=True)
+    rows = r.measures.set_index(["side", "metric", "who"])
+    for side in ("rulebook", "end-colours=3"):
+        assert rows.loc[(side, "lead_changes", "game"), "games"] == 40
+    assert "--trace" not in r.not_measured
+    # longer games under end-colours=3 are decided later, game by game on the same dice
+    assert rows.loc[("end-colours=3", "decided_roll", "game"), "diff"] > 0
