@@ -93,13 +93,11 @@ def test_measures_of_each_candidates_games():
 
 def test_the_command_line_gives_the_measures_in_csv_and_json():
     import json
-    from click.testing import CliRunner
-    from cli import main
     args = ["compare", "greedy", "random", "-p", "2", "-n", "30", "--measures"]
-    csv = CliRunner().invoke(main, args + ["-f", "csv"])
+    csv = invoke(*args + ["-f", "csv"])
     assert csv.exit_code == 0, csv.output
     rows = csv.stdout.splitlines()
     assert rows[0].startswith("side,metric,who") and any(r.startswith("random,margin,game,30,") for r in rows)
-    data = json.loads(CliRunner().invoke(main, args + ["-f", "json"]).stdout)
+    data = json.loads(invoke(*args + ["-f", "json"]).stdout)
     assert {"score_sd", "margin", "win_share", "active_gain"} <= {r["metric"] for r in data["measures"]}
     assert len(data["rows"]) == 2      # the comparison's own rows stay as they were

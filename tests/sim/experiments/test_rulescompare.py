@@ -269,12 +269,12 @@ def test_measures_of_each_rule_set_paired_on_the_same_games():
 
 def test_measures_in_csv_and_json():
     args = ["compare-rules", "rulebook", "jokers=6", "-p", "2", "-n", "60", "--measures", "--no-check-adaptation"]
-    csv = CliRunner().invoke(main, args + ["-f", "csv"])
+    csv = invoke(*args + ["-f", "csv"])
     assert csv.exit_code == 0, csv.output
     lines = [line for line in csv.stdout.splitlines() if not line.startswith("# Players under")]
     assert lines[0].startswith("side,metric,who,games,value,ci_low,ci_high,diff")
     assert any(line.startswith("jokers=6,score_sd,") for line in lines)
-    out = CliRunner().invoke(main, args + ["-f", "json"])
+    out = invoke(*args + ["-f", "json"])
     data = json.loads(out.stdout)
     metrics = {row["metric"] for row in data["measures"]}
     assert {"score_sd", "margin", "ties", "rolls_sd", "rolls_q95", "seat_gap", "active_gain", "win_share"} <= metrics

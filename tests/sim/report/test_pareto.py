@@ -2,6 +2,7 @@
 import pandas as pd
 
 from sim.report.pareto import sweep_figure
+from invoking import invoke
 
 
 def test_the_figure_labels_every_point_and_marks_the_front():
@@ -16,16 +17,14 @@ def test_the_figure_labels_every_point_and_marks_the_front():
 
 
 def test_compare_rules_report_draws_the_sweep(tmp_path):
-    from click.testing import CliRunner
-    from cli import main
     out = tmp_path / "sweep.html"
-    r = CliRunner().invoke(main, ["compare-rules", "jokers=7..9", "-p", "2", "-n", "40", "--by", "rolls",
-                                  "--no-check-adaptation", "--report", str(out), "-q"])
+    r = invoke("compare-rules", "jokers=7..9", "-p", "2", "-n", "40", "--by", "rolls",
+               "--no-check-adaptation", "--report", str(out), "-q")
     assert r.exit_code == 0, r.output
     assert "Ranked by rolls" in r.stdout and "The sweep: rolls against score" in out.read_text()
     measured = tmp_path / "measured.html"
-    r = CliRunner().invoke(main, ["compare-rules", "rulebook", "jokers=7", "-p", "2", "-n", "40", "--measures",
-                                  "--no-check-adaptation", "--report", str(measured), "-q"])
+    r = invoke("compare-rules", "rulebook", "jokers=7", "-p", "2", "-n", "40", "--measures",
+               "--no-check-adaptation", "--report", str(measured), "-q")
     page = measured.read_text()
     assert r.exit_code == 0 and "Measures: A = rulebook, B = jokers=7" in page and "Completion: A = rulebook" in page
     assert "score_sd" in page and "column O" in page

@@ -9,6 +9,7 @@ from sim.runs.api import play_chunk
 from sim.runs.measures import aggregate, dataset_frame, frame_of_chunk, missing, turn_measures
 from sim.runs.runner import run
 from sim.sheets import COLOURS, load_sheet
+from invoking import invoke
 
 TURNS = ["game", "roll", "seat", "active", "passed", "jokers", "cells"]
 
@@ -105,18 +106,16 @@ def test_a_dataset_gives_the_frame_of_its_games(tmp_path):
 
 def test_summary_shows_the_measures_in_every_format(tmp_path):
     import json
-    from click.testing import CliRunner
-    from cli import main
     out = tmp_path / "ds"
     run(out, games=40, players=2, strategies=["greedy"], seed=2, log_turns=True)
-    text = CliRunner().invoke(main, ["summary", str(out), "--measures"])
+    text = invoke("summary", str(out), "--measures")
     assert text.exit_code == 0, text.output
     assert "score_sd" in text.stdout and "active_gain" in text.stdout and "Completion:" in text.stdout
     assert "Not measured for the dataset: lead_changes" in text.stdout     # no trace: it says so
-    csv = CliRunner().invoke(main, ["summary", str(out), "--measures", "-f", "csv"])
+    csv = invoke("summary", str(out), "--measures", "-f", "csv")
     rows = csv.stdout.splitlines()
     assert rows[0] == "metric,who,games,value,ci_low,ci_high" and any(r.startswith("seat_gap,game,40,") for r in rows)
-    data = json.loads(CliRunner().invoke(main, ["summary", str(out), "--measures", "-f", "json"]).stdout)
+    data = json.loads(invoke("summary", str(out), "--measures", "-f", "json").stdout)
     assert {"margin", "ties", "win_share", "completed"} <= {r["metric"] for r in data["measures"]}
     assert "--trace" in data["not_measured"] and "--log-turns" not in data["not_measured"]
 
