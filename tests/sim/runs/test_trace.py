@@ -97,9 +97,8 @@ def test_replay_shows_the_chances_after_every_roll(mirror):
 
 
 def test_summary_gives_the_measures_with_intervals(mirror):
-    from click.testing import CliRunner
+    from invoking import invoke
 
-    from cli import main
     from sim.runs.trace import trace_summary
     m = trace_measures(mirror)
     t = trace_summary(m).set_index(["metric", "who"])
@@ -108,7 +107,7 @@ def test_summary_gives_the_measures_with_intervals(mirror):
     assert share["value"] == pytest.approx(m["_luck_margin"].sum() / m["_win_margin"].sum())
     assert (t["ci_low"] < t["value"]).all() and (t["value"] < t["ci_high"]).all()
     assert {"seat 0", "seat 1"} <= set(t.loc["luck"].index)
-    out = CliRunner().invoke(main, ["summary", str(mirror)]).output
+    out = invoke("summary", str(mirror)).output
     assert "How the games unfolded" in out and "decided_roll" in out
 
 
