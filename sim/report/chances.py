@@ -21,13 +21,8 @@ def chosen_games(measures) -> tuple[int, int]:
 def chances_figure(rows, names, title: str):
     """A matplotlib Figure of one game's trace rows: each seat's chance of winning after every
     roll (roll 0: before the first), the winner's line heavier."""
-    from matplotlib.figure import Figure
-    fig = Figure(figsize=SIZE, layout="constrained")
-    ax = fig.subplots()
-    ax.grid(True, color="#ddd", linewidth=0.6)
-    ax.set_axisbelow(True)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
+    from .figures import new_figure
+    fig, ax = new_figure(SIZE)
     last = rows[rows["roll"] == rows["roll"].max()]
     winners = set(last.loc[last["win_prob"] == last["win_prob"].max(), "seat"])
     for seat, r in rows.sort_values("roll").groupby("seat"):
