@@ -131,3 +131,13 @@ def test_compare_rules_pairs_the_traces_measures():
     assert "--trace" not in r.not_measured
     # longer games under end-colours=3 are decided later, game by game on the same dice
     assert rows.loc[("end-colours=3", "decided_roll", "game"), "diff"] > 0
+
+
+def test_run_with_trace_writes_it_after_the_games(tmp_path):
+    from sim import commands
+    said = []
+    r = commands.run(tmp_path / "ds", games=30, players=3, strategy="learned", chunk_size=15, trace=True,
+                     say=said.append)
+    assert has_trace(r.out) and r.manifest["trace"]["games"] == 30 and read_manifest(r.out)["settings"]["trace"]
+    assert any("Tracing" in line for line in said)
+    assert len(read_trace(r.out)) == 3 * (pd.read_parquet(r.out / "games")["rolls"] + 1).sum()
