@@ -141,3 +141,12 @@ def test_run_with_trace_writes_it_after_the_games(tmp_path):
     assert has_trace(r.out) and r.manifest["trace"]["games"] == 30 and read_manifest(r.out)["settings"]["trace"]
     assert any("Tracing" in line for line in said)
     assert len(read_trace(r.out)) == 3 * (pd.read_parquet(r.out / "games")["rolls"] + 1).sum()
+
+
+def test_a_game_not_over_is_traced_to_its_last_whole_roll():
+    # The play page's review of a game in progress: its moves so far, the roll being played left out.
+    chunk = play_chunk(3, 7, 1, ["learned"], players=2, log_turns=True)
+    rows = game_trace(3, 7, 2, chunk.log[:2 * 5 + 1])
+    assert rows["roll"].max() == 5 and len(rows) == 2 * 6
+    done = game_trace(3, 7, 2, chunk.log, scores=chunk.seats[0, :, PS_SCORE], winners=chunk.seats[0, :, PS_WINNER])
+    pd.testing.assert_frame_equal(rows, done[done["roll"] <= 5].reset_index(drop=True))
