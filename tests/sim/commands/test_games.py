@@ -92,3 +92,13 @@ def test_without_train_an_unshipped_rule_set_names_each_training_it_lacks(no_sto
     note = [w for w in got.warnings if "--train" in w]
     assert len(note) == 1 and note[0].count("learned-standard-2p.npz") == 2
     assert "under the rules jokers=9; 2 players on sheet 'standard' under the rules jokers=10" in note[0]
+
+
+def test_the_command_line_prints_the_one_line_and_exits_0(tmp_path, no_stored_weights):
+    from invoking import invoke
+    from sheetgen import random_sheet
+    mine = tmp_path / "mine.txt"
+    mine.write_text(random_sheet(5).text)
+    r = invoke("compare-rules", "rulebook", f"sheet={mine}", "-s", "learned", "-p", "2", "-n", "20", "-j", "1", "-q")
+    assert r.exit_code == 0, r.output
+    assert len([line for line in r.output.splitlines() if "--train" in line]) == 1
