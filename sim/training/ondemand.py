@@ -98,6 +98,8 @@ def plan(need: Need) -> Plan:
         return Plan(None, None, None, "from scratch (train's default games)")
     path, kind = start
     games = WARM_GAMES[need.players]
+    if near:      # never longer than training from scratch (at tables, a full training is short)
+        games = min(games, TRAIN_GAMES if need.players == 1 else TRAIN_TABLE_GAMES[need.players])
     return Plan(path, games, WARM_STEP[min(need.players, 2)],
                 f"{games:,} games from the {'shipped ' if kind == 'shipped' else ''}"
                 f"{'rulebook ' if rulebook else ''}weights {path.name}{near}", source)
