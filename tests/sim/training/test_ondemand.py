@@ -88,7 +88,8 @@ def test_a_near_copy_of_a_built_in_sheet_starts_from_its_weights(name):
 def test_a_sheet_unlike_every_built_in_one_trains_as_before():
     from sheetgen import random_sheet
     sheet = random_sheet(3)
-    assert min(ondemand.differing_boxes(sheet, load_sheet(n)) for n in ("standard", "red", "blue")) > ondemand.NEAR_BOXES
+    from sim.sheets import BUILTIN_SHEETS
+    assert min(ondemand.differing_boxes(sheet, load_sheet(n)) for n in BUILTIN_SHEETS) > ondemand.NEAR_BOXES
     assert ondemand.near_copy(sheet) is None and ondemand.near_copy(load_sheet("red")) is None
     assert ondemand.plan(Need(sheet, 2, weights_rules("", 2)))[:3] == (None, None, None)
 
