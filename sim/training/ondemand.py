@@ -37,7 +37,7 @@ WARM_STEP = {1: (0.1, 0.01), 2: (0.1, 0.02)}
 SEED = TRAIN_SEED
 #: A sheet is a near copy of a built-in sheet when at most this many of its 105 boxes differ from
 #: it in colour or star: moving one star within its column changes 2, a recoloured sheet
-#: (tests/helpers/sheetgen.py) most of them. The built-in sheets differ from each other in far
+#: (tests/helpers/sheetgen.py) over 80 of them. The built-in sheets differ from each other in 78 or
 #: more, so a near copy's value is its original's but for a few boxes.
 NEAR_BOXES = 10
 
