@@ -135,13 +135,41 @@ def compare_rules(*rules, strategy=D.RUN_STRATEGY, players: int | None = None, r
         if by not in METRICS or versus not in METRICS:
             measures = True          # a designer's measure: measured to be ranked by
 
-    def compared():
-        result = play(strategies, list(rules), games=games, players=players, seed=seed, sheet=sheet, rotate=rotate,
-                      max_rolls=max_rolls, threads=threads, chunk_size=chunk_size, until_ci=until_ci,
-                      max_games=max_games, progress=progress, checked=not unchecked,
-                      check_adaptation=check_adaptation, measures=measures, skill=skill, trace=trace)
+    def compared(specs=strategies):
+        return play(specs, list(rules), games=games, players=players, seed=seed, sheet=sheet, rotate=rotate,
+                    max_rolls=max_rolls, threads=threads, chunk_size=chunk_size, until_ci=until_ci,
+                    max_games=max_games, progress=progress, checked=not unchecked,
+                    check_adaptation=check_adaptation, measures=measures, skill=skill, trace=trace)
+
+    def stood_in():
+        result = compared() if train else _without_weights(compared, strategies, rules, sheet, threads, unchecked)
         return result if by is None else ranked(result, by, versus, descending)
-    return _reported(compared, report, "rules_report", train, threads, progress, say)
+    return _reported(stood_in, report, "rules_report", train, threads, progress, say)
+
+
+def _without_weights(compared, strategies, rules, sheet, threads, unchecked):
+    """compared(), or where `learned` lacks weights for a rule set or sheet (and --train is not
+    given), compared() with D.STAND_IN in each of its seats under every rule set (the sides stay
+    paired, and every measure but `learned`'s own is given), and one line in its warnings naming
+    what --train would add and how long that would take (sim.training.ondemand)."""
+    from strategies.adaptation import plays_weights
+    from strategies.learned import MissingWeights, weights_file, weights_rules
+    from strategies.registry import resolve
+    from ..experiments.rulescompare import sides_of
+    from ..training.ondemand import Need, offer
+    try:
+        return compared()
+    except MissingWeights as e:
+        players = e.players
+    specs = [D.STAND_IN if plays_weights(r) and r.file is None else x
+             for x, r in ((x, resolve(x, checked=not unchecked)) for x in strategies)]
+    result = compared(specs)
+    needs = [Need(x.sheet, players, weights_rules(x.rules, players)) for x in sides_of(list(rules), sheet)]
+    needs = list(dict.fromkeys(n for n in needs if weights_file(n.sheet, players, n.rules) is None))
+    result.warnings.append(f"Note: `learned` has no weights for {'; '.join(n.what for n in needs)}, so {D.STAND_IN} "
+                           f"played its seats under every rule set; --train would play `learned` itself, training "
+                           + "; ".join(f"{n.what} first: {offer(n, threads)}" for n in needs))
+    return result
 
 
 # --- replay ---------------------------------------------------------------------------

@@ -7,6 +7,8 @@ loading the engine.
 #: folder per run, named by when it started).
 RUN_GAMES = 100_000
 RUN_STRATEGY = "greedy"
+#: compare-rules without --train: plays `learned`'s seats where it has no weights (it needs none)
+STAND_IN = "heuristic"
 RUN_FOLDER = "results/run-%Y%m%d-%H%M%S"
 #: A run's games per Parquet file when not told: solo, at tables; with the turns table (a row
 #: per decision) fewer, so that a file stays small.
