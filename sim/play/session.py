@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import secrets
 import threading
+import time
 from pathlib import Path
 
 from ..errors import SettingError
@@ -154,6 +155,39 @@ class PlaySession:
                 self._finish()
             return self._state()
 
+    def take_back(self, body) -> dict:
+        """Your last move taken back {"game", "decision"}: in practice mode alone (Refused 403 else),
+        checked here and not on the page: without it no move is changed once its next dice are seen."""
+        if not isinstance(body, dict) or set(body) != {"game", "decision"}:
+            raise Refused(400, 'bad request: the body must be {"game": ID, "decision": N}')
+        with self.lock:
+            if not self.game.practice:
+                raise Refused(403, "take-backs are for practice games: switch practice on first (the game "
+                                   "is then marked practice)")
+            self._check(body.get("game"), body.get("decision"), over_ok=True)
+            if self._analysis is not None:
+                raise Refused(409, "the game is over and saved: a finished game's moves stay as played")
+            if not self.game.moves:
+                raise Refused(409, "no move of yours to take back")
+            self.game.take_back()
+            self.last_move = None
+            self._keep()
+            return self._state()
+
+    def set_practice(self, body) -> dict:
+        """Practice mode switched {"game", "on": true|false}: take-backs allowed while it is on; a game
+        with a take-back is marked practice in its dataset and analysis for good."""
+        if not isinstance(body, dict) or set(body) != {"game", "on"} or not isinstance(body["on"], bool):
+            raise Refused(400, 'bad request: the body must be {"game": ID, "on": true|false}')
+        with self.lock:
+            if body["game"] != self.id:
+                raise Refused(409, "another game: this server plays game " + self.id + "; reload the page")
+            if self.game.over:
+                raise Refused(409, "the game is over: there is no move to take back")
+            self.game.practice = body["on"]
+            self._keep()
+            return self._state()
+
     def set_coach(self, body) -> dict:
         if not isinstance(body, dict) or set(body) != {"game", "on", "threshold"} or not isinstance(body["on"], bool):
             raise Refused(400, 'bad request: the body must be {"game": ID, "on": true|false, "threshold": LOSS}')
@@ -167,12 +201,12 @@ class PlaySession:
             self._keep()
             return self._state()
 
-    def _check(self, game, decision) -> None:
+    def _check(self, game, decision, over_ok: bool = False) -> None:
         if not isinstance(game, str) or not secrets.compare_digest(game.encode(), self.id.encode()):
             raise Refused(409, f"another game: this server plays game {self.id}; reload the page")
         if isinstance(decision, bool) or not isinstance(decision, int):
             raise Refused(400, "bad request: 'decision' must be an integer")
-        if self.game.over:
+        if self.game.over and not over_ok:
             raise Refused(409, "the game is over: there is no decision to take")
         if decision != self.game.decisions:
             raise Refused(409, f"stale request: it answers decision {decision}, the game is at decision "
@@ -209,7 +243,101 @@ class PlaySession:
         with self.lock:
             self._analysis = {"status": "done", **result}
 
+    def warm(self) -> None:
+        """learned's judge compiled before the first hint or move needs it (Game.warm), outside the
+        lock: the page goes on answering meanwhile."""
+        self.game.warm(self.lock)
+
     def wait(self, timeout: float | None = None) -> None:
         """Until the analysis in the background is done (tests, and a server stopping)."""
         if self._thread is not None:
             self._thread.join(timeout)
+
+
+# --- the game prepared in the background ------------------------------------------------------
+
+#: What is prepared before and after the game can be played, in order: (key, what the page says,
+#: its cost with an empty compile cache in seconds of CPU, measured: bench/coldstart.py's rows).
+STAGES = (("modules", "loading the simulator", 3),
+          ("game", "compiling the dice and the bots' kernels", 12),
+          ("hints", "compiling learned's judge, for the hints and the coach", 15))
+
+
+class Starting:
+    """The page's session while the game is being prepared in a background thread, so that the
+    server answers at once: state() says what is being prepared and for how long (the page shows
+    it), the other requests are refused (503) until the game is ready, then everything is the
+    PlaySession's. build(stage) makes the PlaySession, calling stage(key) as it reaches each of
+    STAGES; then learned's judge is compiled (PlaySession.warm) while the game can be played."""
+
+    def __init__(self, build, failed=None):
+        self.session = None
+        self.error = None
+        self._build, self._failed = build, failed
+        self._stages = []           # [key, started, finished or None]
+        self._lock = threading.Lock()
+        self.thread = threading.Thread(target=self._run, name="prepare-the-game", daemon=True)
+
+    def start(self) -> "Starting":
+        self.thread.start()
+        return self
+
+    def stage(self, key: str) -> None:
+        now = time.monotonic()
+        with self._lock:
+            if self._stages and self._stages[-1][2] is None:
+                self._stages[-1][2] = now
+            self._stages.append([key, now, None])
+
+    def _run(self) -> None:
+        try:
+            session = self._build(self.stage)
+            self.stage("hints")
+            self.session = session
+            session.warm()
+            self.stage(None)
+        except Exception as e:      # shown on the page, and the command ends with it (`failed`)
+            self.error = str(e).splitlines()[0] if str(e) else type(e).__name__
+            if self._failed is not None:
+                self._failed(e)
+
+    def preparing(self) -> dict | None:
+        """What is being prepared now: {stages: [{key, text, seconds, estimate, done}], error}; None
+        once everything is."""
+        now = time.monotonic()
+        with self._lock:
+            seen = {k: (t0, t1) for k, t0, t1 in self._stages if k is not None}
+            finished = bool(self._stages) and self._stages[-1][0] is None
+        if finished and self.error is None:
+            return None
+        stages = []
+        for key, text, estimate in STAGES:
+            t0, t1 = seen.get(key, (None, None))
+            stages.append({"key": key, "text": text, "estimate": estimate, "done": t1 is not None,
+                           "seconds": None if t0 is None else round((t1 or now) - t0, 1)})
+        return {"stages": stages, "error": self.error}
+
+    def _ready(self):
+        if self.session is None:
+            raise Refused(503, self.error or "the game is still being prepared: see the page")
+        return self.session
+
+    def state(self) -> dict:
+        if self.session is None:
+            return {"preparing": self.preparing()}
+        return {**self.session.state(), "preparing": self.preparing()}
+
+    def hint(self, game, decision):
+        return self._ready().hint(game, decision)
+
+    def play(self, body):
+        return {**self._ready().play(body), "preparing": self.preparing()}
+
+    def take_back(self, body):
+        return {**self._ready().take_back(body), "preparing": self.preparing()}
+
+    def set_practice(self, body):
+        return {**self._ready().set_practice(body), "preparing": self.preparing()}
+
+    def set_coach(self, body):
+        return {**self._ready().set_coach(body), "preparing": self.preparing()}
