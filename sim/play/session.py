@@ -126,7 +126,8 @@ class PlaySession:
             "folder": str(self.folder),
             "coach": self.coach,
             "last_move": self.last_move,
-            "analysis": self._analysis,
+            "analysis": self._analysis if self._analysis is None or "started" not in self._analysis else
+            {"status": self._analysis["status"], "seconds": round(time.monotonic() - self._analysis["started"], 1)},
             "settings": g.settings(),
         }
 
@@ -226,7 +227,7 @@ class PlaySession:
         if self._analyse is None:
             self._analysis = {"status": "off"}
             return
-        self._analysis = {"status": "running"}
+        self._analysis = {"status": "running", "started": time.monotonic()}
         self._thread = threading.Thread(target=self._analyse_now, name="analyse-your-game", daemon=True)
         self._thread.start()
 
