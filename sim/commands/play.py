@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import secrets
 import sys
 from pathlib import Path
 
@@ -28,7 +29,7 @@ def play(*, players=Default(D.PLAY_PLAYERS), opponents=Default(None), level=Defa
     # Only what answers at once is imported here: the game's kernels compile in the background
     # (sim.play.session.Starting) while the page, already served, says what it prepares.
     from ..play.server import listen, serve
-    from ..play.session import STATE_FILE, PlaySession, Starting
+    from ..play.session import STATE_FILE, PlaySession, Starting, compile_ahead, wait_for
 
     if resume is not None:
         given = [name for name, v in (("players", players), ("opponents", opponents), ("level", level),
@@ -44,6 +45,10 @@ def play(*, players=Default(D.PLAY_PLAYERS), opponents=Default(None), level=Defa
     else:
         if not isinstance(opponents, Default) and not isinstance(level, Default):
             raise SettingError("{opponents} and {level} exclude each other: bots of a level, or the strategies named")
+        n = value(players)
+        # sim.state's own check comes with the game, in the background: its import compiles
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= D.PLAY_MAX_PLAYERS:
+            raise SettingError(f"{{players}} must be 1..{D.PLAY_MAX_PLAYERS}, got {n!r}")
         if value(level) is not None:
             from strategies.levels import level_of
             level_of(value(level))      # an unknown level is refused before the page is served
@@ -51,16 +56,24 @@ def play(*, players=Default(D.PLAY_PLAYERS), opponents=Default(None), level=Defa
         PlaySession.check_new(folder)
     sock = listen(port)     # before the game: a port in use is refused before a game folder is made
 
+    settings = dict(players=value(players), opponents=value(opponents), level=value(level),
+                    seed=value(seed) if value(seed) is not None else secrets.randbits(32), game=value(game),
+                    sheet=value(sheet), rules=value(rules), max_rolls=value(max_rolls))
+
     def build(stage):
-        stage("modules")
-        from ..play.game import Game, resume as resume_game
+        """The session, once its kernels are compiled in a child process (compile_ahead), and a
+        function that waits for learned's judge there."""
         stage("game")
+        child = compile_ahead({"resume": str(folder)} if resume is not None else {"game": settings})
+        from ..play.game import Game, resume as resume_game
+        if child is not None:
+            wait_for(child, "game")
         if resume is not None:
-            return PlaySession.resume(folder, resume_game, analyse=_game_analysis, coach=coach)
-        g = Game(players=value(players), opponents=value(opponents), level=value(level), seed=value(seed),
-                 game=value(game), sheet=value(sheet), rules=value(rules), max_rolls=value(max_rolls),
-                 practice=practice)
-        return PlaySession.start(g, folder, analyse=_game_analysis, coach=coach)
+            session = PlaySession.resume(folder, resume_game, analyse=_game_analysis, coach=coach)
+        else:
+            session = PlaySession.start(Game(**settings, practice=practice), folder, analyse=_game_analysis,
+                                        coach=coach)
+        return session, (lambda: child is not None and wait_for(child, "hints"))
 
     serve(Starting(build), sock, browser=browser, say=say,
           tell=lambda: note(f"Your game is kept in {folder} after every move: stop with Ctrl-C, continue "

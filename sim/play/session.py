@@ -259,8 +259,7 @@ class PlaySession:
 
 #: What is prepared before and after the game can be played, in order: (key, what the page says,
 #: its cost with an empty compile cache in seconds of CPU, measured: bench/coldstart.py's rows).
-STAGES = (("modules", "loading the simulator", 3),
-          ("game", "compiling the dice and the bots' kernels", 12),
+STAGES = (("game", "compiling the dice and the bots' kernels", 14),
           ("hints", "compiling learned's judge, for the hints and the coach", 15))
 
 
@@ -269,7 +268,7 @@ class Starting:
     server answers at once: state() says what is being prepared and for how long (the page shows
     it), the other requests are refused (503) until the game is ready, then everything is the
     PlaySession's. build(stage) makes the PlaySession, calling stage(key) as it reaches each of
-    STAGES; then learned's judge is compiled (PlaySession.warm) while the game can be played."""
+    STAGES, and returns it with a function that waits until learned's judge is compiled."""
 
     def __init__(self, build, failed=None):
         self.session = None
@@ -283,22 +282,25 @@ class Starting:
         self.thread.start()
         return self
 
-    def stage(self, key: str) -> None:
+    def stage(self, key: str | None) -> None:
         now = time.monotonic()
         with self._lock:
             if self._stages and self._stages[-1][2] is None:
                 self._stages[-1][2] = now
-            self._stages.append([key, now, None])
+            if key is not None:
+                self._stages.append([key, now, None])
 
     def _run(self) -> None:
         try:
-            session = self._build(self.stage)
+            session, judged = self._build(self.stage)
             self.stage("hints")
             self.session = session
+            judged()
             session.warm()
             self.stage(None)
         except Exception as e:      # shown on the page, and the command ends with it (`failed`)
             self.error = str(e).splitlines()[0] if str(e) else type(e).__name__
+            self.stage(None)
             if self._failed is not None:
                 self._failed(e)
 
@@ -307,9 +309,9 @@ class Starting:
         once everything is."""
         now = time.monotonic()
         with self._lock:
-            seen = {k: (t0, t1) for k, t0, t1 in self._stages if k is not None}
-            finished = bool(self._stages) and self._stages[-1][0] is None
-        if finished and self.error is None:
+            seen = {k: (t0, t1) for k, t0, t1 in self._stages}
+            ended = bool(self._stages) and self._stages[-1][0] == STAGES[-1][0] and self._stages[-1][2] is not None
+        if ended and self.error is None:
             return None
         stages = []
         for key, text, estimate in STAGES:
@@ -342,3 +344,55 @@ class Starting:
 
     def set_coach(self, body):
         return {**self._ready().set_coach(body), "preparing": self.preparing()}
+
+
+# Numba's compiler holds the interpreter's lock for seconds at a time (LLVM), which would stop the
+# server answering: the kernels are compiled ahead in a process of their own, which fills the
+# compile cache; the server's process then loads them from it in a fraction of a second.
+
+def compile_ahead(what: dict):
+    """A child process (a Popen) that makes the game `what` describes ({"game": Game's settings} or
+    {"resume": folder}) and compiles learned's judge for it, printing "game" and then "hints" as
+    each is in the compile cache; an error is its stderr's last line. None where the settings
+    cannot be handed over (they are then compiled in this process)."""
+    import os
+    import subprocess
+    import sys
+    try:
+        text = json.dumps(what)
+    except (TypeError, ValueError):
+        return None
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])]))
+    proc = subprocess.Popen([sys.executable, "-c", "from sim.play.session import _compile_child; _compile_child()"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc.stdin.write(text)
+    proc.stdin.close()
+    return proc
+
+
+def _compile_child() -> None:
+    import sys
+    from .game import Game, resume
+    what = json.loads(sys.stdin.read())
+    try:
+        g = resume(what["resume"]) if "resume" in what else Game(**what["game"])
+    except (ValueError, OSError) as e:
+        print(str(e).splitlines()[0] if str(e) else type(e).__name__, file=sys.stderr)
+        sys.exit(2)
+    g.folder = None
+    print("game", flush=True)
+    g.warm()
+    print("hints", flush=True)
+
+
+def wait_for(proc, word: str) -> None:
+    """Until the compile_ahead child says `word` (or ends: then ValueError with its error, if it
+    had one)."""
+    for line in proc.stdout:
+        if line.strip() == word:
+            return
+    proc.wait()
+    if proc.returncode == 2:
+        lines = proc.stderr.read().strip().splitlines()
+        raise ValueError(lines[-1] if lines else "the game cannot be made")

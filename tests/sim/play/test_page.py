@@ -154,7 +154,8 @@ class Player:
 
     def open(self, url: str) -> dict:
         self.d.get(url)
-        return self.wait(lambda s: True, "a game")
+        return self.wait(lambda s: not s.get("preparing") or all(
+            x["done"] for x in s["preparing"]["stages"] if x["key"] != "hints"), "a game")
 
     def move(self, s: dict) -> str:
         """One decision of the person's: a joker move when the roll offers one (the prompt), the
@@ -172,7 +173,7 @@ class Player:
         if k % 2 == 0:
             return self.take_hint(s)
         if k % 9 == 5 or not s["choices"]:
-            self.click("#pass")
+            self.click("#pass", "#pass-yes")          # Pass asks to confirm
             self.counts["pass"] += 1
             return "pass"
         self.choose(self.largest(s["choices"]), faces)
@@ -285,8 +286,9 @@ def check_parts(p: Player, moment: str) -> None:
             assert found and any(e.is_displayed() for e in found), f"docs/play.md names {css}, not on the page"
 
 
-def picture(p: Player, name: str, full: bool = False) -> None:
-    """The page now as docs/NAME: written with the update flag, else compared with it."""
+def picture(p: Player, name: str, full: bool = False, width: int = WIDTH, height: int | None = None) -> None:
+    """The page now as docs/NAME: written with the update flag, else compared with it (`width`,
+    `height`: the viewport it was taken in, when not the window's)."""
     from PIL import Image
     if full:
         height = p.d.execute_script("return document.documentElement.scrollHeight")
@@ -306,7 +308,7 @@ def picture(p: Player, name: str, full: bool = False) -> None:
         img = Image.open(io.BytesIO(data)).convert("L")
         return img.size, img.resize((144, max(1, round(144 * img.size[1] / img.size[0]))), Image.Resampling.BOX)
     (size_now, now), (size_doc, doc) = coarse(shot), coarse(path.read_bytes())
-    assert size_now[0] == size_doc[0] and abs(size_now[1] - size_doc[1]) <= 0.05 * size_doc[1], (size_now, size_doc)
+    assert size_now[0] == size_doc[0] == width and abs(size_now[1] - size_doc[1]) <= 0.05 * size_doc[1], (size_now, size_doc)
     # Cells of 10 x 10 pixels that changed by more than a tenth of black to white: a die, a box,
     # a line of the coach's text gone is 0.1-0.2 %, a panel 0.7-5 %; a re-run differs by none.
     now, doc = now.tobytes(), doc.resize(now.size, Image.Resampling.BOX).tobytes()
@@ -385,4 +387,92 @@ def test_a_two_player_game_stopped_and_resumed(driver, tmp_path):
         read_end(p, 2, tmp_path)
         assert not p.errors()
     finally:
+        server.stop()
+
+
+# --- any screen, the bots' names, take-backs ---------------------------------------------------
+
+#: The longest spec a bot of the page has had: a tempered bot's, with every parameter written out.
+LONG_SPEC = "tempered:temp=0.617,table_temp=0.213,seed_offset=123456789"
+SIZES = ((1024, 700), (420, 900), (1440, 900))
+
+
+def viewport(d, width: int, height: int) -> None:
+    """The page's viewport exactly width x height (a window's size would include its frame)."""
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                      {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+    time.sleep(0.2)
+
+
+def boxes(d) -> dict:
+    """Where the page's parts are in the viewport now (None: not on show), its widths, and the text
+    that runs out of the box it is in."""
+    return d.execute_script("""
+      const at = (css) => { const e = document.querySelector(css); if (!e || !e.offsetParent) return null;
+                            const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom}; };
+      const out = [...document.querySelectorAll('#scores .score, #scores .name, #opponents figcaption > *, #log .roll-head > *')]
+        .filter((e) => { const r = e.getBoundingClientRect(), p = e.parentElement.getBoundingClientRect();
+                         return r.width && (r.right > p.right + 1 || r.left < p.left - 1); })
+        .map((e) => e.className + ': ' + e.textContent);
+      return {scroll: document.documentElement.scrollWidth, inner: innerWidth, height: innerHeight,
+              sheet: at('#sheet'), dice: at('#dice'), tabs: at('#tabs'), opponents: at('#opponents'),
+              log: at('#log-panel'), overflowing: out};""")
+
+
+def test_any_screen_named_bots_and_take_backs(driver, tmp_path):
+    """One 3-player game in practice mode against bots of the longest spec: at each window size no
+    sideways scrolling and the parts where the issue asks; the bots named short with the spec in a
+    tooltip; a move taken back brings the same dice, and the game is saved as practice."""
+    server = PlayServer("--players", "3", "--opponents", LONG_SPEC, "--seed", "7", "--practice",
+                        "--out", "results/play-any", cwd=tmp_path)
+    try:
+        p = Player(driver, 3)
+        viewport(driver, 1024, 700)
+        s = p.open(server.url)
+        names = [x["name"] for x in s["seats"]]
+        assert names == ["You", "Bot 1 (tempered)", "Bot 2 (tempered)"], names
+        assert all(LONG_SPEC in x["label"] for x in s["seats"][1:]), s["seats"]
+        tips = driver.execute_script("return [...document.querySelectorAll('#scores .name')].map((e) => e.title)")
+        assert all(LONG_SPEC in t for t in tips[1:]) and LONG_SPEC not in driver.find_element("id", "scores").text
+        s = p.play(until=lambda t: t["decision"] == 2)
+        # a take-back: the same dice again, another move on them, and the game marked practice
+        before = p.state()
+        p.click("#undo")
+        back = p.wait(lambda t: t["decision"] == 1, "the move taken back")
+        p.click("#undo")
+        back = p.wait(lambda t: t["decision"] == 0, "the first move taken back")
+        again = [c for c in back["choices"] if c["jokers"] == 0][-1]
+        p.choose(again, back["dice"])
+        s = p.wait(lambda t: t["decision"] == 1, "another first move")
+        assert s["settings"]["takebacks"] == 2 and s["settings"]["practised"]
+        assert json.loads((tmp_path / "results/play-any/play.json").read_text())["takebacks"] == 2
+        assert before["log"][0]["dice"] == s["log"][0]["dice"]
+        s = p.play(until=lambda t: t["decision"] == 4)
+        for width, height in SIZES:
+            viewport(driver, width, height)
+            b = boxes(driver)
+            assert b["scroll"] <= b["inner"] == width, (width, b)
+            assert not b["overflowing"], (width, b["overflowing"])
+            assert b["tabs"]["bottom"] <= height, (width, b)      # opponents and rolls a click away
+            if width >= 900:
+                assert b["sheet"]["bottom"] <= height and b["dice"]["bottom"] <= height, (width, b)
+                assert b["opponents"]["top"] < height, (width, b)
+            p.click("#tab-log")
+            b = boxes(driver)
+            assert b["log"] is not None and b["log"]["top"] < height, (width, b)
+            if width < 900:
+                assert b["sheet"] is None
+                p.click("#tab-opponents")
+                b = boxes(driver)
+                assert b["opponents"] is not None and b["opponents"]["top"] < height, (width, b)
+                p.click("#tab-sheet")
+                b = boxes(driver)
+                assert b["sheet"]["top"] < height, (width, b)
+                picture(p, "play-phone.png", width=width, height=height)
+            else:
+                p.click("#tab-opponents")
+        viewport(driver, WIDTH, HEIGHT)
+        assert not p.errors()
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         server.stop()
