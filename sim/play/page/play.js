@@ -98,6 +98,7 @@ function show(state) {
 // What the server still prepares (compiling, with an empty cache): each stage, its seconds so far
 // and what it costs the first time after an install.
 function renderPreparing(p) {
+  window.encorePreparing = p;     // read by the browser test
   const box = $("preparing");
   const waiting = p && (p.error || p.stages.some((x) => x.key !== "hints" && !x.done));
   const hints = p && !waiting ? p.stages.find((x) => x.key === "hints") : null;

@@ -154,8 +154,12 @@ class Player:
 
     def open(self, url: str) -> dict:
         self.d.get(url)
-        return self.wait(lambda s: not s.get("preparing") or all(
-            x["done"] for x in s["preparing"]["stages"] if x["key"] != "hints"), "a game")
+        end = time.monotonic() + SLOW
+        while self.state() is None and time.monotonic() < end:     # the page says what it prepares meanwhile
+            preparing = self.d.execute_script("return window.encorePreparing || null")
+            assert not (preparing and preparing["error"]), preparing
+            time.sleep(0.1)
+        return self.wait(lambda s: True, "a game")
 
     def move(self, s: dict) -> str:
         """One decision of the person's: a joker move when the roll offers one (the prompt), the
@@ -393,7 +397,7 @@ def test_a_two_player_game_stopped_and_resumed(driver, tmp_path):
 # --- any screen, the bots' names, take-backs ---------------------------------------------------
 
 #: The longest spec a bot of the page has had: a tempered bot's, with every parameter written out.
-LONG_SPEC = "tempered:temp=0.617,table_temp=0.213,seed_offset=123456789"
+LONG_SPEC = "tempered:temp=0.6170000000000001,table_temp=0.2130000000000001"
 SIZES = ((1024, 700), (420, 900), (1440, 900))
 
 
@@ -408,7 +412,7 @@ def boxes(d) -> dict:
     """Where the page's parts are in the viewport now (None: not on show), its widths, and the text
     that runs out of the box it is in."""
     return d.execute_script("""
-      const at = (css) => { const e = document.querySelector(css); if (!e || !e.offsetParent) return null;
+      const at = (css) => { const e = document.querySelector(css); if (!e || !e.getClientRects().length) return null;
                             const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom}; };
       const out = [...document.querySelectorAll('#scores .score, #scores .name, #opponents figcaption > *, #log .roll-head > *')]
         .filter((e) => { const r = e.getBoundingClientRect(), p = e.parentElement.getBoundingClientRect();
@@ -427,7 +431,6 @@ def test_any_screen_named_bots_and_take_backs(driver, tmp_path):
                         "--out", "results/play-any", cwd=tmp_path)
     try:
         p = Player(driver, 3)
-        viewport(driver, 1024, 700)
         s = p.open(server.url)
         names = [x["name"] for x in s["seats"]]
         assert names == ["You", "Bot 1 (tempered)", "Bot 2 (tempered)"], names
