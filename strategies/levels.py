@@ -54,11 +54,11 @@ def level_of(level) -> Level:
 #: against three `learned`: bench/levelloss.py, 1,000 games each (docs/levels.md). A person's own
 #: loss per decision is placed on this scale (rating).
 LEVEL_LOSS = {
-    1: (0.875, 0.224),
-    2: (0.663, 0.137),
-    3: (0.401, 0.078),
-    4: (0.192, 0.039),
-    5: (0.0, 0.012),
+    1: (0.884, 0.230),
+    2: (0.635, 0.132),
+    3: (0.408, 0.077),
+    4: (0.195, 0.038),
+    5: (0.0, 0.014),
 }
 
 

@@ -438,3 +438,13 @@ def analyse_games() -> str:
 def levels() -> str:
     from bench.levels import measure
     return measure()
+
+
+@register("level-loss")
+def level_loss() -> str:
+    """The levels' loss per decision the play page rates a person by (strategies.levels.LEVEL_LOSS)."""
+    from strategies.levels import LEVEL_LOSS, LEVELS
+    rows = ["| level | loss per decision, solo | at 4 players, against 3 `learned` |", "|---|---|---|"]
+    rows += [f"| {lv.number} {lv.name} | {LEVEL_LOSS[lv.number][0]:.3f} | {LEVEL_LOSS[lv.number][1]:.3f} |"
+             for lv in LEVELS]
+    return "\n" + "\n".join(rows) + "\n"
