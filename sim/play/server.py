@@ -162,6 +162,9 @@ def app(session, token: str, port: int) -> Guard:
     async def coach(request: Request):
         return answer(await run_in_threadpool(session.set_coach, await body(request)))
 
+    async def games(request: Request):
+        return answer(await run_in_threadpool(session.games))
+
     async def undo(request: Request):
         return answer(await run_in_threadpool(session.take_back, await body(request)))
 
@@ -178,6 +181,7 @@ def app(session, token: str, port: int) -> Guard:
                Route("/api/play", refused(play), methods=["POST"]),
                Route("/api/coach", refused(coach), methods=["POST"]),
                Route("/api/undo", refused(undo), methods=["POST"]),
+               Route("/api/games", refused(games), methods=["GET"]),
                Route("/api/practice", refused(practice), methods=["POST"])]
     inner = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
     return Guard(inner, token, port)

@@ -189,6 +189,10 @@ class PlaySession:
             self._keep()
             return self._state()
 
+    def games(self) -> list[dict]:
+        """The games of `play` kept beside this one (saved_games)."""
+        return saved_games(self.folder.parent)
+
     def set_coach(self, body) -> dict:
         if not isinstance(body, dict) or set(body) != {"game", "on", "threshold"} or not isinstance(body["on"], bool):
             raise Refused(400, 'bad request: the body must be {"game": ID, "on": true|false, "threshold": LOSS}')
@@ -253,6 +257,34 @@ class PlaySession:
         """Until the analysis in the background is done (tests, and a server stopping)."""
         if self._thread is not None:
             self._thread.join(timeout)
+
+
+# --- the games played before ---------------------------------------------------------------------
+
+def saved_games(root: Path) -> list[dict]:
+    """The games of `play` in the folders of `root` (where games are kept: results/), oldest first,
+    from what each folder holds: its play.json (settings, moves, practice), its manifest (when it
+    ended, the names) and its analysis.json (score, level). Unreadable folders are left out."""
+    games = []
+    for folder in sorted(Path(root).glob("*/" + STATE_FILE)):
+        folder = folder.parent
+        try:
+            record = json.loads((folder / STATE_FILE).read_text())
+            analysis = json.loads((folder / ANALYSIS_FILE).read_text()) if (folder / ANALYSIS_FILE).is_file() else {}
+        except (OSError, ValueError):
+            continue
+        if not isinstance(record, dict) or not isinstance(analysis, dict):
+            continue
+        rating = analysis.get("rating") or {}
+        games.append({
+            "folder": folder.name, "date": time.strftime("%Y-%m-%d %H:%M", time.localtime((folder / STATE_FILE).stat().st_mtime)),
+            "players": record.get("players"), "level": record.get("level"), "moves": len(record.get("moves") or []),
+            "over": bool(analysis), "score": analysis.get("score"), "won": analysis.get("you_won"),
+            "rated": rating.get("level"), "rated_name": rating.get("name"),
+            "practice": bool(record.get("takebacks")),
+        })
+    games.sort(key=lambda g: g["date"])
+    return games
 
 
 # --- the game prepared in the background ------------------------------------------------------
@@ -332,6 +364,9 @@ class Starting:
 
     def hint(self, game, decision):
         return self._ready().hint(game, decision)
+
+    def games(self):
+        return self._ready().games()
 
     def play(self, body):
         return {**self._ready().play(body), "preparing": self.preparing()}

@@ -364,7 +364,8 @@ function renderTabs() {
   if (S.players === 1 && tab === "opponents") tab = "sheet";
   document.body.dataset.tab = tab;
   for (const b of document.querySelectorAll("#tabs button")) {
-    const on = b.dataset.tab === tab || (b.dataset.tab === "opponents" && tab === "sheet" && !narrow());
+    const on = b.dataset.tab === tab || (b.dataset.tab === (S.players === 1 ? "log" : "opponents") &&
+                                         tab === "sheet" && !narrow());
     b.setAttribute("aria-selected", on ? "true" : "false");
   }
 }
@@ -893,7 +894,7 @@ function analysisView(box, a) {
 }
 
 // A bar per roll: height |v|, above the axis (red: a loss; green: good luck) or below it.
-function bars(items, {id, twoSided = false, unit = "points"}) {
+function bars(items, {id, twoSided = false, unit = "points", across = "roll"}) {
   // Bars in the top `base` pixels (around the axis `mid`), the rolls' numbers and the axis's title
   // in the last 26.
   const w = 640, base = twoSided ? 120 : 80, h = base + 26, mid = twoSided ? base / 2 : base - 2;
@@ -903,7 +904,7 @@ function bars(items, {id, twoSided = false, unit = "points"}) {
   const bw = Math.max(3, Math.min(18, (w - 40) / Math.max(1, items.length) - 2));
   pic.append(svg("line", {x1: 30, y1: mid, x2: w - 4, y2: mid, class: "axis"}));
   pic.append(svg("text", {x: 26, y: 12, class: "tick"}, top.toFixed(1)));
-  pic.append(svg("text", {x: 34, y: h - 2, class: "axis-title"}, `roll →   bars: ${unit} (the top tick is ${top.toFixed(1)})`));
+  pic.append(svg("text", {x: 34, y: h - 2, class: "axis-title"}, `${across} →   bars: ${unit} (the top tick is ${top.toFixed(1)})`));
   items.forEach((it, k) => {
     if (it.roll !== undefined && (it.roll === 1 || it.roll % 5 === 0)) {
       pic.append(svg("text", {x: 34 + k * (bw + 2) + bw / 2, y: base + 11, class: "tick x"}, String(it.roll)));
@@ -919,6 +920,57 @@ function bars(items, {id, twoSided = false, unit = "points"}) {
   return pic;
 }
 
+// --- a first game: the tutorial, and the games played before -----------------------------------
+
+const TUTORIAL = [
+  ["A move", "Each roll shows colour dice and number dice. Pick one colour die and one number die, then cross " +
+   "that many boxes of that colour in one connected group on your sheet: 3 and blue cross three blue boxes " +
+   "that touch. Or pass."],
+  ["Start from H", "Your first boxes must touch column H (framed); every later group must touch a box you " +
+   "crossed before. The page lights up the boxes your dice can cross."],
+  ["Jokers", "The black colour die and the ? number die are jokers: any colour, any number 1 to 5. Each joker " +
+   "used costs one ! of your eight; every ! left is worth a point at the end."],
+  ["Points", "A full column scores the number above it (below it if someone completed it first); all the " +
+   "boxes of a colour score 5 (3 if later). Each star not crossed costs 2: that is why everyone starts at −22."],
+  ["The end", "Solo: after 30 rolls. At a table: after the roll in which someone completes a second colour. " +
+   "The tracker above the sheet says who is close. Highest score wins."],
+];
+let tutorialAt = 0;
+
+function renderTutorial() {
+  tutorialAt = Math.max(0, Math.min(TUTORIAL.length - 1, tutorialAt));
+  const [title, text] = TUTORIAL[tutorialAt];
+  $("tutorial-step").replaceChildren(el("h3", {}, `${tutorialAt + 1} of ${TUTORIAL.length}: ${title}`),
+                                     el("p", {}, text));
+  $("tutorial-back").disabled = tutorialAt === 0;
+  $("tutorial-next").disabled = tutorialAt === TUTORIAL.length - 1;
+}
+
+async function loadGames() {
+  const box = $("games");
+  try {
+    const games = await request("api/games", undefined, "Reading your saved games");
+    window.encoreGames = games;
+    box.replaceChildren();
+    if (!games.length) { box.append(el("p", {}, "No games yet.")); return; }
+    const table = el("table", {id: "games-table"});
+    table.append(rowOf(["date", "players", "score", "level", ""], "th"));
+    for (const g of games.slice().reverse()) {
+      table.append(rowOf([g.date, String(g.players), g.score === null ? (g.over ? "" : "playing") : String(g.score),
+                          g.rated ? `${g.rated} ${g.rated_name}` : "", g.practice ? "practice" : ""], "td"));
+    }
+    const rated = games.filter((g) => g.rated);
+    if (rated.length) {
+      box.append(el("h3", {}, "Your level, game by game"));
+      box.append(bars(rated.map((g, k) => ({roll: k + 1, v: g.rated, label: `${g.date}: level ${g.rated}`})),
+                      {id: "level-chart", unit: "your level (1 beginner .. 5 learned)", across: "game"}));
+    }
+    box.append(table);
+  } catch (e) {
+    box.replaceChildren(el("p", {class: "error"}, e.message));
+  }
+}
+
 // --- wiring -------------------------------------------------------------------------------
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -930,8 +982,17 @@ document.addEventListener("DOMContentLoaded", () => {
   $("practice-on").addEventListener("change", savePractice);
   window.addEventListener("resize", () => { if (S) renderTabs(); });
   for (const b of document.querySelectorAll("#tabs button")) {
-    b.addEventListener("click", () => { tab = b.dataset.tab; if (S) renderTabs(); window.scrollTo(0, 0); });
+    b.addEventListener("click", () => {
+      tab = b.dataset.tab;
+      if (S) renderTabs();
+      if (tab === "games") loadGames();
+      window.scrollTo(0, 0);
+    });
   }
+  $("tutorial-open").addEventListener("click", () => { tutorialAt = 0; renderTutorial(); $("tutorial").hidden = false; });
+  $("tutorial-next").addEventListener("click", () => { tutorialAt += 1; renderTutorial(); });
+  $("tutorial-back").addEventListener("click", () => { tutorialAt -= 1; renderTutorial(); });
+  $("tutorial-close").addEventListener("click", () => { $("tutorial").hidden = true; });
   $("clear").addEventListener("click", () => { pick = fresh(); hidePicker(); render(); });
   $("hint").addEventListener("click", askHint);
   $("picker-cancel").addEventListener("click", () => {
