@@ -16,7 +16,7 @@ from .base import Default, value
 
 def play(*, players=Default(D.PLAY_PLAYERS), opponents=Default(None), level=Default(None), seed=Default(None),
          game=Default(D.PLAY_GAME), sheet=Default(D.SHEET), rules=Default(None), max_rolls=Default(D.MAX_ROLLS),
-         out=None, resume=None,
+         out=None, resume=None, review=None,
          coach: float | None = None, practice: bool = False, port: int | None = None, browser: bool = True,
          say=print, note=None) -> None:
     """Play a game against the bots on a page in the browser, served from 127.0.0.1 until Ctrl-C
@@ -24,8 +24,15 @@ def play(*, players=Default(D.PLAY_PLAYERS), opponents=Default(None), level=Defa
     other seat, or one per seat) or bots of `level`; `seed` None: a fresh one. The game is kept in
     `out` [default: sim.runs.defaults.PLAY_FOLDER] after every move; `resume` continues the game
     of such a folder, with its own settings. `coach`: the loss in points above which the page's
-    coach speaks (None: it starts off). `practice`: take-backs allowed from the start. say(url) prints the page's address, note(line) how to resume."""
+    coach speaks (None: it starts off). `practice`: take-backs allowed from the start. `review`: a finished
+    game's folder, opened on its analysis to step through it roll by roll. say(url) prints the page's address, note(line) how to resume."""
     note = note or (lambda line: print(line, file=sys.stderr))
+    if review is not None:
+        if resume is not None:
+            raise SettingError("{review} and {resume} exclude each other: a finished game, or one to continue")
+        if not (Path(review) / "manifest.json").is_file():
+            raise SettingError(f"{review} holds no finished game of `play` to {{review}}: continue it with {{resume}}")
+        resume = review
     # Only what answers at once is imported here: the game's kernels compile in the background
     # (sim.play.session.Starting) while the page, already served, says what it prepares.
     from ..play.server import listen, serve

@@ -162,6 +162,13 @@ def app(session, token: str, port: int) -> Guard:
     async def coach(request: Request):
         return answer(await run_in_threadpool(session.set_coach, await body(request)))
 
+    async def review(request: Request):
+        try:
+            decision = int(request.query_params.get("decision", ""))
+        except ValueError:
+            raise Refused(400, "bad request: review?decision=N") from None
+        return answer(await run_in_threadpool(session.review, decision))
+
     async def games(request: Request):
         return answer(await run_in_threadpool(session.games))
 
@@ -182,6 +189,7 @@ def app(session, token: str, port: int) -> Guard:
                Route("/api/coach", refused(coach), methods=["POST"]),
                Route("/api/undo", refused(undo), methods=["POST"]),
                Route("/api/games", refused(games), methods=["GET"]),
+               Route("/api/review", refused(review), methods=["GET"]),
                Route("/api/practice", refused(practice), methods=["POST"])]
     inner = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
     return Guard(inner, token, port)

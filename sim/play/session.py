@@ -189,6 +189,27 @@ class PlaySession:
             self._keep()
             return self._state()
 
+    def review(self, decision) -> dict:
+        """The finished game at your decision `decision` (0-based), as it was: every sheet, the dice,
+        the rolls so far (the game played again from its record up to there), your move and
+        learned's with the loss and the luck of that roll from the analysis."""
+        with self.lock:
+            if not self.game.over or self._analysis is None or self._analysis.get("status") != "done":
+                raise Refused(409, "a game is reviewed once it is over and analysed")
+            n = len(self.game.moves)
+            if isinstance(decision, bool) or not isinstance(decision, int) or not 0 <= decision < n:
+                raise Refused(422, f"decision {decision!r} is out of range 0..{n - 1}")
+            record = self.game.record()
+            analysis = self._analysis
+        record["moves"] = record["moves"][:decision]
+        then = type(self.game).from_record(record)
+        view = then.view()
+        rolls = analysis.get("rolls") or []
+        judged = rolls[decision] if decision < len(rolls) else {}
+        return {**view, "review": {"decision": decision, "decisions": n, "yours": self.game.losses[decision]["choice"],
+                                   "learned": self.game.losses[decision]["best"], "loss": judged.get("loss"),
+                                   "luck": judged.get("luck")}}
+
     def games(self) -> list[dict]:
         """The games of `play` kept beside this one (saved_games)."""
         return saved_games(self.folder.parent)
@@ -367,6 +388,9 @@ class Starting:
 
     def games(self):
         return self._ready().games()
+
+    def review(self, decision):
+        return self._ready().review(decision)
 
     def play(self, body):
         return {**self._ready().play(body), "preparing": self.preparing()}

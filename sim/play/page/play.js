@@ -389,14 +389,14 @@ function starPath(cx, cy, r) {
 
 // The sheet of one seat, drawn as the printed sheet: letters, boxes, stars, the H column, the
 // column values (first above, later below) and, at the side, the colour bonuses and the '!'.
-function renderSheet(root, seat, {big}) {
+function renderSheet(root, seat, {big, marks = null}) {
   const sh = S.sheet;
   const crossed = new Set(seat.crossed);
   const interactive = big && yourTurn();
   const lit = interactive ? litCells() : new Set();
-  const chosen = new Set(big ? pick.cells : []);
-  const hinted = new Set(big && hintShown && hintShown.choices.length ? hintShown.choices[0].cells : []);
-  const recent = new Set(recentCells(seat.seat));
+  const chosen = new Set(marks ? marks.chosen : big ? pick.cells : []);
+  const hinted = new Set(marks ? marks.hinted : big && hintShown && hintShown.choices.length ? hintShown.choices[0].cells : []);
+  const recent = new Set(marks ? [] : recentCells(seat.seat));
   const width = LEFT + 15 * STEP + 190, height = TOP + 7 * STEP + 76;
   root.replaceChildren();
   root.setAttribute("viewBox", `0 0 ${width} ${height}`);
@@ -825,6 +825,7 @@ function renderEnd() {
     analysisView(body, a);
   }
   end.append(body);
+  if (a.status === "done") end.append(reviewBox());
   if (S.folder) {
     const p = el("p", {class: "saved", id: "saved"});
     p.append(document.createTextNode("Saved as a dataset: "), el("code", {}, S.folder),
@@ -832,6 +833,66 @@ function renderEnd() {
              el("code", {}, `encore-sim analyse ${S.folder} --game ${S.settings.game}`), document.createTextNode("."));
     end.append(p);
   }
+}
+
+// --- your game, stepped through: each of your decisions with the sheets as they were ----------
+
+let reviewAt = null;           // {decision, view} on show
+const reviewBoxEl = el("section", {id: "review", "aria-label": "Your game, roll by roll"});
+
+function reviewBox() {
+  if (!reviewBoxEl.childElementCount) {
+    const prev = el("button", {type: "button", id: "review-prev", class: "quiet-button"}, "◀ Previous");
+    const next = el("button", {type: "button", id: "review-next", class: "quiet-button"}, "Next ▶");
+    prev.addEventListener("click", () => stepReview(-1));
+    next.addEventListener("click", () => stepReview(1));
+    reviewBoxEl.append(el("h3", {}, "Your game, roll by roll"),
+      el("p", {class: "explain"}, "Your sheet as it was before each of your decisions: your move crossed " +
+         "white, learned's choice outlined; the loss of your move and the luck of the roll."),
+      prev, next, el("p", {id: "review-words"}), svg("svg", {id: "review-sheet", role: "img"}),
+      el("div", {id: "review-others"}));
+    setTimeout(() => stepReview(0), 0);
+  }
+  return reviewBoxEl;
+}
+
+async function stepReview(by) {
+  const n = S.decision;
+  const k = Math.max(0, Math.min(n - 1, reviewAt === null ? 0 : reviewAt.decision + by));
+  try {
+    const v = await request(`api/review?decision=${k}`, undefined, "Setting the game back to that roll");
+    reviewAt = {decision: k, view: v};
+    drawReview();
+  } catch (e) {
+    $("review-words").textContent = e.message;
+  }
+}
+
+function drawReview() {
+  const v = reviewAt.view, r = v.review;
+  const saved = S;
+  S = v;                        // the sheets are drawn as the game was then
+  try {
+    const me = v.seats[you()];
+    renderSheet($("review-sheet"), me, {big: false, marks: {chosen: r.yours.cells || [], hinted: r.learned ? r.learned.cells : []}});
+    const others = $("review-others");
+    others.replaceChildren();
+    v.seats.forEach((seat, s) => {
+      if (seat.yours) return;
+      const pic = svg("svg", {role: "img", class: "review-other", "aria-label": `${seatName(s)}'s sheet then`});
+      renderSheet(pic, seat, {big: false, marks: {chosen: [], hinted: []}});
+      others.append(el("p", {class: "note"}, `${seatName(s)}: ${seat.score} points then`), pic);
+    });
+  } finally {
+    S = saved;
+  }
+  const dice = v.dice ? `dice ${v.dice.colour.join(" ")} | ${v.dice.number.join(" ")}` : "";
+  $("review-words").textContent = `Decision ${r.decision + 1} of ${r.decisions}, roll ${v.roll} (${dice}): ` +
+    `you played ${moveText(r.yours)}, learned's best ${moveText(r.learned)}; loss ` +
+    `${r.loss === null || r.loss === undefined ? "-" : r.loss.toFixed(2)}` +
+    (r.luck === null || r.luck === undefined ? "" : `, luck of the roll ${signed(r.luck)}`) + ".";
+  $("review-prev").disabled = r.decision === 0;
+  $("review-next").disabled = r.decision === r.decisions - 1;
 }
 
 // A choice of the analysis (its boxes and '!' only): its colour is its first box's.

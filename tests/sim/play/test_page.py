@@ -344,6 +344,11 @@ def test_a_solo_game_played_by_clicking_and_analysed(driver, tmp_path):
         assert s["over"] and s["decision"] == 30
         assert p.counts["hint"] >= 5 and p.counts["joker"] >= 1 and p.counts["clicked"] >= 5, p.counts
         read_end(p, 1, tmp_path)
+        # the game stepped through: the first decision, then the next
+        p.wait(lambda _: driver.find_element("id", "review-words").text.startswith("Decision 1 of 30"), "the review")
+        assert driver.find_elements("css selector", "#review-sheet .box")
+        p.click("#review-next")
+        p.wait(lambda _: driver.find_element("id", "review-words").text.startswith("Decision 2 of 30"), "its next step")
         check_parts(p, "end")
         picture(p, "play-analysis.png", full=True)
         assert not p.errors()
@@ -475,6 +480,24 @@ def test_any_screen_named_bots_and_take_backs(driver, tmp_path):
             else:
                 p.click("#tab-opponents")
         viewport(driver, WIDTH, HEIGHT)
+        # the tutorial, clicked through to its end and closed
+        p.click("#tutorial-open")
+        steps = []
+        while True:
+            steps.append(driver.find_element("id", "tutorial-step").text)
+            if driver.find_element("id", "tutorial-next").get_attribute("disabled") is not None:
+                break
+            p.click("#tutorial-next")
+        assert len(steps) == 5 and "−22" in " ".join(steps) and steps[-1].startswith("5 of 5"), steps
+        p.click("#tutorial-close")
+        assert not driver.find_element("id", "tutorial").is_displayed()
+        # your games: this one listed, as practice, from its folder
+        p.click("#tab-games")
+        games = p.wait(lambda _: driver.execute_script("return window.encoreGames || null"), "the games",
+                       timeout=30) and driver.execute_script("return window.encoreGames")
+        assert [g["folder"] for g in games] == ["play-any"] and games[0]["practice"] and games[0]["players"] == 3
+        assert "practice" in driver.find_element("id", "games-table").text
+        p.click("#tab-opponents")
         assert not p.errors()
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

@@ -16,7 +16,7 @@ import pytest
 
 from sim.play.game import Game, resume as resume_game
 from sim.play.server import Server
-from sim.play.session import STATE_FILE, PlaySession
+from sim.play.session import STATE_FILE, PlaySession, Refused
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -334,6 +334,13 @@ def test_a_finished_game_is_saved_analysed_and_resumed_with_its_analysis(tmp_pat
     assert {"manifest.json", "play.json", "analysis.json"} <= {p.name for p in folder.iterdir()}
     again = PlaySession.resume(folder, resume_game, analyse=_game_analysis)   # read back, not redone
     assert again.state()["analysis"] == a and again.state()["over"]
+    # stepped through: each decision's sheet as it was, with its loss and luck from the analysis
+    first, last = again.review(0), again.review(29)
+    assert first["roll"] == 1 and first["seats"][0]["crossed"] == [] and first["review"]["yours"]["pass"]
+    assert last["roll"] == 30 and last["review"]["loss"] == a["rolls"][29]["loss"]
+    assert last["review"]["luck"] == a["rolls"][29]["luck"] and not last["over"]
+    with pytest.raises(Refused, match="out of range"):
+        again.review(30)
     (folder / "analysis.json").unlink()                                     # stopped while analysing
     again = PlaySession.resume(folder, resume_game, analyse=_game_analysis)
     again.wait(300)
