@@ -264,6 +264,13 @@ function clickBox(cell) {
   render();
 }
 
+// A click on a box that cannot be crossed now says why, rather than nothing.
+function whyNot(cell, crossed) {
+  if (crossed) say(`${cell} is crossed already.`, "info");
+  else if (!ready()) say("Pick a colour die and a number die first: the boxes they can cross light up.", "info");
+  else say(`${cell} cannot be crossed with these dice: choose among the lit boxes, or other dice.`, "info");
+}
+
 function litCells() {
   const lit = new Set();
   if (!ready()) return lit;
@@ -439,6 +446,8 @@ function renderSheet(root, seat, {big, marks = null}) {
           g.addEventListener("keydown", (e) => {
             if (e.key === "Enter" || e.key === " ") { e.preventDefault(); clickBox(cell); }
           });
+        } else if (interactive) {
+          g.addEventListener("click", () => whyNot(cell, crossed.has(cell)));
         }
       }
       g.append(svg("rect", {x, y, width: BOX, height: BOX, rx: 6, class: "face"}));
@@ -543,7 +552,8 @@ function renderDice() {
         if (kind === "colour") b.classList.add("as-" + v);
       }
       b.textContent = text;
-      b.disabled = !yourTurn() || !avail;
+      b.disabled = !yourTurn();            // a taken die stays clickable: it says why it cannot be used
+      if (!avail) b.setAttribute("aria-disabled", "true");
       b.addEventListener("click", () => chooseDie(kind, d));
       row.append(b);
     });
@@ -567,7 +577,7 @@ function renderControls() {
   $("practice-on").checked = practice;
   for (const b of document.querySelectorAll("#dice button")) {
     const [kind, d] = [b.dataset.die[0] === "c" ? "colour" : "number", Number(b.dataset.die.slice(1))];
-    b.disabled = !mine || !S.dice[kind + "_available"][d];
+    b.disabled = !mine;
   }
   if (!mine) return;
   if (ready() && !done) {
