@@ -177,7 +177,8 @@ class Player:
         if k % 2 == 0:
             return self.take_hint(s)
         if k % 9 == 5 or not s["choices"]:
-            self.click("#pass", "#pass-yes")          # Pass asks to confirm
+            self.click("#pass")
+            self.click("#pass-yes")                     # Pass asks to confirm, in a box it opens
             self.counts["pass"] += 1
             return "pass"
         self.choose(self.largest(s["choices"]), faces)
