@@ -37,6 +37,11 @@ def test_learned_s_choices_rate_top_and_random_choices_bottom(tmp_path, players)
     a = json.loads(out.stdout)
     assert {k: a["rating"][k] for k in ("level", "name")} == {"level": 1, "name": LEVELS[0].name}
     assert {r["strategy"] for r in a["rows"]} == {"you"}     # the person's seat, not the bots'
+    for command in ("summary", "analyse"):
+        out = subprocess.run([sys.executable, str(ROOT / "cli.py"), command, str(tmp_path / "random")],
+                             capture_output=True, text=True, check=True).stdout
+        assert "1 game: no interval" in out and "nan" not in out and "1 games" not in out, out
+        assert "greedy" not in out, out          # the bots' seats are no games of the person's
 
 
 def test_the_scale_places_each_level_s_own_loss_at_that_level():
