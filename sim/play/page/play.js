@@ -753,7 +753,8 @@ function eventText(e) {
   const points = e.kind === "column"
     ? S.sheet.column_points[e.which][S.sheet.columns.indexOf(e.name)] : S.sheet.colour_bonus[e.which];
   const what = e.kind === "column" ? `column ${e.name}` : `all the ${e.name} boxes`;
-  return `${seatName(e.seat)} completed ${what}: ${points} points (${e.which === "first" ? "the first to" : "after others"}).`;
+  const when = S.players === 1 ? "" : e.which === "first" ? " (the first to)" : " (after others: the lower value)";
+  return `${seatName(e.seat)} completed ${what}: ${points} points${when}.`;
 }
 
 function moveText(m) {

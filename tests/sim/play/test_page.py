@@ -283,12 +283,21 @@ def documented_parts() -> list[tuple[str, str]]:
     return rows
 
 
+#: The parts shown in a tab of their own beside the sheet (docs/play.md says which): that tab is opened to see them.
+IN_TABS = {"#log": "#tab-log"}
+
+
 def check_parts(p: Player, moment: str) -> None:
     from selenium.webdriver.common.by import By
     for css, when in documented_parts():
         if when == moment:
+            tab = next((t for part, t in IN_TABS.items() if css.startswith(part)), None)
+            if tab and p.d.find_element(By.CSS_SELECTOR, tab).is_displayed():
+                p.click(tab)
             found = p.d.find_elements(By.CSS_SELECTOR, css)
             assert found and any(e.is_displayed() for e in found), f"docs/play.md names {css}, not on the page"
+            if tab and p.d.find_element(By.CSS_SELECTOR, tab).is_displayed():
+                p.click("#tab-opponents" if p.state()["players"] > 1 else "#tab-sheet")
 
 
 def picture(p: Player, name: str, full: bool = False, width: int = WIDTH, height: int | None = None) -> None:
@@ -348,6 +357,7 @@ def test_a_solo_game_played_by_clicking_and_analysed(driver, tmp_path):
         # the game stepped through: the first decision, then the next
         p.wait(lambda _: driver.find_element("id", "review-words").text.startswith("Decision 1 of 30"), "the review")
         assert driver.find_elements("css selector", "#review-sheet .box")
+        driver.execute_script("document.getElementById('review-next').scrollIntoView({block: 'center'})")
         p.click("#review-next")
         p.wait(lambda _: driver.find_element("id", "review-words").text.startswith("Decision 2 of 30"), "its next step")
         check_parts(p, "end")
@@ -489,7 +499,7 @@ def test_any_screen_named_bots_and_take_backs(driver, tmp_path):
             if driver.find_element("id", "tutorial-next").get_attribute("disabled") is not None:
                 break
             p.click("#tutorial-next")
-        assert len(steps) == 5 and "−22" in " ".join(steps) and steps[-1].startswith("5 of 5"), steps
+        assert len(steps) == 5 and "−22" in " ".join(steps) and steps[-1].lower().startswith("5 of 5"), steps
         p.click("#tutorial-close")
         assert not driver.find_element("id", "tutorial").is_displayed()
         # your games: this one listed, as practice, from its folder
