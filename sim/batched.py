@@ -18,7 +18,7 @@ Game g is game g of the root seed whatever row plays it and whatever else is in 
 kernels derive everything from (seed, g), and a batched strategy decides each row from that row
 alone (its contract). So the results are those of any batch size and thread count, and a
 batched function that takes the choices a built-in strategy takes plays that strategy's games
-exactly (tests/sim/runs/test_batched.py). The observation arrays are allocated once and reused: a
+exactly (tests/sim/test_batched.py). The observation arrays are allocated once and reused: a
 function that keeps what it is shown copies it.
 """
 from __future__ import annotations
