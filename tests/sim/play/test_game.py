@@ -118,7 +118,8 @@ def test_a_random_game_saved_is_a_dataset_every_command_reads_wherever_it_goes(t
     runner = CliRunner()
     out = runner.invoke(cli.main, ["summary", str(moved)])
     assert out.exit_code == 0, out.output
-    assert "you" in out.output and "learned" in out.output
+    # a person's game: their seat alone is counted, the bots' seats are no games of it
+    assert "you" in out.output and "learned" not in out.output and "1 game: no interval" in out.output
     out = runner.invoke(cli.main, ["replay", str(moved), "--game", "2"])
     assert out.exit_code == 0 and "0=you" in out.output, out.output
     out = runner.invoke(cli.main, ["analyse", str(moved)])
