@@ -443,6 +443,27 @@ def _compile_child() -> None:
     print("game", flush=True)
     g.warm()
     print("hints", flush=True)
+    if not g.over:
+        _warm_analysis(g)
+
+
+def _warm_analysis(g) -> None:
+    """The end-of-game analysis's kernels compiled ahead too, by analysing a game of passes of the
+    same settings in a scratch folder: the page then analyses the person's game in seconds."""
+    import shutil
+    import tempfile
+    from .analysis import game_analysis
+    scratch = Path(tempfile.mkdtemp(prefix="encore-sim-warm-"))
+    try:
+        q = type(g).from_record({**g.record(), "moves": [], "practice": False, "takebacks": 0})
+        while not q.over:
+            q.play(-1)
+        q.save(scratch / "game")
+        game_analysis(scratch / "game")
+    except Exception:       # compiling ahead is a convenience: the analysis compiles when needed otherwise
+        pass
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def wait_for(proc, word: str) -> None:
