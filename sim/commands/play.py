@@ -80,7 +80,7 @@ def play(*, players=Default(D.PLAY_PLAYERS), opponents=Default(None), level=Defa
         else:
             session = PlaySession.start(Game(**settings, practice=practice), folder, analyse=_game_analysis,
                                         coach=coach)
-        return session, (lambda: child is not None and wait_for(child, "hints"))
+        return session, (lambda: child is not None and wait_for(child, "hints")), (child.wait if child else lambda: None)
 
     serve(Starting(build), sock, browser=browser, say=say,
           tell=lambda: note(f"Your game is kept in {folder} after every move: stop with Ctrl-C, continue "

@@ -321,7 +321,8 @@ class Starting:
     server answers at once: state() says what is being prepared and for how long (the page shows
     it), the other requests are refused (503) until the game is ready, then everything is the
     PlaySession's. build(stage) makes the PlaySession, calling stage(key) as it reaches each of
-    STAGES, and returns it with a function that waits until learned's judge is compiled."""
+    STAGES, and returns it with a function that waits until learned's judge is compiled (and
+    any more to call once the game is ready)."""
 
     def __init__(self, build, failed=None):
         self.session = None
@@ -345,12 +346,14 @@ class Starting:
 
     def _run(self) -> None:
         try:
-            session, judged = self._build(self.stage)
+            session, judged, *rest = self._build(self.stage)
             self.stage("hints")
             self.session = session
             judged()
             session.warm()
             self.stage(None)
+            for finish in rest:     # the compile-ahead process, kept (it ends with the thread that made it)
+                finish()
         except Exception as e:      # shown on the page, and the command ends with it (`failed`)
             self.error = str(e).splitlines()[0] if str(e) else type(e).__name__
             self.stage(None)
@@ -432,6 +435,7 @@ def compile_ahead(what: dict):
 
 def _compile_child() -> None:
     import sys
+    _end_with_parent()
     from .game import Game, resume
     what = json.loads(sys.stdin.read())
     try:
@@ -445,6 +449,18 @@ def _compile_child() -> None:
     print("hints", flush=True)
     if not g.over:
         _warm_analysis(g)
+
+
+def _end_with_parent() -> None:
+    """This process ended when the server's ends (Linux: prctl's parent-death signal); elsewhere it
+    ends by itself once compiled."""
+    import ctypes
+    import ctypes.util
+    import signal
+    try:
+        ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True).prctl(1, int(signal.SIGTERM))   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError, TypeError):
+        pass
 
 
 def _warm_analysis(g) -> None:
