@@ -347,18 +347,25 @@ class Starting:
     def _run(self) -> None:
         try:
             session, judged, *rest = self._build(self.stage)
-            self.stage("hints")
-            self.session = session
-            judged()
-            session.warm()
-            self.stage(None)
-            for finish in rest:     # the compile-ahead process, kept (it ends with the thread that made it)
-                finish()
         except Exception as e:      # shown on the page, and the command ends with it (`failed`)
             self.error = str(e).splitlines()[0] if str(e) else type(e).__name__
             self.stage(None)
             if self._failed is not None:
                 self._failed(e)
+            return
+        self.stage("hints")
+        self.session = session
+        try:
+            judged()
+            session.warm()
+        except Exception:           # the game plays on: learned's judge then compiles at the first hint
+            pass
+        self.stage(None)
+        for finish in rest:         # the compile-ahead process, kept (it ends with the thread that made it)
+            try:
+                finish()
+            except Exception:
+                pass
 
     def preparing(self) -> dict | None:
         """What is being prepared now: {stages: [{key, text, seconds, estimate, done}], error}; None
