@@ -82,3 +82,17 @@ def test_the_scale_places_each_level_s_own_loss_at_that_level():
     r = rating(LEVEL_LOSS[3][0], 0.5, 1)
     assert r["low"] < 3 < r["high"] and r["level"] == 3 and "club" in r["words"]
     assert rating(LEVEL_LOSS[3][0], float("nan"), 1)["low"] == 3
+
+
+def test_the_levels_own_bots_are_rated_their_own_level_in_most_of_their_games(tmp_path):
+    """Solo games of three levels' bots, each game rated alone by its decisions' mean loss (as a
+    person's game is): most of each level's games fall at its own level (docs/levels.md)."""
+    import pyarrow.parquet as pq
+    from sim.research.analyse import analyse
+    for lv in (LEVELS[0], LEVELS[2], LEVELS[4]):
+        out = tmp_path / lv.name
+        run(out, games=40, players=1, strategies=[lv.spec], seed=9400, log_turns=True)
+        analyse(out, threads=1, mistakes=0, decisions_out=tmp_path / f"{lv.name}.parquet")
+        rows = pq.read_table(tmp_path / f"{lv.name}.parquet", columns=["game", "loss"]).to_pandas()
+        rated = [rating(loss, None, 1)["level"] for loss in rows.groupby("game")["loss"].mean()]
+        assert len(rated) == 40 and rated.count(lv.number) > len(rated) / 2, (lv.name, rated)
