@@ -75,16 +75,19 @@ def run(out=None, *, games=Default(D.RUN_GAMES), players=Default(None), strategy
 def compare(*strategies, players: int = D.PLAYERS, opponents=None, games: int | None = None,
             until_ci: float | None = None, max_games: int | None = None, seed=D.SEED, sheet=D.SHEET,
             max_rolls: int = D.MAX_ROLLS, threads: int | None = None, chunk_size: int | None = None, report=None,
-            progress: bool = False, unchecked: bool = False, rules=None, train: bool = False, say=None):
+            progress: bool = False, unchecked: bool = False, rules=None, train: bool = False, say=None,
+            measures: bool = False):
     """The candidates (the first is the baseline) on the same games, paired: sim.experiments.compare's
     Comparison. `games` [default: sim.runs.defaults.COMPARE_GAMES] or `until_ci` (at most
     `max_games`); `opponents`: one spec for every opponent seat, or one per opponent seat.
-    `report`: an HTML file to write too (checked before any game is played)."""
+    `report`: an HTML file to write too (checked before any game is played). `measures`: the
+    designer's measures of each candidate's games too (sim.runs.measures)."""
     from ..experiments.compare import compare as play
     return _reported(lambda: play(list(strategies), players=players, opponents=opponents, games=games, seed=seed,
                                   until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
                                   max_rolls=max_rolls, threads=threads, progress=progress, checked=not unchecked,
-                                  rules=rules), report, "compare_report", train, threads, progress, say)
+                                  rules=rules, measures=measures), report, "compare_report", train, threads,
+                     progress, say)
 
 
 def _reported(play, report, writer: str, train: bool, threads, progress: bool, say):
@@ -104,17 +107,59 @@ def compare_rules(*rules, strategy=D.RUN_STRATEGY, players: int | None = None, r
                   games: int | None = None, until_ci: float | None = None, max_games: int | None = None,
                   seed=D.SEED, sheet=D.SHEET, max_rolls: int = D.MAX_ROLLS, threads: int | None = None,
                   chunk_size: int | None = None, report=None, progress: bool = False, unchecked: bool = False,
-                  check_adaptation: bool = D.CHECK_ADAPTATION, train: bool = False, say=None):
+                  check_adaptation: bool = D.CHECK_ADAPTATION, train: bool = False, say=None,
+                  measures: bool = False, skill=False, by: str | None = None, versus: str = D.SWEEP_VERSUS,
+                  descending: bool = False):
     """The line-up `strategy` (one spec, or one per seat) on the same games under each rule set
     (the first is A; one alone is compared with the rulebook): sim.experiments.rulescompare's
-    RulesComparison. `report`: an HTML file to write too."""
-    from ..experiments.rulescompare import compare_rules as play
+    RulesComparison. `report`: an HTML file to write too. `measures`: the designer's measures of
+    each rule set's games too (sim.runs.measures); `skill`: the skill ladder under each (True,
+    or the strategies weakest first). A rule set given as a range or grid (`jokers=6..12:2`) is
+    its points; `by`: rank the rule sets by this metric or measure (smallest first, largest with
+    `descending`), beside `versus` (RulesComparison.ranking, sim.experiments.sweep)."""
+    from ..experiments.rulescompare import METRICS, compare_rules as play
+    from ..experiments.sweep import check_by, ranked
     strategies = [strategy] if isinstance(strategy, str) else list(strategy)
-    return _reported(lambda: play(strategies, list(rules), games=games, players=players, seed=seed, sheet=sheet,
-                                  rotate=rotate, max_rolls=max_rolls, threads=threads, chunk_size=chunk_size,
-                                  until_ci=until_ci, max_games=max_games, progress=progress, checked=not unchecked,
-                                  check_adaptation=check_adaptation), report, "rules_report", train, threads,
-                     progress, say)
+    if by is not None:
+        check_by(by, versus)
+        if by not in METRICS or versus not in METRICS:
+            measures = True          # a designer's measure: measured to be ranked by
+
+    def compared(specs=strategies):
+        return play(specs, list(rules), games=games, players=players, seed=seed, sheet=sheet, rotate=rotate,
+                    max_rolls=max_rolls, threads=threads, chunk_size=chunk_size, until_ci=until_ci,
+                    max_games=max_games, progress=progress, checked=not unchecked,
+                    check_adaptation=check_adaptation, measures=measures, skill=skill)
+
+    def stood_in():
+        result = compared() if train else _without_weights(compared, strategies, rules, sheet, threads, unchecked)
+        return result if by is None else ranked(result, by, versus, descending)
+    return _reported(stood_in, report, "rules_report", train, threads, progress, say)
+
+
+def _without_weights(compared, strategies, rules, sheet, threads, unchecked):
+    """compared(), or where `learned` lacks weights for a rule set or sheet (and --train is not
+    given), compared() with D.STAND_IN in each of its seats under every rule set (the sides stay
+    paired, and every measure but `learned`'s own is given), and one line in its warnings naming
+    what --train would add and how long that would take (sim.training.ondemand)."""
+    from strategies.adaptation import plays_weights
+    from strategies.learned import MissingWeights, weights_file, weights_rules
+    from strategies.registry import resolve
+    from ..experiments.rulescompare import sides_of
+    from ..training.ondemand import Need, offer
+    try:
+        return compared()
+    except MissingWeights as e:
+        players = e.players
+    specs = [D.STAND_IN if plays_weights(r) and r.file is None else x
+             for x, r in ((x, resolve(x, checked=not unchecked)) for x in strategies)]
+    result = compared(specs)
+    needs = [Need(x.sheet, players, weights_rules(x.rules, players)) for x in sides_of(list(rules), sheet)]
+    needs = list(dict.fromkeys(n for n in needs if weights_file(n.sheet, players, n.rules) is None))
+    result.warnings.append(f"Note: `learned` has no weights for {'; '.join(n.what for n in needs)}, so {D.STAND_IN} "
+                           f"played its seats under every rule set; --train would play `learned` itself, training "
+                           + "; ".join(f"{n.what} first: {offer(n, threads)}" for n in needs))
+    return result
 
 
 # --- replay ---------------------------------------------------------------------------

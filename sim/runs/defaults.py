@@ -7,6 +7,8 @@ loading the engine.
 #: folder per run, named by when it started).
 RUN_GAMES = 100_000
 RUN_STRATEGY = "greedy"
+#: compare-rules without --train: plays `learned`'s seats where it has no weights (it needs none)
+STAND_IN = "heuristic"
 RUN_FOLDER = "results/run-%Y%m%d-%H%M%S"
 #: A run's games per Parquet file when not told: solo, at tables; with the turns table (a row
 #: per decision) fewer, so that a file stays small.
@@ -36,6 +38,8 @@ COMPARE_MAX_GAMES = 1_000_000
 COMPARE_CHUNK = {"solo": 20_000, "table": 5_000}
 #: compare-rules: also play each rule set B with learned's weights of A's rules (what B's own gain).
 CHECK_ADAPTATION = True
+#: compare-rules --by: the second measure of a sweep's ranking and of its figure.
+SWEEP_VERSUS = "score"
 
 #: tune: the games the whole search may play, what it maximises, and the games of its validation.
 TUNE_BUDGET = 100_000

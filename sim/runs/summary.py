@@ -170,6 +170,10 @@ class Summary:
     games: int | None = None      # games summarised (the finished chunks'); None: the manifest's games_done
     #: per strategy (and seat) as in rows: {score: seat-games}, the histogram the quantiles come from
     hists: dict[tuple, dict[int, int]] | None = None
+    #: with measures: sim.runs.measures' aggregate of the dataset's games, and what it lacks (by
+    #: the run option each missing measure needs); None, {}: not asked
+    measures: object = None
+    not_measured: dict | None = None
 
     @cached_property
     def rules(self):

@@ -318,6 +318,15 @@ def table_weights_elsewhere() -> str:
 UNSEEN_SEED = 3535
 
 
+def unseen_sheet_text(seed: int = UNSEEN_SEED) -> str:
+    """The sheet `python tests/helpers/sheetgen.py --seed SEED` prints, made as the text says: by
+    the helper's command line, in a process of its own (run as a module of this checkout)."""
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "tests.helpers.sheetgen", "--seed", str(seed)], cwd=ROOT,
+                          capture_output=True, text=True, check=True).stdout
+
+
 @register("unseen-sheet", slow=True)
 def unseen_sheet() -> str:
     """Table weights for a sheet no one has seen (tests/helpers/sheetgen.py), trained by the default
@@ -327,8 +336,7 @@ def unseen_sheet() -> str:
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         sheet, weights = Path(tmp) / f"sheet-{UNSEEN_SEED}.txt", Path(tmp) / "W.npz"
-        sheet.write_text(subprocess.run([sys.executable, str(ROOT / "tests" / "sheetgen.py"), "--seed",
-                                         str(UNSEEN_SEED)], capture_output=True, text=True, check=True).stdout)
+        sheet.write_text(unseen_sheet_text())
         subprocess.run([sys.executable, "-m", "cli", "train", "--sheet", str(sheet), "--players", "4", "-j", "1",
                         "-q", "--out", str(weights)], cwd=ROOT, check=True)
         r = _learned_against_lookahead(4, str(sheet), SHEET_TABLE_GAMES[4], f"learned:weights={weights}", seed=0)
