@@ -1256,13 +1256,17 @@ def list_strategies():
 @click.option("--coach", type=click.FloatRange(0, 100), default=None, metavar="POINTS",
               help="Turn the coach on: after each of your moves it says what the move cost against learned's "
                    "best, when that is more than POINTS (the page can change it).")
+@click.option("--review", "review_path", default=None, metavar="FOLDER",
+              help="Step through the finished game kept in FOLDER, roll by roll, with its analysis.")
+@click.option("--practice", is_flag=True, help="Practice mode: take back any of your moves and try another on the "
+                                             "same dice (the game is then marked practice; the page can switch it).")
 @click.option("--port", type=click.IntRange(1, 65535), default=None,
               help="Serve on 127.0.0.1:PORT [default: a free port].")
 @click.option("--no-browser", is_flag=True, help="Only print the URL (the first line of output); open no browser.")
 @click.pass_context
 @_errors
-def play(ctx, players, opponents, level, sheet, rules, seed, game, max_rolls, out, resume_path, coach, port,
-         no_browser):
+def play(ctx, players, opponents, level, sheet, rules, seed, game, max_rolls, out, resume_path, review_path, coach,
+         practice, port, no_browser):
     """Play a game against the bots in your browser, with hints, a coach and your game analysed.
 
     Serves one page on 127.0.0.1 until Ctrl-C: its URL, with its secret token, is the one line printed
@@ -1272,7 +1276,7 @@ def play(ctx, players, opponents, level, sheet, rules, seed, game, max_rolls, ou
     from sim.commands import play as run_play
     given = _given(ctx, players=players, opponents=list(opponents), level=level, sheet=sheet, rules=rules, seed=seed,
                    game=game, max_rolls=max_rolls)
-    run_play(**given, out=out, resume=resume_path, coach=coach, port=port, browser=not no_browser,
+    run_play(**given, out=out, resume=resume_path, review=review_path, coach=coach, practice=practice, port=port, browser=not no_browser,
              say=click.echo, note=lambda line: click.echo(line, err=True))
 
 

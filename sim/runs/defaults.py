@@ -67,6 +67,8 @@ TRAIN_STEP = (0.5, 0.03)
 #: play and es.game: the table you sit at (seat 0), the bots' strategy when no level is given,
 #: how results name you, and where the game's dataset goes when not told.
 PLAY_PLAYERS = 4
+#: The most seats at play's table (sim.state.MAX_SEATS, which cannot be imported before the page is up).
+PLAY_MAX_PLAYERS = 6
 #: the game of the seed you play (its dice are `run`'s game of that number).
 PLAY_GAME = 0
 PLAY_OPPONENTS = "learned"

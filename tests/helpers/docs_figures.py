@@ -448,6 +448,16 @@ def levels() -> str:
     return measure()
 
 
+@register("level-loss")
+def level_loss() -> str:
+    """The levels' loss per decision the play page rates a person by (strategies.levels.LEVEL_LOSS)."""
+    from strategies.levels import LEVEL_LOSS, LEVELS
+    rows = ["| level | loss per decision, solo | at 4 players, against 3 `learned` |", "|---|---|---|"]
+    rows += [f"| {lv.number} {lv.name} | {LEVEL_LOSS[lv.number][0]:.3f} | {LEVEL_LOSS[lv.number][1]:.3f} |"
+             for lv in LEVELS]
+    return "\n" + "\n".join(rows) + "\n"
+
+
 # --- the trace (docs/trace.md) ---------------------------------------------------------------
 
 @register("trace-schema")
