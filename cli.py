@@ -481,6 +481,9 @@ def _chunk_help(sizes: dict, more: str = "") -> str:
              file=False)
 @_max_rolls_option("Roll cap for tables.")
 @click.option("--log-turns", is_flag=True, help="Also write the per-decision turns table.")
+@click.option("--trace", is_flag=True,
+              help="Also write the trace table: every seat's expected score and chance of winning after every "
+                   "roll (docs/trace.md); the games are replayed for it.")
 @click.option("--resume", is_flag=True,
               help="Finish an interrupted run in --out; options not given are taken from its manifest.")
 @click.option("--force", is_flag=True, help="Replace an existing dataset in --out.")
@@ -497,7 +500,7 @@ def _chunk_help(sizes: dict, more: str = "") -> str:
 @click.pass_context
 @_errors
 def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size, out, max_rolls, log_turns,
-        resume, force, quiet, scheduler, retries, rules, unchecked, python, train):
+        trace, resume, force, quiet, scheduler, retries, rules, unchecked, python, train):
     """Play many games in parallel and write them to a Parquet dataset.
 
     Without options: 100,000 solo games of greedy, seed 0.
@@ -515,7 +518,7 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
     try:
         r = commands.run(out, **given, threads=threads, resume=resume, force=force, unchecked=unchecked,
                          scheduler=scheduler, retries=retries, progress=_progress_enabled(quiet), command=command,
-                         train=train, say=_say(quiet))
+                         train=train, say=_say(quiet), trace=trace)
     except KeyboardInterrupt:
         if not open_store(out).is_file(MANIFEST):   # interrupted before the run created anything
             click.echo("Aborted.", err=True)
@@ -632,11 +635,16 @@ def summary(path, by, fmt, output, output_old, rules, measures):
     from sim.runs.summary import format_table
     output = output or output_old
     s = commands.summary(path, by=by, rules=rules, measures=measures)
+    # A traced dataset's summary says how its games unfolded; --measures gives those among the rest.
+    trace = None if measures else _trace_table(path, s.manifest)
     if fmt == "table":
         text = format_table(s)
         if measures:
             from sim.runs.measures import format_measures
             text += "\n\n" + format_measures(s.measures, s.not_measured)
+        elif trace is not None:
+            from sim.runs.trace import summary_text
+            text += "\n\n" + summary_text(trace)
         _emit(text, "table", output)
     elif fmt in ("csv", "parquet") and measures:
         _emit_measures(s.measures, s.not_measured, fmt, output)
@@ -644,7 +652,18 @@ def summary(path, by, fmt, output, output_old, rules, measures):
         _emit(_with_rules(_wide(s), s.rules), fmt, output, {"settings": s.manifest.get("settings"),
                                                             "games_done": s.manifest.get("games_done"),
                                                             "status": s.manifest.get("status"),
-                                                            **_rules_field(s.rules), **_measures_fields(s)})
+                                                            **_rules_field(s.rules), **_measures_fields(s),
+                                                            **({} if trace is None else
+                                                               {"trace": json.loads(trace.to_json(orient="records"))})})
+
+
+def _trace_table(path, manifest):
+    """The trace's measures aggregated (sim.runs.trace.trace_summary) of a dataset played with
+    --trace, else None."""
+    if not (manifest.get("settings") or {}).get("trace"):
+        return None
+    from sim.runs.trace import has_trace, trace_measures, trace_summary
+    return trace_summary(trace_measures(path)) if has_trace(path) else None
 
 
 def _with_rules(df, rules):
@@ -788,6 +807,9 @@ def _with_adaptation(result):
 @click.option("--ladder", default=None, metavar="A,B,...",
               help="With --skill: the strategies of the ladder, weakest first [default: random,greedy,heuristic,"
                    "learned].")
+@click.option("--trace", is_flag=True,
+              help="Also the measures of the per-roll trace (lead changes, drama, decided roll, comebacks, luck: "
+                   "docs/trace.md), paired as the others; each rule set's games are replayed for it (slower).")
 @UNCHECKED
 @PYTHON
 @TRAIN
@@ -795,7 +817,7 @@ def _with_adaptation(result):
 @_errors
 def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_games, seed, sheet, max_rolls, threads,
                   chunk_size, fmt, quiet, report_file, check_adaptation, measures, by, versus, descending, skill,
-                  ladder, unchecked, python, train):
+                  ladder, trace, unchecked, python, train):
     """What a rule change does: the same strategies on the same dice under each rule set, paired.
 
     RULES are rule sets, each a --rules text (comma-separated variants; `rulebook` for none): the
@@ -821,7 +843,8 @@ def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_ga
                                     report=report_file, progress=_progress_enabled(quiet), unchecked=unchecked,
                                     check_adaptation=check_adaptation, train=train, say=_say(quiet),
                                     measures=measures, by=by, versus=versus, descending=descending,
-                                    skill=tuple(s.strip() for s in ladder.split(",")) if ladder and skill else skill)
+                                    skill=tuple(s.strip() for s in ladder.split(",")) if ladder and skill else skill,
+                                    trace=trace)
     if fmt == "table":
         click.echo(format_table(result))
     elif fmt == "csv" and result.ranking is not None:
@@ -959,13 +982,15 @@ def tune(spec, param, players, opponents, objective, budget, seed, validate_game
 @_max_rolls_option("Without PATH: roll cap for tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the engine's game log as JSON.")
 @click.option("--every-roll", is_flag=True, help="Draw the sheets after every roll, not only at the end.")
+@click.option("--trace", is_flag=True, help="Each seat's chance of winning, expected score and luck after every "
+              "roll (shown without asking for a dataset played with run --trace).")
 @_rules_option(RULES_HELP + " With PATH: the dataset's own, or left out.")
 @UNCHECKED
 @PYTHON
 @click.pass_context
 @_errors
-def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, as_json, every_roll, rules, unchecked,
-           python):
+def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, as_json, every_roll, trace, rules,
+           unchecked, python):
     """Replay one game exactly, roll by roll: game N of a dataset (PATH --game N), or game N
     of what `run` would play with the same --seed and --strategy options (and --rules). A
     dataset's game is played under the dataset's rules, named in the first line when they are
@@ -981,11 +1006,11 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
     from sim.runs.replay import render
     r = commands.replay(path, game=game, **_given(ctx, strategy=list(strategy), seed=seed, players=players,
                                                   rotate=rotate, sheet=sheet, max_rolls=max_rolls),
-                        unchecked=unchecked, rules=rules)
+                        unchecked=unchecked, rules=rules, trace=trace)
     if as_json:
         click.echo(json.dumps(r.log, indent=1))
     else:
-        click.echo(render(r.log, r.sheet, every_roll=every_roll))
+        click.echo(render(r.log, r.sheet, every_roll=every_roll, trace=r.trace))
         if r.stored is not None and r.problem is None:
             click.echo("\nScores equal the ones stored in the dataset.")
         elif path is not None and r.stored is None:
@@ -1231,13 +1256,17 @@ def list_strategies():
 @click.option("--coach", type=click.FloatRange(0, 100), default=None, metavar="POINTS",
               help="Turn the coach on: after each of your moves it says what the move cost against learned's "
                    "best, when that is more than POINTS (the page can change it).")
+@click.option("--review", "review_path", default=None, metavar="FOLDER",
+              help="Step through the finished game kept in FOLDER, roll by roll, with its analysis.")
+@click.option("--practice", is_flag=True, help="Practice mode: take back any of your moves and try another on the "
+                                             "same dice (the game is then marked practice; the page can switch it).")
 @click.option("--port", type=click.IntRange(1, 65535), default=None,
               help="Serve on 127.0.0.1:PORT [default: a free port].")
 @click.option("--no-browser", is_flag=True, help="Only print the URL (the first line of output); open no browser.")
 @click.pass_context
 @_errors
-def play(ctx, players, opponents, level, sheet, rules, seed, game, max_rolls, out, resume_path, coach, port,
-         no_browser):
+def play(ctx, players, opponents, level, sheet, rules, seed, game, max_rolls, out, resume_path, review_path, coach,
+         practice, port, no_browser):
     """Play a game against the bots in your browser, with hints, a coach and your game analysed.
 
     Serves one page on 127.0.0.1 until Ctrl-C: its URL, with its secret token, is the one line printed
@@ -1247,7 +1276,7 @@ def play(ctx, players, opponents, level, sheet, rules, seed, game, max_rolls, ou
     from sim.commands import play as run_play
     given = _given(ctx, players=players, opponents=list(opponents), level=level, sheet=sheet, rules=rules, seed=seed,
                    game=game, max_rolls=max_rolls)
-    run_play(**given, out=out, resume=resume_path, coach=coach, port=port, browser=not no_browser,
+    run_play(**given, out=out, resume=resume_path, review=review_path, coach=coach, practice=practice, port=port, browser=not no_browser,
              say=click.echo, note=lambda line: click.echo(line, err=True))
 
 

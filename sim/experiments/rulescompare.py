@@ -314,7 +314,7 @@ def sides_of(rules, sheet=SHEET) -> list[Side]:
 def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=SHEET, rotate=ROTATE,
                   max_rolls=DEFAULT_MAX_ROLLS, threads=None, chunk_size=None, until_ci=None, max_games=None,
                   progress=False, checked=True, check_adaptation=CHECK_ADAPTATION, measures=False,
-                  skill=None) -> RulesComparison:
+                  skill=None, trace=False) -> RulesComparison:
     """Play the line-up `strategies` (one spec per seat, or one for every seat of `players`) on the
     same games under each rule set of `rules` (rule_sets: one, against the rulebook, or A, B, ...)
     and compare every B with A, game by game.
@@ -335,11 +335,13 @@ def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=
     are played with their move log, which takes about twice as long), each B paired against A;
     always where the rule sets are played on different sheets (the completion table compares them).
     `skill`: also the skill ladder under each rule set (True: sim.experiments.skill.LADDER, or the
-    strategies weakest first), duels of two on the comparison's game numbers.
+    strategies weakest first), duels of two on the comparison's game numbers. `trace`: the measures
+    too of each rule set's per-roll trace (sim.runs.trace.chunk_measures: `learned`'s chances
+    after every roll, its weights for each rule set needed), each B paired against A.
     """
     sides = sides_of(rules, sheet)
     sets = [x.rules for x in sides]
-    measures = measures or any(x.sheet != sides[0].sheet for x in sides)   # sheets: their completion table
+    measures = measures or trace or any(x.sheet != sides[0].sheet for x in sides)   # sheets: their completion table
     specs = [strategies] if isinstance(strategies, str) else list(strategies)
     base = Settings.of(strategies=specs, players=players, seed=seed, sheet=sheet, rotate=rotate,
                        max_rolls=max_rolls, threads=threads, chunk_size=chunk_size, checked=checked)
@@ -387,7 +389,7 @@ def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=
     adapt = [None if u is None else _Tally(adapt_keys, 2) for u in unadapted_lineups]
     frames = [[] for _ in sets] if measures else None
     tally = _play(lineups, sides, keys, s, base.rotate, labels, groups, until_ci, progress,
-                  [(u, t) for u, t in zip(unadapted_lineups, adapt)], adapt_keys, one_seat, frames)
+                  [(u, t) for u, t in zip(unadapted_lineups, adapt)], adapt_keys, one_seat, frames, trace)
     measured, lacking = _measures(sides, frames, skill, tally.done, s)
     settings = {"strategies": specs, "players": s.players, "rotate": base.rotate, "seed": s.seed,
                 "sheet": s.sheet.name, "max_rolls": s.max_rolls, "rules": [x.text for x in sides],
@@ -519,13 +521,14 @@ def _one_seat_values(chunk, first: int, rules: Rules, keys: list[_Key]) -> np.nd
 
 
 def _play(lineups, sides, keys, s, rotate, labels, groups, until_ci, progress, adapt, adapt_keys,
-          one_seat=False, frames=None) -> _Tally:
+          one_seat=False, frames=None, trace=False) -> _Tally:
     """Play every rule set batch by batch on the same games (s.games, or with until_ci until its
     target), as sim.experiments.compare plays its candidates (its schedule); and where adapt[i] is
     (a line-up, a tally), B_i's games by that line-up too, into that tally against B_i's own
     (with `one_seat`, that line-up's slot 0, rotated over the seats, against the same seat).
     With `frames` (a list per rule set), each rule set's games are played with their move log and
-    their per-game frame (sim.runs.measures) appended to its list."""
+    their per-game frame (sim.runs.measures; with `trace`, the trace's measures joined) appended
+    to its list."""
     tally = _Tally(keys, len(sides))
 
     def play(line, side, first, count, rotated=rotate, logged=False):
@@ -549,7 +552,7 @@ def _play(lineups, sides, keys, s, rotate, labels, groups, until_ci, progress, a
             values.append(_values(chunk, side.rules, keys, labels, groups))
             if frames is not None:
                 from ..runs.measures import frame_of_chunk
-                frames[i].append(frame_of_chunk(chunk))
+                frames[i].append(frame_of_chunk(chunk, trace=trace))
             for name, v in (("score", chunk.seats[:, :, PS_SCORE]), ("rolls", chunk.games[:, GR_ROLLS])):
                 h[name].update(dict(zip(*(a.tolist() for a in np.unique(v, return_counts=True)))))
             other, t = adapt[i]
@@ -663,7 +666,7 @@ def format_table(result: RulesComparison) -> str:
     if result.measures is not None:
         from ..runs.measures import format_measures
         parts.append(format_measures(result.measures, result.not_measured, "the comparison",
-                                     how="the per-roll trace"))
+                                     how="`compare-rules --trace`"))
     if result.ranking is not None:
         parts.append(result.ranking_text)
     message = stop_message(result)

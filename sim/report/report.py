@@ -15,7 +15,9 @@ from pathlib import Path
 
 from ..runs.summary import BATCH_ROWS
 from .aggregate import collect
-from .figures import dataset_figures, fig_forest, fig_loss_by_stage, fig_score_luck, fig_scores, palette, rule_figures
+from .figures import (
+    Figure, dataset_figures, fig_forest, fig_loss_by_stage, fig_score_luck, fig_scores, palette, rule_figures,
+)
 from .page import (
     FORMATS, Report, analysis_table, check_output, dataset_settings, default_output,
     escape, html_table, mistakes_table, pairs_table, render_page, write_files,
@@ -35,6 +37,8 @@ def report(dataset, out=None, fmt: str = "html", figures_dir=None, progress: boo
     figures_dir = check_output(out, fmt, figures_dir)
     data = collect(dataset, batch_size=batch_size, progress=progress)
     figs = dataset_figures(data)
+    from .chances import trace_figures    # a traced dataset's chances, roll by roll
+    figs += [Figure(*f) for f in trace_figures(dataset)]
     sections = [("Summary", html_table(data["table"]))]
     if analysis is not None:
         data["analysis"] = analysis

@@ -230,6 +230,7 @@ def _trace_module():
 def missing(frame: pd.DataFrame) -> dict[str, list[str]]:
     """Per run option (NEEDS), the measures the frame lacks for want of it."""
     have = {c.split("@")[0] for c in frame}
+    have |= {name for name, s in STATISTICS.items() if all(c in frame for c in s.columns(frame) or [None])}
     out = {}
     for option, names in NEEDS.items():
         lacking = [m for m in names if m not in have]
@@ -276,13 +277,19 @@ STATISTICS = {
     "rolls_q50": Statistic(GAME, lambda f: ["rolls"], _quantile(0.5)),
     "rolls_q95": Statistic(GAME, lambda f: ["rolls"], _quantile(0.95)),
     "seat_gap": Statistic(GAME, _seat_shares, _gap),
+    # The winners' luck margins over their margins, summed over games (sim.runs.trace): a mean of
+    # each game's share would be ruled by the games won by a point.
+    "luck_share": Statistic(GAME, lambda f: ["_luck_margin", "_win_margin"],
+                            lambda luck, margin, axis=-1: np.sum(luck, axis=axis) / np.sum(margin, axis=axis)),
 }
 #: The order of the rows (a measure not named here comes after these, in its frame's order).
 ORDER = ("score", "score_sd", "margin", "ties", "rolls", "rolls_sd", "rolls_q05", "rolls_q50", "rolls_q95",
          "capped", "win_rate", "win_share", "seat_gap", "active_gain", "active_gain_points", "skill_step")
 #: Shares, shown in %.
 PERCENT = ("ties", "capped", "win_rate", "win_share", "seat_gap", "completed", "first", "skill_step",
-           "comebacks")
+           "comebacks", "drama", "luck_share", "luck_win")
+#: Of those, the ones that may be negative (a change of a chance): their intervals are not held to 0..1.
+SIGNED = ("luck_win",)
 
 
 def _split(column: str) -> tuple[str, str]:
@@ -346,7 +353,7 @@ def aggregate(frames) -> pd.DataFrame:
         for c in columns:
             if c not in f:
                 continue
-            share = _split(c)[0] in PERCENT
+            share = _split(c)[0] in PERCENT and _split(c)[0] not in SIGNED
             row = _row(label, *_split(c), len(f), *_mean_ci(f[c].to_numpy(np.float64), *((0, 1) if share else ())))
             if paired is not None and c in base:
                 row.update(_diff(*_mean_ci(paired[f"{c}_b"].to_numpy(np.float64)

@@ -74,7 +74,7 @@ def estimate(games: int, players: int, threads: int | None = None) -> str:
 
 def train_file(out=None, sheet=SHEET, players: int = PLAYERS, games: int | None = None, seed: int = TRAIN_SEED,
                threads: int | None = None, progress: bool = False, init=None, step=None,
-               rules=None, lines=None, say=None) -> Path:
+               rules=None, lines=None, say=None, init_sheet=None) -> Path:
     """`encore-sim train`: check the arguments, train (solo, or a table of `players`: see
     sim.training.table), and write the weights to `out` atomically (nothing is written if
     training is interrupted). Returns the file written.
@@ -106,7 +106,8 @@ def train_file(out=None, sheet=SHEET, players: int = PLAYERS, games: int | None 
     alpha, alpha_end = check_step((Settings.alpha, Settings.alpha_end) if step is None else step)
     W0, init_sha256, init_name = None, "", ""
     if init is not None:
-        W0 = read_weights(init, sheet, players)     # read before training, so out may be init itself
+        # read before training, so out may be init itself
+        W0 = read_weights(init, sheet if init_sheet is None else load_sheet(init_sheet), players)
         init_sha256 = hashlib.sha256(Path(init).read_bytes()).hexdigest()
         init_name = Path(init).name
     numba.set_num_threads(threads)

@@ -154,7 +154,7 @@ def test_a_warm_start_begins_at_the_rulebooks_weights(empty_store):
     without weights to start from (a sheet of the user's), train's full defaults."""
     from sheetgen import random_sheet
     need = ondemand.Need(load_sheet("standard"), 4, L.weights_rules("joker-six", 4))
-    init, games, step, how = ondemand.plan(need)
+    init, games, step, how = ondemand.plan(need)[:4]
     assert init.name == "learned-standard-4p.npz" and games == ondemand.WARM_GAMES[4] and step == ondemand.WARM_STEP[2]
     assert f"{games:,} games from the shipped rulebook weights learned-standard-4p.npz" == how
     blue = ondemand.plan(ondemand.Need(load_sheet("blue"), 1, L.weights_rules("jokers=6", 1)))

@@ -195,7 +195,7 @@ def test_cli_bad_input_one_line_exit_2(tmp_path, args, message):
 
 
 def test_the_report_draws_the_differences(tmp_path, mixed):
-    from test_report import page, same
+    from report_page import page, same
     r = rules_report(mixed, tmp_path / "r.html")
     assert r.figures == ["Paired differences", "Where the score changes", "Win rate by seat", "Game length",
                          "Score distribution"]

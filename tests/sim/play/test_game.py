@@ -116,7 +116,8 @@ def test_a_random_game_saved_is_a_dataset_every_command_reads_wherever_it_goes(t
     shutil.move(saved, moved)
     out = invoke("summary", str(moved))
     assert out.exit_code == 0, out.output
-    assert "you" in out.output and "learned" in out.output
+    # a person's game: their seat alone is counted, the bots' seats are no games of it
+    assert "you" in out.output and "learned" not in out.output and "1 game: no interval" in out.output
     out = invoke("replay", str(moved), "--game", "2")
     assert out.exit_code == 0 and "0=you" in out.output, out.output
     out = invoke("analyse", str(moved))

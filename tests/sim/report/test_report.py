@@ -2,7 +2,6 @@
 import json
 import re
 import shutil
-from html.parser import HTMLParser
 
 import numpy as np
 import pandas as pd
@@ -14,6 +13,7 @@ from sim.report.report import compare_report, report
 from sim.runs.runner import run
 from sim.runs.summary import summarise
 from invoking import invoke
+from report_page import page, same
 
 
 @pytest.fixture(scope="module")
@@ -43,47 +43,6 @@ def reports(turns_ds, plain_ds, solo_ds, tmp_path_factory):
     folder = tmp_path_factory.mktemp("reports")
     return {name: (ds, report(ds, folder / f"{name}.html"))
             for name, ds in (("turns", turns_ds), ("plain", plain_ds), ("solo", solo_ds))}
-
-
-class _Page(HTMLParser):
-    """The embedded JSON, and the cells of each table, as text."""
-
-    def __init__(self, text):
-        super().__init__()
-        self.tables, self.data, self._cell, self._in_data = [], None, None, False
-        self.feed(text)
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "table":
-            self.tables.append([])
-        elif tag == "tr":
-            self.tables[-1].append([])
-        elif tag in ("td", "th"):
-            self._cell = ""
-        elif tag == "script" and ("id", "report-data") in attrs:
-            self._in_data = True
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th"):
-            self.tables[-1][-1].append(self._cell.strip())
-            self._cell = None
-        elif tag == "script":
-            self._in_data = False
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._cell += data
-        if self._in_data:
-            self.data = json.loads(data)
-
-
-def page(path) -> _Page:
-    return _Page(path.read_text())
-
-
-def same(got, want):
-    """JSON's view of want (NaN as null) equals got, floats to the last bit."""
-    return got == json.loads(json.dumps(want).replace("NaN", "null"))
 
 
 @pytest.mark.parametrize("name", ["turns", "plain", "solo"])
