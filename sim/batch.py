@@ -33,7 +33,7 @@ PLAY_SIG = types.void(
     types.int64[:, :], types.none)
 #: sim.engine.play's one signature in a batch (no user strategy: guest None).
 PlayFn = types.FunctionType(PLAY_SIG)
-#: play_batch's arguments (and the watched kernels'), each typed once.
+#: play_games's arguments (and the watched kernels'), each typed once.
 BATCH_SIG = types.void(
     StrategySet, types.int64[:], types.float64[:, :], types.int64[:], types.boolean, TablesType, types.uint64,
     types.int64, types.int64, types.int64, types.int64[:, :], types.int64[:, :, :],
@@ -99,7 +99,7 @@ def _play_block(game_fn, b, strats, kinds, params, slots, rotate, tab, root, fir
 @njit(types.void(types.int64[::1], PlayFn, *BATCH_SIG.args), cache=True, nogil=True)
 def _play_blocks(claimed, game_fn, strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games,
                  seats, dice_start, dice_log, log_start, log):
-    """One thread's share of play_batch: blocks claimed from `claimed` until none is left, each
+    """One thread's share of play_games: blocks claimed from `claimed` until none is left, each
     game played by `game_fn` (sim.engine.play, compiled apart)."""
     # Uncounted views (sim.nbinternals) of the caller's arrays: each game's rows are views of them,
     # which would count references (an atomic add and subtract each, per game) where a
@@ -168,7 +168,7 @@ def play_alone_watched(strats, kinds, params, slots, rotate, tab, root, first, p
     return guest[0], guest[1]
 
 
-def play_batch(strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
+def play_games(strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
                dice_start, dice_log, log_start, log):
     """Play games first .. first+len(games)-1 on Numba's threads; games[g] gets gres, seats[g]
     the players' ps rows.
@@ -197,7 +197,7 @@ def _play_batch_watched(*args):
 
 
 def alone_watched():
-    """play_alone_watched, compiled for play_batch's arguments on first use (an error's path)."""
+    """play_alone_watched, compiled for play_games's arguments on first use (an error's path)."""
     if JIT_DISABLED:
         return play_alone_watched
     if not play_alone_watched.signatures:
@@ -207,10 +207,10 @@ def alone_watched():
 
 
 def watched_batch():
-    """play_batch for a lineup with a user's strategy (same arguments); its kernel compiled for
-    play_batch's signature (or loaded from the cache) on first use."""
+    """play_games for a lineup with a user's strategy (same arguments); its kernel compiled for
+    play_games's signature (or loaded from the cache) on first use."""
     if not JIT_DISABLED and not _play_blocks_watched.signatures:
         _play_blocks_watched.compile((types.int64[::1], *BATCH_SIG.args))
-        # Only that signature, as play_batch's: strategies typed as function values, not each its own type.
+        # Only that signature, as play_games's: strategies typed as function values, not each its own type.
         _play_blocks_watched.disable_compile()
     return _play_batch_watched

@@ -384,6 +384,58 @@ def end_of_game(ps, bb, tab, players):
     return finish(ps, bb, tab, players)
 
 
+@njit(cache=True, inline="always")
+def begin_game(st, ps, bb, rngs, gres, tab, root, game, players, max_rolls):
+    """Set up game `game` of root seed `root` for `players` before its first roll: empty sheets
+    (reset), no results, each seat's random stream; returns the game's dice key. The one set-up of
+    a game: play and sim.step.begin call it."""
+    reset(st, ps, bb, tab, players, max_rolls)
+    for i in range(gres.shape[0]):      # loops, not slice assignments: see sim.batch._play_block
+        gres[i] = 0
+    key = game_key(root, game)
+    for s in range(MAX_SEATS):
+        for w in range(rngs.shape[1]):
+            rngs[s, w] = ZERO
+        rngs[s, 0] = seat_stream(key, s)
+    return key
+
+
+@njit(cache=True, inline="always")
+def roll_logged(st, key, roll, players, dice_log):
+    """start_roll, and the roll's dice into dice_log (when it has rows); returns the active seat."""
+    active = start_roll(st, key, roll, players)
+    if dice_log.shape[0] > 0:
+        for d in range(6):
+            dice_log[roll - 1, d] = st[ST_DICE + d]
+    return active
+
+
+@njit(cache=True, inline="always")
+def end_game(st, ps, bb, tab, gres, ended):
+    """The end of the game after roll st[ST_ROLL] (`ended`: by the rules, else by the roll cap or,
+    solo, its last roll): the rolls, capped, who ended it, the scores and winners into gres."""
+    players = st[ST_PLAYERS]
+    gres[GR_ROLLS] = st[ST_ROLL]
+    gres[GR_CAPPED] = 0 if (players == 1 or ended) else 1
+    if ended:
+        for s in range(players):
+            if popcount(np.uint64(ps[s, PS_COLOURS])) >= tab.rules[R_END_COLOURS]:
+                gres[GR_ENDED_BY] |= 1 << s
+    gres[GR_WINNERS] = end_of_game(ps, bb, tab, players)
+
+
+@njit(cache=True, inline="always")
+def empty_seats_check(ps, bb, kinds, slots, gres, players):
+    """A user's strategy at the table (PLAYER_GUARDED) may have written the rows of empty seats:
+    ERR_WRITE_SEEN_LATE if so (its private tables and parameters are checked apart: sim.batch)."""
+    for s in range(players):
+        if kinds[slots[s]] == PLAYER_GUARDED:   # one look covers every seat
+            wrote = empty_seats_written(ps, bb, players)
+            if wrote >= 0:
+                _fail(gres, ERR_WRITE_SEEN_LATE, 0, s, wrote)
+            break
+
+
 @njit(cache=True)
 def seat_in_turn(active, i):
     """The seat deciding i-th in a roll: the active seat, then the others in seat order."""
@@ -477,25 +529,14 @@ def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, ava
         gres[GR_ERR_SEAT] = seat
         gres[GR_ERR_VALUE] = returned
         return -2, -1, -1, -1, 0
-    # Written out, not log_move: an inlined function that takes arrays counts references to them.
-    if log.shape[0] > 0:
-        r = gres[GR_LOG_ROWS]
-        gres[GR_LOG_ROWS] = r + 1
-        log[r, LOG_ROLL] = st[ST_ROLL]
-        log[r, LOG_SEAT] = seat
-        log[r, LOG_ACTIVE] = is_active
-        log[r, LOG_AVAIL] = avail
-        log[r, LOG_CHOICES] = n
-        log[r, LOG_CDIE] = cd
-        log[r, LOG_NDIE] = nd
-        log[r, LOG_SUB] = sub
-        log[r, LOG_COST] = cost
+    # Uncounted views: an inlined function that takes arrays counts references to them.
+    log_move(uncounted(log), uncounted(gres), uncounted(st), seat, is_active, avail, n, cd, nd, sub, cost)
     return k, cd, nd, sub, cost
 
 
 # Apart from decide, and not inlined: Numba counts a reference to every array an inlined
 # function receives, and passing `guest` through decide made every built-in's decisions half
-# as fast. play_batch compiles play with guest None, without this (see play).
+# as fast. play_games compiles play with guest None, without this (see play).
 @njit(cache=True)
 def decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, avail, is_active, gres, log,
                    guest):
@@ -535,12 +576,7 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
     # the turn kernel would otherwise count a reference on each array it is handed (solo greedy
     # 15 % slower).
     st, ps, bb, pending = uncounted(st), uncounted(ps), uncounted(bb), uncounted(pending)
-    reset(st, ps, bb, tab, players, max_rolls)
-    gres[:] = 0
-    key = game_key(root, game)
-    for s in range(MAX_SEATS):
-        rngs[s, :] = ZERO
-        rngs[s, 0] = seat_stream(key, s)
+    key = begin_game(st, ps, bb, rngs, gres, tab, root, game, players, max_rolls)
     solo = players == 1
     all_dice = SOLO_DICE if solo else ALL_DICE
     last_roll = st[ST_MAX_ROLLS]
@@ -548,10 +584,7 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
     roll = 0
     while roll < last_roll and not ended:
         roll += 1
-        active = start_roll(st, key, roll, players)
-        if dice_log.shape[0] > 0:
-            for d in range(6):      # not a slice assignment: see sim.batch._play_block
-                dice_log[roll - 1, d] = st[ST_DICE + d]
+        active = roll_logged(st, key, roll, players, dice_log)
 
         # The active player chooses first; passive players then see that choice and decide
         # independently: nobody's move is applied until all of them have chosen. One decision
@@ -562,7 +595,7 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
             seat = seat_in_turn(active, i)
             if i == 1:
                 is_active = ZERO_
-            # `guest is None` is decided when play is compiled (for play_batch: no user strategy).
+            # `guest is None` is decided when play is compiled (for play_games: no user strategy).
             if guest is not None and kinds[slots[seat]] >= PLAYER_GUARDED:
                 k, cd, nd, sub, cost = decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands,
                                                       seat, avail, is_active, gres, log, guest)
@@ -579,19 +612,6 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
         passive_moves(ps, bb, tab, pending, players, active, roll)
         ended = end_of_roll(st, ps, bb, tab)
 
-    gres[GR_ROLLS] = roll
-    gres[GR_CAPPED] = 0 if (solo or ended) else 1
-    if ended:
-        for s in range(players):
-            if popcount(np.uint64(ps[s, PS_COLOURS])) >= tab.rules[R_END_COLOURS]:
-                gres[GR_ENDED_BY] |= 1 << s
-    gres[GR_WINNERS] = end_of_game(ps, bb, tab, players)
+    end_game(st, ps, bb, tab, gres, ended)
     if guest is not None:
-        # A user's strategy may have written the rows of empty seats (its private tables and
-        # parameters are checked after each block of games: sim.batch).
-        for s in range(players):
-            if kinds[slots[s]] == PLAYER_GUARDED:   # one look covers every seat
-                wrote = empty_seats_written(ps, bb, players)
-                if wrote >= 0:
-                    _fail(gres, ERR_WRITE_SEEN_LATE, 0, s, wrote)
-                break
+        empty_seats_check(ps, bb, kinds, slots, gres, players)

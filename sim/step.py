@@ -34,18 +34,15 @@ of the play page is one such row), compiled once for its one signature (stepper)
 import numpy as np
 from numba import njit, types
 
-from .bits import popcount
 from .engine import (
-    ALL_DICE, GR_CAPPED, GR_ENDED_BY, GR_ROLLS, GR_WINNERS, SOLO_DICE, active_move, decide, decide_guarded,
-    end_of_game, end_of_roll, log_move, passive_moves, reset, seat_in_turn, start_roll,
+    ALL_DICE, SOLO_DICE, active_move, begin_game, decide, decide_guarded, empty_seats_check, end_game, end_of_roll,
+    log_move, passive_moves, roll_logged, seat_in_turn,
 )
+from .guard import GuestType
 from .players import PLAYER_EXTERNAL, PLAYER_GUARDED
-from .rng import game_key, seat_stream
-from .rules import R_END_COLOURS
 from .tables import TablesType
 from .nbinternals import JIT_DISABLED
-from .state import StrategySet, MAX_SEATS, PS_COLOURS, ST_ACTIVE, ST_AVAIL, ST_DICE, ST_IS_ACTIVE, ST_MAX_ROLLS, ST_PLAYERS, \
-    ST_ROLL, ST_SEAT
+from .state import StrategySet, ST_ACTIVE, ST_AVAIL, ST_IS_ACTIVE, ST_MAX_ROLLS, ST_PLAYERS, ST_ROLL, ST_SEAT
 
 SP_GAME = 0
 SP_KEY = 1
@@ -59,51 +56,24 @@ ONGOING = 0
 OVER = 1
 FAILED = 2
 
-_ZERO = np.uint64(0)
-
-
 @njit(cache=True)
 def begin(st, ps, bb, rngs, sp, gres, tab, root, game, players, max_rolls, dice_log):
     """Set up game `game` of root seed `root` for `players` (1: the solo game) at its first roll,
-    before anyone decides (as sim.engine.play begins it); `advance` then finds the first decider."""
-    reset(st, ps, bb, tab, players, max_rolls)
-    for i in range(gres.shape[0]):
-        gres[i] = 0
-    key = game_key(root, game)
-    for s in range(MAX_SEATS):
-        for w in range(rngs.shape[1]):
-            rngs[s, w] = _ZERO
-        rngs[s, 0] = seat_stream(key, s)
+    before anyone decides (sim.engine.begin_game, as sim.engine.play begins it); `advance` then
+    finds the first decider."""
+    key = begin_game(st, ps, bb, rngs, gres, tab, root, game, players, max_rolls)
     sp[SP_GAME] = game
     sp[SP_KEY] = np.int64(key)
     sp[SP_SEAT] = -1
     sp[SP_STATE] = ONGOING
-    _next_roll(st, sp, np.uint64(key), 1, players, dice_log)
+    _next_roll(st, sp, key, 1, players, dice_log)
 
 
 @njit(cache=True, inline="always")
 def _next_roll(st, sp, key, roll, players, dice_log):
-    start_roll(st, key, roll, players)
-    if dice_log.shape[0] > 0:
-        for d in range(6):
-            dice_log[roll - 1, d] = st[ST_DICE + d]
+    roll_logged(st, key, roll, players, dice_log)
     sp[SP_TURN] = 0
     sp[SP_AVAIL] = SOLO_DICE if players == 1 else ALL_DICE
-
-
-@njit(cache=True, inline="always")
-def _game_over(st, ps, bb, tab, sp, gres, ended):
-    """The end of the game as sim.engine.play ends it: rolls, capped, who ended it, the scores."""
-    players = st[ST_PLAYERS]
-    gres[GR_ROLLS] = st[ST_ROLL]
-    gres[GR_CAPPED] = 0 if (players == 1 or ended) else 1
-    if ended:
-        for s in range(players):
-            if popcount(np.uint64(ps[s, PS_COLOURS])) >= tab.rules[R_END_COLOURS]:
-                gres[GR_ENDED_BY] |= 1 << s
-    gres[GR_WINNERS] = end_of_game(ps, bb, tab, players)
-    sp[SP_SEAT] = -1
-    sp[SP_STATE] = OVER
 
 
 @njit(cache=True)
@@ -121,7 +91,9 @@ def advance(strats, kinds, params, slots, tab, st, ps, bb, cands, pending, rngs,
             passive_moves(ps, bb, tab, pending, players, st[ST_ACTIVE], roll)
             ended = end_of_roll(st, ps, bb, tab)
             if ended or roll >= st[ST_MAX_ROLLS]:
-                _game_over(st, ps, bb, tab, sp, gres, ended)
+                end_game(st, ps, bb, tab, gres, ended)
+                empty_seats_check(ps, bb, kinds, slots, gres, players)
+                sp[SP_STATE] = OVER
                 break
             _next_roll(st, sp, key, roll + 1, players, dice_log)
             continue
@@ -135,7 +107,7 @@ def advance(strats, kinds, params, slots, tab, st, ps, bb, cands, pending, rngs,
             st[ST_IS_ACTIVE] = is_active
             sp[SP_SEAT] = seat
             return seat
-        if guest is not None and kind >= PLAYER_GUARDED:
+        if kind >= PLAYER_GUARDED:
             k, cd, nd, sub, cost = decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat,
                                                   avail, is_active, gres, log, guest)
         else:
@@ -176,10 +148,10 @@ def commit(st, ps, bb, tab, pending, sp, gres, log, n, cd, nd, sub, cost):
 
 _C1, _C2 = types.int64[::1], types.int64[:, ::1]
 #: advance's one signature: strategies typed as function values (as sim.batch.PLAY_SIG), so that
-#: one compiled kernel steps any line-up; no user's strategy (guest None).
+#: one compiled kernel steps any line-up; a user's strategy watched (guest: sim.guard.guest_arrays).
 ADVANCE_SIG = types.int64(
     StrategySet, _C1, types.float64[:, ::1], _C1, TablesType, _C1, _C2, types.uint64[:, ::1], _C2, _C2,
-    types.uint64[:, ::1], _C1, _C1, _C2, _C2, types.none)
+    types.uint64[:, ::1], _C1, _C1, _C2, _C2, GuestType)
 
 
 def stepper():

@@ -27,7 +27,7 @@ from sim.state import PS_PASSES, PS_SCORE, ST_DICE, ST_SIZE
 from sim.tables import MAX_NUMBER, build_tables
 from strategies import batched, placement_table, resolve
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "examples" / "batched_greedy.py"
 
 
