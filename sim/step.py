@@ -27,9 +27,10 @@ st[ST_AVAIL] its dice, st[ST_IS_ACTIVE] whether it is the active one; sim.engine
 lists its choices. Nobody's passive move of a roll is applied before every passive seat has
 chosen (RULES section 3), so an external passive seat never sees another's move of its roll.
 
-Many games step together as rows of arrays with a leading game axis, each row advanced by this
-same kernel (sim.vector for the environments, sim.batched for batched strategies; one game
-of the play page is one such row), compiled once for its one signature (stepper).
+Every game stepped from outside is a row of sim.vector.Rows (the one container of stepped games:
+the environments' games, batched strategies', the play page's one game), each row advanced by
+this same kernel, compiled once for its one signature (stepper). The set-up and the end of a game
+are sim.engine's (begin_game, end_game), as sim.engine.play's.
 """
 import numpy as np
 from numba import njit, types
@@ -77,11 +78,20 @@ def _next_roll(st, sp, key, roll, players, dice_log):
 
 
 @njit(cache=True)
-def advance(strats, kinds, params, slots, tab, st, ps, bb, cands, pending, rngs, sp, gres, dice_log, log, guest):
+def advance(line, slots, game, logs):
     """Play the seats whose strategy is not external until an external seat is to decide or the
     game is over. Returns the external seat (also sp[SP_SEAT]; st set for its decision), or -1:
-    over, or failed (sp[SP_STATE]). Arguments as sim.engine.play's; slots[seat] is the seat's
-    strategy slot, PLAYER_EXTERNAL in kinds for the seats decided outside."""
+    over, or failed (sp[SP_STATE]). The arguments, grouped (ADVANCE_SIG), are sim.engine.play's:
+
+        line   (strats, kinds, params, tab, guest): the line-up, PLAYER_EXTERNAL in kinds for the
+               seats decided outside; the tables; sim.guard's room for a user's strategy
+        slots  slots[seat]: the seat's strategy slot
+        game   (st, ps, bb, cands, pending, rngs, sp, gres): the game's arrays and its step row
+        logs   (dice_log, log), 0 rows each for none
+    """
+    strats, kinds, params, tab, guest = line
+    st, ps, bb, cands, pending, rngs, sp, gres = game
+    dice_log, log = logs
     players = st[ST_PLAYERS]
     key = np.uint64(sp[SP_KEY])
     while sp[SP_STATE] == ONGOING:
@@ -136,10 +146,13 @@ def _apply(st, ps, bb, tab, pending, sp, seat, cd, nd, sub, cost):
 
 
 @njit(cache=True)
-def commit(st, ps, bb, tab, pending, sp, gres, log, n, cd, nd, sub, cost):
-    """The deciding external seat's move: dice cd, nd and placement row `sub` for `cost` '!', or a
-    pass (sub -1). The caller has checked that it is one of the seat's legal choices (n of them,
-    for the log). Call `advance` next."""
+def commit(game, tab, log, n, move):
+    """The deciding external seat's move (cd, nd, sub, cost): dice cd, nd and placement row `sub` for
+    `cost` '!', or a pass (sub -1), in `game` (st, ps, bb, pending, sp, gres). The caller has
+    checked that it is one of the seat's legal choices (n of them, for the log). Call `advance`
+    next."""
+    st, ps, bb, pending, sp, gres = game
+    cd, nd, sub, cost = move
     seat = sp[SP_SEAT]
     log_move(log, gres, st, seat, st[ST_IS_ACTIVE], st[ST_AVAIL], n, cd, nd, sub, cost)
     _apply(st, ps, bb, tab, pending, sp, seat, cd, nd, sub, cost)
@@ -150,8 +163,8 @@ _C1, _C2 = types.int64[::1], types.int64[:, ::1]
 #: advance's one signature: strategies typed as function values (as sim.batch.PLAY_SIG), so that
 #: one compiled kernel steps any line-up; a user's strategy watched (guest: sim.guard.guest_arrays).
 ADVANCE_SIG = types.int64(
-    StrategySet, _C1, types.float64[:, ::1], _C1, TablesType, _C1, _C2, types.uint64[:, ::1], _C2, _C2,
-    types.uint64[:, ::1], _C1, _C1, _C2, _C2, GuestType)
+    types.Tuple((StrategySet, _C1, types.float64[:, ::1], TablesType, GuestType)), _C1,
+    types.Tuple((_C1, _C2, types.uint64[:, ::1], _C2, _C2, types.uint64[:, ::1], _C1, _C1)), types.UniTuple(_C2, 2))
 
 
 def stepper():

@@ -230,12 +230,13 @@ def _advance(b, i, tab, guest, cands):
     st, ps, bb, pending = borrow(b, "table")[i], borrow(b, "ps")[i], borrow(b, "bb")[i], borrow(b, "pending")[i]
     sp, gres, log = borrow(b, "sp")[i], borrow(b, "gres")[i], borrow(b, "log")[i]
     skip = borrow(b, "config")[CF_SKIP_FORCED] != 0
+    line = (b.strats, borrow(b, "kinds"), borrow(b, "params"), tab, guest)
+    game = (st, ps, bb, cands, pending, borrow(b, "rngs")[i], sp, gres)
     while True:
-        seat = b.adv(b.strats, borrow(b, "kinds"), borrow(b, "params"), borrow(b, "slots")[i], tab, st, ps, bb, cands,
-                     pending, borrow(b, "rngs")[i], sp, gres, borrow(b, "dice_log")[i], log, guest)
+        seat = b.adv(line, borrow(b, "slots")[i], game, (borrow(b, "dice_log")[i], log))
         if seat < 0 or not skip or _count(st, ps, bb, tab, cands) > 0:
             return seat
-        commit(st, ps, bb, tab, pending, sp, gres, log, 0, -1, -1, -1, 0)
+        commit((st, ps, bb, pending, sp, gres), tab, log, 0, (-1, -1, -1, 0))
 
 
 @njit(cache=True, inline="always")
@@ -355,8 +356,8 @@ def apply_range(lo, hi, b):
             continue
         # The log counts the seat's legal choices as the game loop does (every dice pair).
         n = _count(st[i], ps[i], bb[i], tab, cands) if log.shape[1] > 0 else 0
-        commit(st[i], ps[i], bb[i], tab, pending[i], sp[i], gres[i], log[i], n, moves[i, 0], moves[i, 1], moves[i, 2],
-               moves[i, 3])
+        commit((st[i], ps[i], bb[i], pending[i], sp[i], gres[i]), tab, log[i], n,
+               (moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3]))
         after = _advance(b, i, tab, guest, cands)
         state = sp[i, SP_STATE]
         if state == OVER:
@@ -429,6 +430,8 @@ def compiled():
         apply_moves.compile(i64(rows))
         reset_range.compile(i64(i64, i64, rows, types.int8[::1], c1))
         step_range.compile(i64(i64, i64, rows, c1))
+        check_range.compile(i64(i64, i64, rows, c1))
+        apply_range.compile(i64(i64, i64, rows))
         greedy_actions.compile(types.void(rows, c1))
         observe_seat.compile(types.void(rows, i64, i64))
         for kernel in (reset_rows, step_rows, check_actions, apply_moves, reset_range, step_range, check_range,
