@@ -51,8 +51,8 @@ ACROSS_MODULES = {
 
 
 def test_the_tests_mirror_the_sources():
-    """A module's tests are found from its path: tests/sim/runs/test_compare.py holds those of
-    sim/experiments/compare.py. Every test file below tests/ (but its helpers) names a module (or a package,
+    """A module's tests are found from its path: tests/sim/experiments/test_compare.py holds those
+    of sim/experiments/compare.py. Every test file below tests/ (but its helpers) names a module (or a package,
     or a folder of data such as the play page's files) at the same place, or stands directly in
     tests/ for a root module (cli.py) or among ACROSS_MODULES."""
     tests = ROOT / "tests"

@@ -158,16 +158,15 @@ def test_each_folder_holds_one_layer():
     assert not mixed, f"folders holding modules of several layers: {mixed}"
 
 
-#: The folder whose subfolder stands above a folder outside it: the top level is fixed, so sim/ holds
-#: both the kernels (its own modules, below the players of strategies/) and sim/runs/ (above them).
+#: The folder whose subfolders stand above a folder outside it: the top level is fixed, so sim/ holds
+#: both the kernels (its own modules, below the players of strategies/) and every folder above them.
 SPLIT_BY_THE_TOP_LEVEL = {"sim"}
 
 
 def test_a_folder_with_its_subfolders_is_one_band_of_layers():
     """What a folder holds, subfolders included, is a run of adjacent layers: no other folder's
     layer stands between two of them, so a folder is either wholly below another or wholly above
-    it (strategies/ holds the players alone; training and research stand above the runs in
-    sim/runs/, not beside the players)."""
+    it (strategies/ holds the players alone; sim/runs/ holds the runs alone)."""
     packages = {m for m, p in MODULES.items() if p.name == "__init__.py"}
     gaps = {}
     for package in sorted(packages - SPLIT_BY_THE_TOP_LEVEL):

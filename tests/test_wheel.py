@@ -65,7 +65,7 @@ def test_the_installed_program_finds_its_data_and_reuses_the_cache(installed):
 def test_the_wheel_holds_no_developer_tools(installed):
     """bench/ (make bench, its cold-start rows, playab, the digests) runs from a checkout only."""
     python, program, elsewhere, site = installed
-    assert (site / "sim" / "runs" / "commands" / "searches.py").is_file() and not (site / "bench").exists()
+    assert (site / "sim" / "commands" / "searches.py").is_file() and not (site / "bench").exists()
     assert not any(p.name in ("bench.py", "coldstart.py", "playab.py", "digests.py") for p in site.rglob("*.py")
                    if site / "sim" in p.parents or site / "strategies" in p.parents)
     # what the installed program itself needs of them stays in the package: --profile-compile

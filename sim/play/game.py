@@ -12,7 +12,7 @@ cost of each of your moves, and the game saved as a dataset every command reads.
 
 Game g of seed s has the dice of `run`'s game g of seed s, and the bots decide as in `run` (seats
 not rotated; sim.runs.game.GameInProgress underneath), so a player who takes hint()'s first row
-every time plays `run -s learned`'s game move for move (tests/sim/runs/test_playgame.py).
+every time plays `run -s learned`'s game move for move (tests/sim/play/test_game.py).
 
 The hint is learned's view of the decision as `analyse --game` shows it: every distinct placement
 (at its fewest '!') and passing, valued by learned's action value for the table's size and rules

@@ -56,7 +56,7 @@ SECURITY_HEADERS = {
 
 
 def page_file(name: str) -> bytes:
-    return (resources.files("sim.runs") / "playpage" / name).read_bytes()
+    return (resources.files("sim.play") / "page" / name).read_bytes()
 
 
 def _line(status: int, message: str) -> Response:

@@ -313,7 +313,7 @@ def picture(p: Player, name: str, full: bool = False) -> None:
     changed = sum(abs(a - b) > 24 for a, b in zip(now, doc)) / len(now)
     print(f"{path.name}: {changed:.3%} of the picture changed")
     assert changed <= 0.003, (f"the page no longer looks like docs/{path.name} ({changed:.2%} of it changed): if it "
-                              "changed on purpose, run ENCORE_SIM_UPDATE_SCREENSHOTS=1 pytest tests/sim/runs/test_playpage.py "
+                              "changed on purpose, run ENCORE_SIM_UPDATE_SCREENSHOTS=1 pytest tests/sim/play/test_page.py "
                               "and look at the pictures")
 
 
