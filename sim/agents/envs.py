@@ -289,7 +289,7 @@ class EncoreEnv(gymnasium.Env):
 
 class EncoreVectorEnv(VectorEnv):
     """num_envs games of one seat each (EncoreEnv's settings), stepped in one compiled call
-    (sim.vector.step_batch): env i plays games first + i, first + i + num_envs, ... of the root
+    (sim.vector.step_rows): env i plays games first + i, first + i + num_envs, ... of the root
     seed (reset(seed=s, options={"game": first}); first 0 by default). `autoreset_mode`: Gymnasium's
     (metadata["autoreset_mode"]); NEXT_STEP by default, SAME_STEP puts the ended game's last
     observation in info["final_obs"]. `copy`: return copies of the observation arrays (the
@@ -391,7 +391,7 @@ class EncoreVectorEnv(VectorEnv):
 
     @property
     def batch(self):
-        """The sim.vector.Batch that the kernels step (for kernels of one's own, and benchmarks)."""
+        """The sim.vector.Rows that the kernels step (for kernels of one's own, and benchmarks)."""
         return self._b
 
     @property
