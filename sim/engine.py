@@ -15,6 +15,15 @@ end_of_roll, solo_move, move_alone, end_of_game), which play, training, the rese
 and the kit all call: the rules of a roll are written once, here. tests/test_layers.py checks
 that no module of strategies/ crosses boxes or settles awards itself.
 
+A game is played by two loops over that kernel: play here, every seat decided inside, and
+sim.step.advance, which stops at a seat decided outside and resumes there. They share the set-up
+(begin_game), the roll's dice (roll_logged), the decisions (decide, decide_guarded) and the end
+(end_game, empty_seats_check). play is not advance with no outside seat because that was slower
+where it counts: measured side by side (one thread, best of 6 alternated rounds, advance on
+uncounted views as sim.vector calls it), advance played greedy's four-player games at 0.86 of
+play's speed and heuristic's at 0.95 (solo 0.98 and 1.08): it reads and writes its place in the
+roll (sim.step's step row) at every decision, where play keeps it in registers.
+
 Rules references ("RULES section N") are to section N of docs/rules.md. The numbers of the rules
 (the '!' a sheet starts with, the penalties, the end, the solo game's length, the free rolls, the
 colour and column values, what a number joker stands for) are those of the game's tables:
@@ -482,8 +491,9 @@ def log_move(log, gres, st, seat, is_active, avail, n, cd, nd, sub, cost):
 
 
 @njit(cache=True, inline="always")
-def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, avail, is_active, gres, log):
+def decide(line, slots, game, seat, avail, is_active, log):
     """Seat's choice: (k, colour die, number die, subset row, cost); k = -1 pass, -2 invalid.
+    line is (strats, kinds, params, tab), game (st, ps, bb, cands, rngs, gres), as play groups them.
 
     kinds[slot] (sim.players.PLAYER_*) says how the seat's strategy runs: the
     reference players inline, the other built-ins through strats[slot] (an
@@ -492,6 +502,8 @@ def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, ava
     (PLAYER_PLACE: the table is only filled for the move log's count of
     choices). A user's strategy goes through decide_guarded instead.
     """
+    strats, kinds, params, tab = line
+    st, ps, bb, cands, rngs, gres = game
     st[ST_SEAT] = seat
     st[ST_AVAIL] = avail
     st[ST_IS_ACTIVE] = is_active
@@ -538,10 +550,11 @@ def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, ava
 # function receives, and passing `guest` through decide made every built-in's decisions half
 # as fast. play_games compiles play with guest None, without this (see play).
 @njit(cache=True)
-def decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, avail, is_active, gres, log,
-                   guest):
+def decide_guarded(line, slots, game, seat, avail, is_active, log, guest):
     """decide for a user's strategy (PLAYER_GUARDED, PLAYER_STRICT), watched by
     sim.guard.guarded_call: a write to what it is shown ends the game with ERR_WRITE."""
+    strats, kinds, params, tab = line
+    st, ps, bb, cands, rngs, gres = game
     st[ST_SEAT] = seat
     st[ST_AVAIL] = avail
     st[ST_IS_ACTIVE] = is_active
@@ -562,20 +575,26 @@ def decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, s
 
 
 @njit(cache=True)
-def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
-         st, ps, bb, cands, pending, rngs, gres, dice_log, log, guest):
+def play(line, slots, root, game, players, max_rolls, arrays, logs, guest):
     """Play game `game` of root seed `root` to the end; results in ps and gres.
 
-    strats[slots[seat]] decides for seat, run as kinds[slots[seat]] (see decide),
-    with parameters params[slots[seat]].
-    pending (MAX_SEATS, 4) and rngs (MAX_SEATS, k) are scratch. dice_log and
-    log may have 0 rows (no log) or room for every roll / decision. `guest` is
-    None, or sim.guard's room for watching user strategies (sim.guard.guest_arrays).
+    line is (strats, kinds, params, tab): strats[slots[seat]] decides for seat, run as
+    kinds[slots[seat]] (see decide), with parameters params[slots[seat]], on the tables tab.
+    arrays is (st, ps, bb, cands, pending, rngs, gres): pending (MAX_SEATS, 4) and rngs
+    (MAX_SEATS, k) are scratch. logs is (dice_log, log), each 0 rows (no log) or room for every
+    roll / decision. `guest` is None, or sim.guard's room for watching user strategies
+    (sim.guard.guest_arrays).
     """
+    strats, kinds, params, tab = line
+    st, ps, bb, cands, pending, rngs, gres = arrays
+    dice_log, log = logs
     # Uncounted views (sim.nbinternals) of the arrays the caller keeps alive: each inlined call of
     # the turn kernel would otherwise count a reference on each array it is handed (solo greedy
-    # 15 % slower).
+    # 15 % slower), and so would each read of the groups handed to decide.
     st, ps, bb, pending = uncounted(st), uncounted(ps), uncounted(bb), uncounted(pending)
+    cands, rngs, gres, log = uncounted(cands), uncounted(rngs), uncounted(gres), uncounted(log)
+    line = (strats, uncounted(kinds), uncounted(params), tab)
+    game_arrays = (st, ps, bb, cands, rngs, gres)
     key = begin_game(st, ps, bb, rngs, gres, tab, root, game, players, max_rolls)
     solo = players == 1
     all_dice = SOLO_DICE if solo else ALL_DICE
@@ -597,11 +616,9 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
                 is_active = ZERO_
             # `guest is None` is decided when play is compiled (for play_games: no user strategy).
             if guest is not None and kinds[slots[seat]] >= PLAYER_GUARDED:
-                k, cd, nd, sub, cost = decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands,
-                                                      seat, avail, is_active, gres, log, guest)
+                k, cd, nd, sub, cost = decide_guarded(line, slots, game_arrays, seat, avail, is_active, log, guest)
             else:
-                k, cd, nd, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat,
-                                              avail, is_active, gres, log)
+                k, cd, nd, sub, cost = decide(line, slots, game_arrays, seat, avail, is_active, log)
             if k == -2:
                 return
             if i > 0:

@@ -92,6 +92,7 @@ def advance(line, slots, game, logs):
     strats, kinds, params, tab, guest = line
     st, ps, bb, cands, pending, rngs, sp, gres = game
     dice_log, log = logs
+    dline, dgame = (strats, kinds, params, tab), (st, ps, bb, cands, rngs, gres)    # as decide takes them
     players = st[ST_PLAYERS]
     key = np.uint64(sp[SP_KEY])
     while sp[SP_STATE] == ONGOING:
@@ -118,11 +119,9 @@ def advance(line, slots, game, logs):
             sp[SP_SEAT] = seat
             return seat
         if kind >= PLAYER_GUARDED:
-            k, cd, nd, sub, cost = decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat,
-                                                  avail, is_active, gres, log, guest)
+            k, cd, nd, sub, cost = decide_guarded(dline, slots, dgame, seat, avail, is_active, log, guest)
         else:
-            k, cd, nd, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, avail,
-                                          is_active, gres, log)
+            k, cd, nd, sub, cost = decide(dline, slots, dgame, seat, avail, is_active, log)
         if k == -2:
             sp[SP_STATE] = FAILED
             break
