@@ -54,10 +54,10 @@ say "run on a local Dask cluster"
 "$sim" run -n 400 -s greedy --chunk-size 200 --scheduler local:1 -q -o "$work/dask"
 "$sim" summary "$work/dask" -f csv | head -3
 say "the play page's server (starlette, uvicorn): who may play, and bad requests refused"
-"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/sim/runs/test_playserver.py
+"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/sim/play/test_server.py
 say "tests with hypothesis, of the workaround of Numba's inliner, and of the progress display"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/sim/test_engine.py -k "legal or crossing"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/sim/test_nbinline.py
 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/sim/runs/test_progress.py
 say "the learning environments (the rl extra)"
-"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/sim/runs/test_envs.py -k "check_env or api_test or vector_env or illegal or in_progress"
+"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/sim/agents/test_envs.py -k "check_env or api_test or vector_env or illegal or in_progress"

@@ -77,3 +77,47 @@ def test_helpers_stand_apart_from_the_tests():
     others = [p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").rglob("*.py")
               if p.parent.name != "helpers" and not p.name.startswith("test_") and p.name != "conftest.py"]
     assert not others, f"helpers among the tests (tests/helpers/ is their place): {others}"
+
+
+#: The source modules with no test file of their own, each with why one would be empty ceremony.
+#: Everything else under sim/ and strategies/ (but __init__.py) has tests/<path>/test_<module>.py.
+UNMIRRORED = {
+    "sim/vector.py": "stepped through its public face, the learning environments (tests/sim/agents/test_envs.py), "
+                     "whose tests play its kernels against `run`",
+}
+
+
+def unmirrored(root: Path, exceptions: dict[str, str]) -> tuple[list[str], list[str]]:
+    """(the modules under root's sim/ and strategies/ without tests/<path>/test_<module>.py and not
+    among `exceptions`; the exceptions that name no module or a module that has its test file now)."""
+    def test_of(rel: Path) -> Path:
+        return root / "tests" / rel.parent / f"test_{rel.name}"
+
+    modules = sorted(p.relative_to(root) for top in ("sim", "strategies") for p in (root / top).rglob("*.py")
+                     if p.name != "__init__.py")
+    missing = [m.as_posix() for m in modules if not test_of(m).is_file() and m.as_posix() not in exceptions]
+    stale = [name for name in exceptions if not (root / name).is_file() or test_of(Path(name)).is_file()]
+    return missing, stale
+
+
+def test_every_module_has_its_test_file():
+    missing, stale = unmirrored(ROOT, UNMIRRORED)
+    assert not missing, ("modules without their test file (tests/<path>/test_<module>.py), or a reason in "
+                         f"tests/test_house.py's UNMIRRORED: {missing}")
+    assert not stale, f"UNMIRRORED names modules that are gone or have their test file now: {stale}"
+
+
+def test_a_module_without_its_test_file_is_found(tmp_path):
+    for name in ("sim/engine.py", "sim/runs/chunk.py", "sim/runs/__init__.py", "strategies/greedy.py",
+                 "sim/consts.py", "sim/gone_test.py", "tests/sim/test_engine.py", "tests/sim/runs/test_chunk.py",
+                 "tests/sim/test_gone_test.py", "tests/sim/test_consts.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    (tmp_path / "sim" / "gone_test.py").unlink()
+    exceptions = {"sim/consts.py": "constants", "sim/gone_test.py": "removed", "strategies/greedy.py": "planted"}
+    assert unmirrored(tmp_path, exceptions) == ([], ["sim/consts.py", "sim/gone_test.py"])
+    (tmp_path / "sim" / "runs" / "settings.py").write_text("")
+    (tmp_path / "tests" / "sim" / "test_chunk.py").write_text("")     # beside, not at the module's place
+    (tmp_path / "tests" / "sim" / "runs" / "test_chunk.py").unlink()
+    missing, _ = unmirrored(tmp_path, {"strategies/greedy.py": "planted"})
+    assert missing == ["sim/runs/chunk.py", "sim/runs/settings.py"]

@@ -21,7 +21,7 @@ from sim.runs import defaults
 from sim.runs.dataset import read_manifest
 from sim.runs.runner import run as runner_run
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def invoke(*args):

@@ -23,7 +23,7 @@ from sim.research import clairvoyant as C
 from sim.research.headroom import measure
 from strategies.learned import weights_array
 
-ROOT = Path(__file__).resolve().parents[4]
+ROOT = Path(__file__).resolve().parents[3]
 SEED = 20261203
 GAMES = 20
 BEAM = 64
