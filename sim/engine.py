@@ -491,6 +491,14 @@ def log_move(log, gres, st, seat, is_active, avail, n, cd, nd, sub, cost):
 
 
 @njit(cache=True, inline="always")
+def deciding(st, seat, avail, is_active):
+    """st says who decides now, as a strategy reads it: the seat, its dice, whether it is active."""
+    st[ST_SEAT] = seat
+    st[ST_AVAIL] = avail
+    st[ST_IS_ACTIVE] = is_active
+
+
+@njit(cache=True, inline="always")
 def decide(line, slots, game, seat, avail, is_active, log):
     """Seat's choice: (k, colour die, number die, subset row, cost); k = -1 pass, -2 invalid.
     line is (strats, kinds, params, tab), game (st, ps, bb, cands, rngs, gres), as play groups them.
@@ -504,9 +512,7 @@ def decide(line, slots, game, seat, avail, is_active, log):
     """
     strats, kinds, params, tab = line
     st, ps, bb, cands, rngs, gres = game
-    st[ST_SEAT] = seat
-    st[ST_AVAIL] = avail
-    st[ST_IS_ACTIVE] = is_active
+    deciding(st, seat, avail, is_active)
     slot = slots[seat]
     kind = kinds[slot]
     # A called strategy gets uncounted views (sim.nbinternals): it would otherwise count a
@@ -555,9 +561,7 @@ def decide_guarded(line, slots, game, seat, avail, is_active, log, guest):
     sim.guard.guarded_call: a write to what it is shown ends the game with ERR_WRITE."""
     strats, kinds, params, tab = line
     st, ps, bb, cands, rngs, gres = game
-    st[ST_SEAT] = seat
-    st[ST_AVAIL] = avail
-    st[ST_IS_ACTIVE] = is_active
+    deciding(st, seat, avail, is_active)
     slot = slots[seat]
     n = legal_choices(st, ps, bb, tab, cands)
     k, wrote = guarded_call(strats[slot], kinds[slot], slot, st[ST_PLAYERS], st, ps, bb, cands, n, tab, params,

@@ -36,8 +36,8 @@ import numpy as np
 from numba import njit, types
 
 from .engine import (
-    ALL_DICE, SOLO_DICE, active_move, begin_game, decide, decide_guarded, empty_seats_check, end_game, end_of_roll,
-    log_move, passive_moves, roll_logged, seat_in_turn,
+    ALL_DICE, SOLO_DICE, active_move, begin_game, decide, decide_guarded, deciding, empty_seats_check, end_game,
+    end_of_roll, log_move, passive_moves, roll_logged, seat_in_turn,
 )
 from .guard import GuestType
 from .players import PLAYER_EXTERNAL, PLAYER_GUARDED
@@ -113,9 +113,7 @@ def advance(line, slots, game, logs):
         is_active = np.int64(1) if turn == 0 else np.int64(0)
         kind = kinds[slots[seat]]
         if kind == PLAYER_EXTERNAL:
-            st[ST_SEAT] = seat
-            st[ST_AVAIL] = avail
-            st[ST_IS_ACTIVE] = is_active
+            deciding(st, seat, avail, is_active)
             sp[SP_SEAT] = seat
             return seat
         if kind >= PLAYER_GUARDED:

@@ -170,9 +170,10 @@ def new_rows(n, fns, kinds, params, tab, k, players, max_rolls, root=0, slots=No
     """A Rows of n games (begun by reset_rows) and its arrays by name (NumPy arrays the kernels
     write in place; "obs" and "final_obs": sim.observe's batch arrays by name): fns, kinds, params
     as a sim.runs.api.Lineup's, kinds with PLAYER_EXTERNAL for the seats decided outside; tab the
-    KernelTables, k its placement rows (sim.observe.n_actions less the pass); `slots` (n, MAX_SEATS) each row's strategy slots [seat s: slot s]; `stride` [n]
-    as in the module doc; `logged_rolls`: room in each row for the dice and moves of that many
-    rolls (0: no log)."""
+    KernelTables, k its placement rows (sim.observe.n_actions less the pass); `slots` (n, MAX_SEATS)
+    each row's strategy slots [seat s: slot s]; `stride` [n] as in the module doc; `logged_rolls`:
+    room in each row for the dice and moves of that many rolls (0: no log); `skip_forced`: as in
+    the module doc."""
     a = dict(
         slots=np.tile(np.arange(MAX_SEATS, dtype=np.int64), (n, 1)) if slots is None else np.array(slots, np.int64),
         table=np.zeros((n, ST_SIZE), np.int64), ps=np.zeros((n, MAX_SEATS, PS_SIZE), np.int64),

@@ -140,7 +140,8 @@ class Table:
     def batch(self, n, root, reward, autoreset):
         """A sim.vector.Rows of n games and its arrays; obs and final_obs by name."""
         b, arrays = vector.new_rows(n, self.line.fns, self.kinds, self.line.params, self.tab, self.k,
-                                    self.players, self.max_rolls, root=root, reward=reward_kind(reward), autoreset=autoreset)
+                                    self.players, self.max_rolls, root=root, reward=reward_kind(reward),
+                                    autoreset=autoreset)
         return b, arrays, arrays["obs"], arrays["final_obs"]
 
 
