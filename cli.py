@@ -338,20 +338,39 @@ def _format_option(choices, help, default=defaults.FORMAT):
 
 
 class _RulesText(click.ParamType):
-    """--rules: comma-separated rule variants (sim.rules), parsed into a sim.rules.Rules."""
+    """--rules: comma-separated rule variants (sim.rules), parsed into a sim.rules.Rules; one that
+    names its sheet too (sheet=NAME_OR_FILE) into a sim.rules.RuleSet."""
     name = "VARIANTS"
 
     def convert(self, value, param, ctx):
-        from sim.rules import Rules, parse_rules
-        if isinstance(value, Rules):
+        from sim.rules import Rules, RuleSet, parse_rule_set
+        if isinstance(value, (Rules, RuleSet)):
             return value
         try:
-            return parse_rules(value)
+            given = parse_rule_set(value)
         except ValueError as e:
             self.fail(str(e).removeprefix("rules: "), param, ctx)   # click names the option itself
+        return given.rules if given.sheet is None else given
 
 
 RULES = _RulesText()
+
+
+class _RuleSetsText(click.ParamType):
+    """compare-rules' rule sets: a --rules text (it may name its sheet), or a range or grid of
+    them (`jokers=6..12:2`), checked here and kept as text (sim.rules.expand_sweep)."""
+    name = "RULES"
+
+    def convert(self, value, param, ctx):
+        from sim.rules import expand_sweep, parse_rule_set
+        if not isinstance(value, str):
+            return value
+        try:
+            for point in expand_sweep(value):
+                parse_rule_set(point)
+        except ValueError as e:
+            self.fail(str(e).removeprefix("rules: "), param, ctx)
+        return value
 RULES_HELP = ("Rule variants, comma-separated (what it does not name is the rulebook's): joker-six, pass-penalty=N, "
               "star-penalty=N, end-colours=N, solo-rolls=N, free-rolls=N, jokers=N, colour-bonus=F/L, "
               "column-points=F/L:...:F/L (15 columns). docs/rules.md, \"Variants\".")
@@ -363,7 +382,27 @@ def _rules_option(help=RULES_HELP):
     # No default: a command reading a dataset takes the dataset's rules when --rules is not named,
     # and refuses a --rules that contradicts them (even `--rules rulebook`); one that plays games
     # plays the rulebook (None to the API).
-    return click.option("--rules", type=RULES, default=None, help=help)
+    option = click.option("--rules", type=RULES, default=None,
+                          help=help + " A sheet=NAME_OR_FILE among them is the sheet played (as --sheet).")
+
+    def apply(fn):
+        @functools.wraps(fn)
+        def with_sheet(*args, **kwargs):
+            from sim.rules import RuleSet
+            given = kwargs.get("rules")
+            if isinstance(given, RuleSet):
+                if "sheet" not in kwargs:
+                    _fail("--rules: sheet= cannot be given here: a dataset's games were played on its own sheet")
+                ctx = click.get_current_context()
+                if ctx.get_parameter_source("sheet") is not click.core.ParameterSource.DEFAULT \
+                        and str(kwargs["sheet"]) != given.sheet:
+                    _fail(f"--rules names the sheet {given.sheet} and --sheet {kwargs['sheet']}: give one of them")
+                kwargs["sheet"], kwargs["rules"] = given.sheet, given.rules
+                # given, as --sheet would be (_given passes only what the command line gave)
+                ctx.set_parameter_source("sheet", click.core.ParameterSource.COMMANDLINE)
+            return fn(*args, **kwargs)
+        return option(with_sheet)
+    return apply
 
 
 TRAIN = click.option(
@@ -442,6 +481,9 @@ def _chunk_help(sizes: dict, more: str = "") -> str:
              file=False)
 @_max_rolls_option("Roll cap for tables.")
 @click.option("--log-turns", is_flag=True, help="Also write the per-decision turns table.")
+@click.option("--trace", is_flag=True,
+              help="Also write the trace table: every seat's expected score and chance of winning after every "
+                   "roll (docs/trace.md); the games are replayed for it.")
 @click.option("--resume", is_flag=True,
               help="Finish an interrupted run in --out; options not given are taken from its manifest.")
 @click.option("--force", is_flag=True, help="Replace an existing dataset in --out.")
@@ -458,7 +500,7 @@ def _chunk_help(sizes: dict, more: str = "") -> str:
 @click.pass_context
 @_errors
 def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size, out, max_rolls, log_turns,
-        resume, force, quiet, scheduler, retries, rules, unchecked, python, train):
+        trace, resume, force, quiet, scheduler, retries, rules, unchecked, python, train):
     """Play many games in parallel and write them to a Parquet dataset.
 
     Without options: 100,000 solo games of greedy, seed 0.
@@ -476,7 +518,7 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
     try:
         r = commands.run(out, **given, threads=threads, resume=resume, force=force, unchecked=unchecked,
                          scheduler=scheduler, retries=retries, progress=_progress_enabled(quiet), command=command,
-                         train=train, say=_say(quiet))
+                         train=train, say=_say(quiet), trace=trace)
     except KeyboardInterrupt:
         if not open_store(out).is_file(MANIFEST):   # interrupted before the run created anything
             click.echo("Aborted.", err=True)
@@ -499,6 +541,32 @@ def run(ctx, games, players, strategy, rotate, sheet, seed, threads, chunk_size,
         if settings.players > 1 and "seat" not in s.stats:
             more = f"per seat: encore-sim summary {path} --by seat; " + more
         click.echo(f"\nDataset: {r.out}  ({more})")
+
+
+# --- the designer's measures -----------------------------------------------------------
+
+MEASURES = click.option(
+    "--measures", is_flag=True,
+    help="Also the designer's measures (docs/design.md): score sd, margin, ties, game length's sd and quantiles, "
+         "win rate and win share by seat, seat gap, the active player's gain, completion, with 95% CIs. In csv, "
+         "the measures' table alone.")
+
+
+def _measures_fields(result) -> dict:
+    """A JSON output's "measures" (a row per side, metric and who) and "not_measured" fields, when measured."""
+    if getattr(result, "measures", None) is None:
+        return {}
+    return {"measures": json.loads(result.measures.to_json(orient="records")),
+            "not_measured": result.not_measured}
+
+
+def _emit_measures(table, lacking, fmt="csv", output=None) -> None:
+    """The measures as csv (or parquet); what they lack on stderr (stdout is the table)."""
+    from sim.runs.measures import missing_line
+    _emit(table, fmt, output)
+    line = missing_line(lacking)
+    if line:
+        click.echo(line, err=True)
 
 
 # --- summary ----------------------------------------------------------------------
@@ -553,8 +621,9 @@ def _emit(df, fmt, output, extra_json=None):
 @click.option("--output", "output_old", type=click.Path(dir_okay=False, path_type=Path), default=None,
               hidden=True)  # its name before -o meant --out in every command
 @_rules_option(DATASET_RULES_HELP)
+@MEASURES
 @_errors
-def summary(path, by, fmt, output, output_old, rules):
+def summary(path, by, fmt, output, output_old, rules, measures):
     """Statistics of a dataset written by `encore-sim run` (a folder or a filesystem URL).
 
     "games" counts the games a strategy played; when it held several seats of a game, its
@@ -565,14 +634,36 @@ def summary(path, by, fmt, output, output_old, rules):
     from sim import commands
     from sim.runs.summary import format_table
     output = output or output_old
-    s = commands.summary(path, by=by, rules=rules)
+    s = commands.summary(path, by=by, rules=rules, measures=measures)
+    # A traced dataset's summary says how its games unfolded; --measures gives those among the rest.
+    trace = None if measures else _trace_table(path, s.manifest)
     if fmt == "table":
-        _emit(format_table(s), "table", output)
+        text = format_table(s)
+        if measures:
+            from sim.runs.measures import format_measures
+            text += "\n\n" + format_measures(s.measures, s.not_measured)
+        elif trace is not None:
+            from sim.runs.trace import summary_text
+            text += "\n\n" + summary_text(trace)
+        _emit(text, "table", output)
+    elif fmt in ("csv", "parquet") and measures:
+        _emit_measures(s.measures, s.not_measured, fmt, output)
     else:
         _emit(_with_rules(_wide(s), s.rules), fmt, output, {"settings": s.manifest.get("settings"),
                                                             "games_done": s.manifest.get("games_done"),
                                                             "status": s.manifest.get("status"),
-                                                            **_rules_field(s.rules)})
+                                                            **_rules_field(s.rules), **_measures_fields(s),
+                                                            **({} if trace is None else
+                                                               {"trace": json.loads(trace.to_json(orient="records"))})})
+
+
+def _trace_table(path, manifest):
+    """The trace's measures aggregated (sim.runs.trace.trace_summary) of a dataset played with
+    --trace, else None."""
+    if not (manifest.get("settings") or {}).get("trace"):
+        return None
+    from sim.runs.trace import has_trace, trace_measures, trace_summary
+    return trace_summary(trace_measures(path)) if has_trace(path) else None
 
 
 def _with_rules(df, rules):
@@ -629,12 +720,13 @@ def _reported(report_file, quiet: bool):
 @_paired_options("strategy", "every score difference's 95% CI half-width is below this many points")
 @_report_option("Also write an HTML report: the paired differences as a forest plot and the score distributions.")
 @_rules_option(RULES_HELP + " Every strategy plays under them.")
+@MEASURES
 @UNCHECKED
 @PYTHON
 @TRAIN
 @_errors
 def compare(strategies, players, opponents, games, until_ci, max_games, seed, sheet, max_rolls, threads,
-            chunk_size, fmt, quiet, report_file, rules, unchecked, python, train):
+            chunk_size, fmt, quiet, report_file, rules, measures, unchecked, python, train):
     """Compare strategies on common random numbers (the same dice), paired against the first.
 
     Either --games N, or --until-ci X (at most --max-games; giving --games too is an error):
@@ -652,22 +744,44 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
                               until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
                               max_rolls=max_rolls, threads=threads, report=report_file,
                               progress=_progress_enabled(quiet), unchecked=unchecked, rules=rules, train=train,
-                              say=_say(quiet))
+                              say=_say(quiet), measures=measures)
     if fmt == "table":
         click.echo(format_table(result))
         if rules is not None and not rules.is_rulebook:
             click.echo("\n" + "\n".join(_players_lines(list(strategies) + list(opponents or ()), sheet,
                                                          result.settings["players"], rules)))
+    elif fmt == "csv" and measures:
+        _emit_measures(result.measures, result.not_measured)
     else:
         _emit(result.table, fmt, None, {"games": result.games, "settings": result.settings,
-                                        "stop": result.stop})
+                                        "stop": result.stop, **_measures_fields(result)})
         if fmt == "csv" and result.stop is not None and not result.stop["target_reached"]:
             click.echo(f"Warning: {stop_message(result)}", err=True)
     _reported(report_file, quiet)
 
 
+def _players_comment(result) -> str:
+    """Who played each rule set, as the csv's first lines: comments (`#`), which
+    pandas.read_csv(..., comment="#") skips."""
+    lines = [f"{label}: {line}" for label, played in result.played_by.items() for line in played]
+    return "".join(f"# Players under {line}\n" for line in lines)
+
+
+def _with_adaptation(result):
+    """compare-rules' table for csv: its rows (part "rules"), then the adaptation check's (part
+    "adaptation": mean_a is the players with A's weights, mean_b with B's own, diff the gain)."""
+    import pandas as pd
+    table = result.table.assign(part="rules")
+    t = result.adaptation
+    if t is None or not len(t):
+        return table
+    rows = t.rename(columns={"unadapted": "mean_a", "adapted": "mean_b", "gain": "diff", "gain_ci_low": "diff_ci_low",
+                             "gain_ci_high": "diff_ci_high"}).assign(part="adaptation")
+    return pd.concat([table, rows], ignore_index=True)[list(table.columns)]
+
+
 @main.command("compare-rules")
-@click.argument("rules", nargs=-1, required=True, type=RULES, metavar="RULES...")
+@click.argument("rules", nargs=-1, required=True, type=_RuleSetsText(), metavar="RULES...")
 @_strategy_option("Strategy spec, once per seat or once for all seats (repeatable), as in `run` "
                   f"[default: {defaults.RUN_STRATEGY}].")
 @_players_option("Seats, 1 = solo game, 2..6 [default: one per --strategy; one strategy: the solo game].", None)
@@ -679,23 +793,43 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
 @click.option("--check-adaptation/--no-check-adaptation", default=defaults.CHECK_ADAPTATION, show_default=True,
               help="Also play each B's games with learned's weights of A's rules, to show what B's own weights "
                    "gain (near 0: the players did not adapt to B).")
+@MEASURES
+@click.option("--by", default=None, metavar="METRIC",
+              help="Rank the rule sets (the points of a range or grid) by this metric or measure, smallest first: "
+                   "rolls, score, margin, score_sd, ties, seat_gap, ... (docs/design.md).")
+@click.option("--versus", default=defaults.SWEEP_VERSUS, show_default=True, metavar="METRIC",
+              help="With --by: the second measure shown beside it, and the report's figure's other axis; the "
+                   "Pareto front has the smaller --by and the larger --versus.")
+@click.option("--descending", is_flag=True, help="With --by: largest first (and larger is better on the front).")
+@click.option("--skill", is_flag=True,
+              help="Also the skill ladder under each rule set: random, greedy, heuristic and learned, each against "
+                   "the next in duels of two on the same games (skill_step; docs/design.md).")
+@click.option("--ladder", default=None, metavar="A,B,...",
+              help="With --skill: the strategies of the ladder, weakest first [default: random,greedy,heuristic,"
+                   "learned].")
+@click.option("--trace", is_flag=True,
+              help="Also the measures of the per-roll trace (lead changes, drama, decided roll, comebacks, luck: "
+                   "docs/trace.md), paired as the others; each rule set's games are replayed for it (slower).")
 @UNCHECKED
 @PYTHON
 @TRAIN
 @click.pass_context
 @_errors
 def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_games, seed, sheet, max_rolls, threads,
-                  chunk_size, fmt, quiet, report_file, check_adaptation, unchecked, python, train):
+                  chunk_size, fmt, quiet, report_file, check_adaptation, measures, by, versus, descending, skill,
+                  ladder, trace, unchecked, python, train):
     """What a rule change does: the same strategies on the same dice under each rule set, paired.
 
     RULES are rule sets, each a --rules text (comma-separated variants; `rulebook` for none): the
     first is A, each other a B compared with it game by game; one alone is compared with the
-    rulebook. Per rule set B: mean score, game length, win rate by seat, '!' used, columns and
-    colours completed, passes, star penalty, ... under A and B, and the mean of the games'
-    differences B - A with a 95% t interval (docs/variants.md). Each rule set is played by its own
-    players: `learned` with weights trained under its rules (--train trains those it lacks), and
-    the output says what played each, warns of a strategy that ignores a change, and measures
-    what B's own weights gain over A's under B (--check-adaptation).
+    rulebook. A rule set may name its sheet too (`sheet=mysheet.txt,joker-six`): two sheets are
+    compared as two rule sets are, on the same dice; a range or grid (`jokers=6..12:2`) is a sweep,
+    its points ranked with --by (docs/design.md). Per rule set B: mean score, game length, win rate
+    by seat, '!' used, columns and colours completed, passes, star penalty, ... under A and B, and
+    the mean of the games' differences B - A with a 95% t interval (docs/variants.md). Each rule set
+    is played by its own players: `learned` with weights trained under its rules (--train trains
+    those it lacks), and the output says what played each, warns of a strategy that ignores a
+    change, and measures what B's own weights gain over A's under B (--check-adaptation).
 
     Example: encore-sim compare-rules rulebook joker-six -s learned -p 4 --train
     """
@@ -707,15 +841,29 @@ def compare_rules(ctx, rules, strategy, players, rotate, games, until_ci, max_ga
                                     seed=seed, sheet=sheet, rotate=rotate, max_rolls=max_rolls, threads=threads,
                                     chunk_size=chunk_size, until_ci=until_ci, max_games=max_games,
                                     report=report_file, progress=_progress_enabled(quiet), unchecked=unchecked,
-                                    check_adaptation=check_adaptation, train=train, say=_say(quiet))
+                                    check_adaptation=check_adaptation, train=train, say=_say(quiet),
+                                    measures=measures, by=by, versus=versus, descending=descending,
+                                    skill=tuple(s.strip() for s in ladder.split(",")) if ladder and skill else skill,
+                                    trace=trace)
     if fmt == "table":
         click.echo(format_table(result))
+    elif fmt == "csv" and result.ranking is not None:
+        click.echo(_players_comment(result), nl=False)
+        _emit(result.ranking, "csv", None)
+    elif fmt == "csv" and result.measures is not None:
+        click.echo(_players_comment(result), nl=False)
+        _emit_measures(result.measures, result.not_measured)
     else:
         adaptation = None if result.adaptation is None else json.loads(result.adaptation.to_json(orient="records"))
-        _emit(result.table, fmt, None, {"games": result.games, "rules": result.labels,
+        if fmt == "csv":
+            click.echo(_players_comment(result), nl=False)
+        _emit(_with_adaptation(result) if fmt == "csv" else result.table, fmt, None,
+              {"games": result.games, "rules": result.labels,
                                         "settings": result.settings, "stop": result.stop,
                                         "played_by": result.played_by, "warnings": result.warnings,
-                                        "adaptation": adaptation})
+                                        "adaptation": adaptation, **_measures_fields(result),
+                                        **({} if result.ranking is None else
+                                           {"ranking": json.loads(result.ranking.to_json(orient="records"))})})
         for w in result.warnings if fmt == "csv" else ():
             click.echo(w, err=True)
         if fmt == "csv" and result.stop is not None and not result.stop["target_reached"]:
@@ -834,13 +982,15 @@ def tune(spec, param, players, opponents, objective, budget, seed, validate_game
 @_max_rolls_option("Without PATH: roll cap for tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the engine's game log as JSON.")
 @click.option("--every-roll", is_flag=True, help="Draw the sheets after every roll, not only at the end.")
+@click.option("--trace", is_flag=True, help="Each seat's chance of winning, expected score and luck after every "
+              "roll (shown without asking for a dataset played with run --trace).")
 @_rules_option(RULES_HELP + " With PATH: the dataset's own, or left out.")
 @UNCHECKED
 @PYTHON
 @click.pass_context
 @_errors
-def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, as_json, every_roll, rules, unchecked,
-           python):
+def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, as_json, every_roll, trace, rules,
+           unchecked, python):
     """Replay one game exactly, roll by roll: game N of a dataset (PATH --game N), or game N
     of what `run` would play with the same --seed and --strategy options (and --rules). A
     dataset's game is played under the dataset's rules, named in the first line when they are
@@ -856,11 +1006,11 @@ def replay(ctx, path, game, strategy, seed, players, rotate, sheet, max_rolls, a
     from sim.runs.replay import render
     r = commands.replay(path, game=game, **_given(ctx, strategy=list(strategy), seed=seed, players=players,
                                                   rotate=rotate, sheet=sheet, max_rolls=max_rolls),
-                        unchecked=unchecked, rules=rules)
+                        unchecked=unchecked, rules=rules, trace=trace)
     if as_json:
         click.echo(json.dumps(r.log, indent=1))
     else:
-        click.echo(render(r.log, r.sheet, every_roll=every_roll))
+        click.echo(render(r.log, r.sheet, every_roll=every_roll, trace=r.trace))
         if r.stored is not None and r.problem is None:
             click.echo("\nScores equal the ones stored in the dataset.")
         elif path is not None and r.stored is None:
@@ -913,7 +1063,7 @@ def train(sheet, players, games, seed, threads, init, step, out, quiet, rules):
     weights are made by `encore-sim train --sheet NAME --out strategies/data/learned-NAME.npz`
     for each built-in sheet, continued by the same command with `--init` that file `--games
     8000000 --seed 77 --step 0.03 0.003`, and `encore-sim train --players N --out
-    strategies/data/learned-standard-Np.npz` for tables of 2-6 (docs/strategies.md).
+    strategies/data/learned-standard-Np.npz` for tables of 2-6 (docs/training.md).
     Interrupted, it writes nothing. Its --seed is 7, not 0 like every other command's, so
     that the default comparisons never play the games it learned from.
     """
@@ -924,7 +1074,7 @@ def train(sheet, players, games, seed, threads, init, step, out, quiet, rules):
         interrupts.install("Interrupted: no weights were written.")
     try:
         w = commands.train(sheet=sheet, players=players, games=games, seed=seed, threads=threads, init=init,
-                           step=step, out=out, progress=_progress_enabled(quiet), rules=rules)
+                           step=step, out=out, progress=_progress_enabled(quiet), rules=rules, say=_say(quiet))
     except KeyboardInterrupt:
         click.echo("\nInterrupted: no weights were written.", err=True)
         _exit_interrupted()
@@ -981,7 +1131,7 @@ def weights_command(fmt):
 @_seed_option("Root seed of the dice.", defaults.BOUND_SEED)
 @_sheet_option()
 @click.option("--beam", "-b", type=COUNT, default=defaults.BOUND_BEAM, show_default=True,
-              help="States kept after each roll: a wider beam finds more, slower (docs/strategies.md says how "
+              help="States kept after each roll: a wider beam finds more, slower (docs/research.md says how "
                    "long it takes).")
 @_weights_option("learned's weights file [default: the shipped ones of the sheet].")
 @_threads_option("Numba threads [default: all cores]; the results do not depend on it.")
@@ -1106,13 +1256,17 @@ def list_strategies():
 @click.option("--coach", type=click.FloatRange(0, 100), default=None, metavar="POINTS",
               help="Turn the coach on: after each of your moves it says what the move cost against learned's "
                    "best, when that is more than POINTS (the page can change it).")
+@click.option("--review", "review_path", default=None, metavar="FOLDER",
+              help="Step through the finished game kept in FOLDER, roll by roll, with its analysis.")
+@click.option("--practice", is_flag=True, help="Practice mode: take back any of your moves and try another on the "
+                                             "same dice (the game is then marked practice; the page can switch it).")
 @click.option("--port", type=click.IntRange(1, 65535), default=None,
               help="Serve on 127.0.0.1:PORT [default: a free port].")
 @click.option("--no-browser", is_flag=True, help="Only print the URL (the first line of output); open no browser.")
 @click.pass_context
 @_errors
-def play(ctx, players, opponents, level, sheet, rules, seed, game, max_rolls, out, resume_path, coach, port,
-         no_browser):
+def play(ctx, players, opponents, level, sheet, rules, seed, game, max_rolls, out, resume_path, review_path, coach,
+         practice, port, no_browser):
     """Play a game against the bots in your browser, with hints, a coach and your game analysed.
 
     Serves one page on 127.0.0.1 until Ctrl-C: its URL, with its secret token, is the one line printed
@@ -1122,7 +1276,7 @@ def play(ctx, players, opponents, level, sheet, rules, seed, game, max_rolls, ou
     from sim.commands import play as run_play
     given = _given(ctx, players=players, opponents=list(opponents), level=level, sheet=sheet, rules=rules, seed=seed,
                    game=game, max_rolls=max_rolls)
-    run_play(**given, out=out, resume=resume_path, coach=coach, port=port, browser=not no_browser,
+    run_play(**given, out=out, resume=resume_path, review=review_path, coach=coach, practice=practice, port=port, browser=not no_browser,
              say=click.echo, note=lambda line: click.echo(line, err=True))
 
 

@@ -77,9 +77,11 @@ def summary(path, **options) -> pd.DataFrame:
     """`encore-sim summary PATH`: a row per strategy (by="seat": and seat; by default per seat
     where one strategy holds every seat, as `run` prints it). attrs: dataset, games, manifest,
     "rules" (the --rules text the games were played under, "" for the rulebook) and solo "bands"
-    (the rating bands, a frame). `rules`, if given, must be the dataset's."""
+    (the rating bands, a frame). `rules`, if given, must be the dataset's. `measures`: attrs
+    "measures" (the designer's measures of its games, a frame; docs/design.md) and "not_measured"."""
     s = commands.summary(path, **options)
-    return _frame(s.stats, dataset=str(path), games=s.games, manifest=s.manifest, rules=s.rules.text, bands=s.bands)
+    return _frame(s.stats, dataset=str(path), games=s.games, manifest=s.manifest, rules=s.rules.text, bands=s.bands,
+                  **_measured(s))
 
 
 @_signature_of(commands.compare)
@@ -88,11 +90,12 @@ def compare(*strategies, **options) -> pd.DataFrame:
     the first (at tables, win rates too), every strategy under `rules` (None: the rulebook).
     `opponents`: one spec, or one per opponent seat. attrs: games, settings, stop (with until_ci),
     headline, and with `report` the HTML file written. `train`: train the weights `learned` lacks
-    first."""
+    first. `measures`: attrs "measures" (the designer's measures of each candidate's games, a frame)
+    and "not_measured"."""
     from sim.experiments.compare import headline
     result = commands.compare(*strategies, **options, say=_say(options))
     return _frame(result.table, games=result.games, settings=result.settings, stop=result.stop,
-                  headline=headline(result), **_report(options))
+                  headline=headline(result), **_report(options), **_measured(result))
 
 
 def _report(options: dict) -> dict:
@@ -107,12 +110,23 @@ def compare_rules(*rules, **options) -> pd.DataFrame:
     of the games' differences B - A with its 95% CI. attrs: games, rules, settings, stop (with
     until_ci), headline, played_by (per rule set, what played each strategy), warnings,
     adaptation (a frame: with check_adaptation, what B's own weights gain over A's under B), and
-    with `report` the HTML file written. `train`: train the weights `learned` lacks first."""
+    with `report` the HTML file written. `train`: train the weights `learned` lacks first.
+    `measures` (and `skill`: the skill ladder): attrs "measures", a frame of the designer's
+    measures (docs/design.md), a row per rule set, metric and who, and "not_measured". A range
+    (`"jokers=6..12"`) is its points; `by`: attrs "ranking", the points ranked."""
     from sim.experiments.rulescompare import headline
     result = commands.compare_rules(*rules, **options, say=_say(options))
     return _frame(result.table, games=result.games, rules=result.labels, settings=result.settings, stop=result.stop,
                   headline=headline(result), played_by=result.played_by, warnings=result.warnings,
-                  adaptation=result.adaptation, **_report(options))
+                  adaptation=result.adaptation, **_report(options), **_measured(result))
+
+
+def _measured(result) -> dict:
+    """attrs of the designer's measures and of a sweep's ranking, where asked."""
+    out = {} if result.measures is None else {"measures": result.measures, "not_measured": result.not_measured}
+    if getattr(result, "ranking", None) is not None:
+        out["ranking"] = result.ranking
+    return out
 
 
 @_signature_of(commands.tune, drop=("on_iteration", "say"))

@@ -8,6 +8,7 @@ time, not wall time: these machines are shared, and compilation is one core's wo
 
     run -s greedy, run -s learned, make run's four-player line-up (200 games, one thread);
     analyse of 300 heuristic games after that line-up ran in the same cache (the analyse alone);
+    play's first dice (a solo Game made) and its first hint after them (this code only);
     a warm start-up of the package installed from its wheel, run from another folder.
 
 `encore-sim --profile-compile COMMAND ...` profiles one command instead: where its compile time
@@ -39,6 +40,10 @@ COMMANDS = (
 )
 ANALYSE_TARGET = 15.0
 WHEEL_TARGET = 1.5
+#: encore-sim play's first game (a solo game, as a person's first): the first dice shown, then the first hint.
+PLAY_DICE = "from sim.play.game import Game; g = Game(players=1, seed=1)"
+PLAY_DICE_TARGET = 12.0
+PLAY_HINT_TARGET = 8.0
 
 
 def cpu_seconds(args: list[str], tree: Path, env: dict, cwd: Path | None = None,
@@ -129,11 +134,22 @@ def installed_warm_start(tmp: Path) -> float | None:
     return cpu_seconds([*args, "again"], elsewhere, env, elsewhere, [str(program)])
 
 
+def play_cold(tree: Path, tmp: Path) -> tuple[float, float]:
+    """CPU seconds of play's first dice (a Game made: what the page waits for) and of its first
+    hint after them (the same with hint_view(), less the first), each in an empty cache of its own."""
+    def cpu(code: str, tag: str) -> float:
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp / f"cache-play-{tag}"))
+        return cpu_seconds([], tree, env, program=[sys.executable, "-c", code])
+    dice = cpu(PLAY_DICE, "dice")
+    return dice, cpu(PLAY_DICE + "; g.hint_view()", "hint") - dice
+
+
 def rows(reference: str | None = REFERENCE) -> list[dict]:
     """The cold-start rows; `reference` None: this code's figures only."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         now = _cold(numba_cache.ROOT, tmp, "now")
+        dice, hint = play_cold(numba_cache.ROOT, tmp)
         before = None
         if reference:
             with reference_tree(tmp, reference) as tree:
@@ -146,6 +162,8 @@ def rows(reference: str | None = REFERENCE) -> list[dict]:
         out.append(_row(f"cold start CPU, {name}", now[name], target, before and before[name], reference))
     out.append(_row("cold start CPU, analyse after the line-up", now["analyse"], ANALYSE_TARGET,
                     before and before["analyse"], reference))
+    out.append(_row("cold start CPU, play's first dice", dice, PLAY_DICE_TARGET, None, None))
+    out.append(_row("cold start CPU, play's first hint after them", hint, PLAY_HINT_TARGET, None, None))
     if warm is not None:
         out.append(_row("warm start CPU, installed wheel, greedy", warm, WHEEL_TARGET, None, None))
     return out

@@ -14,6 +14,7 @@ weights `learned` plays under them.
 """
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, fields, replace
 
@@ -203,6 +204,9 @@ def _parse(text) -> Rules:
         if part == "rulebook":
             continue
         v = _BY_NAME.get(name)
+        if v is None and name == SHEET_KEY:
+            raise ValueError(f"{SHEET_KEY}= names a sheet, not a rule: give it as the sheet here, or in a rule set "
+                             "that compare-rules compares")
         if v is None:
             raise ValueError(f"unknown rule variant {name!r}")
         if v.field in changes:
@@ -216,6 +220,104 @@ def _parse(text) -> Rules:
                 raise ValueError(f"rule variant {name!r} needs a value: {name}={_ARG.get(v.field, 'N')}")
             changes[v.field] = v.parse(value)
     return replace(RULEBOOK, **changes)
+
+
+def _inert(a: Rules, b: Rules, players: int) -> dict[str, str]:
+    """{Rules field: why} of the variants by which b differ from a that cannot act in a game of
+    `players` (1: solo)."""
+    solo = players == 1
+    why = {
+        "solo_rolls": None if solo else f"it sets the solo game's rolls, and this is a game of {players} players",
+        "end_colours": "it ends a table's game, and the solo game ends after its rolls" if solo else None,
+        "free_rolls": ("it lets the passive seats choose from all six dice, and the solo game has none" if solo
+                       else None),
+    }
+    if solo and a.colour_bonus[0] == b.colour_bonus[0]:
+        why["colour_bonus"] = "it changes only the later value, and solo every colour is completed first"
+    if solo and a.column_points[0] == b.column_points[0]:
+        why["column_points"] = "it changes only the later values, and solo every column is completed first"
+    return {v.field: why[v.field] for v in VARIANTS
+            if getattr(a, v.field) != getattr(b, v.field) and why.get(v.field)}
+
+
+def inert(a: Rules, b: Rules, players: int) -> list[str]:
+    """One line per variant by which rules b differ from a that cannot act in a game of `players`
+    (1: solo), naming why: such a variant plays the games of a, move for move."""
+    out = []
+    for v in VARIANTS:
+        why = _inert(a, b, players).get(v.field)
+        if why:
+            shown = v.name if v.flag else f"{v.name}={v.show(getattr(b, v.field))}"
+            out.append(f"Notice: {shown} cannot act in this game: {why}")
+    return out
+
+
+def acting(a: Rules, b: Rules, players: int) -> Rules:
+    """b with the variants that cannot act in a game of `players` set back to a's."""
+    return replace(b, **{f: getattr(a, f) for f in _inert(a, b, players)})
+
+
+#: The key of a rule-set text that names the sheet it is played on (sheet=NAME_OR_FILE).
+SHEET_KEY = "sheet"
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """A rule-set text that may name its sheet too (`sheet=mysheet.txt,joker-six`): the rules, and
+    the sheet as given (a built-in sheet's name or a sheet file; None: the command's sheet)."""
+    rules: Rules
+    sheet: str | None = None
+
+    @property
+    def text(self) -> str:
+        return ",".join(([f"{SHEET_KEY}={self.sheet}"] if self.sheet else []) + ([self.rules.text] if self.rules.text
+                                                                                  else []))
+
+    @property
+    def label(self) -> str:
+        return self.text or "rulebook"
+
+
+def parse_rule_set(text) -> RuleSet:
+    """A rule-set text with an optional sheet=NAME_OR_FILE among its variants (a Rules or a RuleSet
+    as it is); SettingError (one line) for bad rules, or a sheet named twice or empty."""
+    if isinstance(text, RuleSet):
+        return text
+    if not isinstance(text, str):
+        return RuleSet(parse_rules(text))
+    parts = [p.strip() for p in text.split(",")]
+    sheets = [p.partition("=")[2].strip() for p in parts if p.partition("=")[0].strip() == SHEET_KEY]
+    if len(sheets) > 1 or (sheets and not sheets[0]):
+        raise SettingError(f"{{rules}}: {SHEET_KEY}= takes one sheet's name or file, got {text!r}")
+    rest = ",".join(p for p in parts if p.partition("=")[0].strip() != SHEET_KEY)
+    return RuleSet(parse_rules(rest), sheets[0] if sheets else None)
+
+
+#: A range of a numeric variant in a sweep: LO..HI, or LO..HI:STEP.
+_RANGE = re.compile(r"\s*([+-]?\d+)\s*\.\.\s*([+-]?\d+)\s*(?::\s*(\d+)\s*)?")
+#: The most points a sweep may have.
+MAX_SWEEP = 64
+
+
+def expand_sweep(text: str) -> list[str]:
+    """The rule-set texts of a range or grid: every variant given as LO..HI (or LO..HI:STEP) takes
+    each of its values, the first such variant slowest (`jokers=6..8,star-penalty=2..3`: six
+    points); a text without a range is itself alone. SettingError (one line) for a bad range, or a
+    grid of more than MAX_SWEEP points."""
+    choices = []
+    for part in (p.strip() for p in text.split(",")):
+        name, eq, value = part.partition("=")
+        m = _RANGE.fullmatch(value) if eq and ".." in value else None
+        if eq and ".." in value and m is None or m and (int(m[2]) < int(m[1]) or m[3] is not None and int(m[3]) < 1):
+            raise SettingError(f"{{rules}}: {part!r}: a range is LO..HI or LO..HI:STEP, LO <= HI and STEP >= 1")
+        choices.append([part] if m is None else
+                        [f"{name.strip()}={v}" for v in range(int(m[1]), int(m[2]) + 1, int(m[3] or 1))])
+    count = 1
+    for c in choices:
+        count *= len(c)
+    if count > MAX_SWEEP:
+        raise SettingError(f"{{rules}}: {text!r} is a sweep of {count:,} points: at most {MAX_SWEEP}")
+    return [",".join(p for p in point if p) for point in itertools.product(*choices)]
 
 
 def rules_dict(rules: Rules) -> dict:

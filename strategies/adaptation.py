@@ -125,6 +125,21 @@ def describe(r: Resolved, sheet, players: int, rules) -> str:
                                           f"; reads {', '.join(sorted(variant_name(f) for f in r.strategy.reads_rules if f not in SEEN)) or 'no rule'}")
 
 
+def trained_games(r: Resolved, sheet, players: int, rules) -> int | None:
+    """The games r's weights were trained on under `rules` (None: r plays no weights, or none are
+    found, or the file does not say)."""
+    if not plays_weights(r):
+        return None
+    if r.file is not None:
+        where, source = Path(r.file), "given"
+    else:
+        found = _learned.weights_file(sheet, players, _learned.weights_rules(rules, players))
+        if found is None:
+            return None
+        where, source = found
+    return store.read_entry(where, source).games or None
+
+
 def warning(r: Resolved, a, b) -> str | None:
     """The one line of warning for a strategy that plays rules b as it plays a (None if it reads
     what changed, or declares nothing)."""

@@ -48,3 +48,39 @@ def level_of(level) -> Level:
     hint = did_you_mean(level, names) if isinstance(level, str) else ""
     raise ValueError(f"unknown level {level!r}" + (hint or f": levels are 1..{len(LEVELS)} or "
                                                           f"{', '.join(names)}"))
+
+
+#: Each level's mean loss per decision against `learned` (analyse's loss), solo and at a table of 4
+#: against three `learned`: bench/levelloss.py, 1,000 games each (docs/levels.md). A person's own
+#: loss per decision is placed on this scale (rating).
+LEVEL_LOSS = {
+    1: (0.884, 0.230),
+    2: (0.635, 0.132),
+    3: (0.408, 0.077),
+    4: (0.195, 0.038),
+    5: (0.0, 0.014),
+}
+
+
+def level_of_loss(loss: float, players: int) -> Level:
+    """The level whose loss per decision (solo, or at a table) is nearest `loss`: the cut between
+    two levels is halfway between theirs; a loss above the first level's is the first level."""
+    k = 0 if players == 1 else 1
+    for lv in reversed(LEVELS):
+        below = LEVELS[lv.number - 2] if lv.number > 1 else None
+        if below is None or loss <= (LEVEL_LOSS[lv.number][k] + LEVEL_LOSS[below.number][k]) / 2:
+            return lv
+    return LEVELS[0]
+
+
+def rating(loss: float, half: float | None, players: int) -> dict:
+    """Where a loss per decision `loss` (with its 95% half-width `half`, None or nan: unknown) places
+    a player: {level, name, low, high (the levels of the interval's ends), words}."""
+    lv = level_of_loss(loss, players)
+    known = half is not None and half == half
+    low = level_of_loss(loss + half, players) if known else lv
+    high = level_of_loss(max(0.0, loss - half), players) if known else lv
+    span = f"levels {low.number} to {high.number}" if low != high else f"level {lv.number}"
+    return {"level": lv.number, "name": lv.name, "low": low.number, "high": high.number, "loss_per_decision": loss,
+            "words": f"you played like level {lv.number}, {lv.name} ({span} within the 95% interval): "
+                     f"{loss:.3f} points lost per decision against learned"}

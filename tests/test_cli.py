@@ -13,17 +13,12 @@ import pandas as pd
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
-from click.testing import CliRunner
 
-from cli import main
 from sim.runs.dataset import read_manifest
 from sim.runs.runner import run as api_run
+from invoking import invoke
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 def rows(out, name):

@@ -2,19 +2,12 @@
 replay reproducing run's games, summary saying what it counts, play_chunk's named columns."""
 import json
 import os
-import pty
-import select
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import click
 import numba
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 from numba.core import event
 
 import cli
@@ -22,34 +15,18 @@ from cli import main
 from sim.runs.api import play_chunk
 from sim.nbinternals import USER_MODULE_PREFIX
 from sim.runs.dataset import read_manifest
+from invoking import invoke
+from terminal import Terminal
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 def first_line_on_a_terminal(args, env, timeout=120.0) -> str:
     """The first line `encore-sim ARGS` writes to a terminal (stdout and stderr on a pty); the
     process is then stopped: what it goes on to compile is not waited for."""
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "cli", *args], cwd=ROOT, env=env, stdin=slave, stdout=slave,
-                            stderr=slave, start_new_session=True)
-    os.close(slave)
-    text, t0 = b"", time.monotonic()
-    try:
-        while b"\n" not in text and time.monotonic() - t0 < timeout:
-            if select.select([master], [], [], 1.0)[0]:
-                try:
-                    text += os.read(master, 4096)
-                except OSError:   # the process ended and closed the terminal
-                    break
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        os.close(master)
-    return text.decode(errors="replace").splitlines()[0] if text else ""
+    with Terminal(args, env=env, every_stream=True) as t:
+        t.read_until(lambda seen: b"\n" in seen, timeout)
+    return t.text.splitlines()[0] if t.seen else ""
 
 
 def test_a_cold_cache_is_announced_on_a_terminal(tmp_path):

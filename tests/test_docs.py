@@ -75,18 +75,28 @@ def test_markers_are_found_where_they_are_meant():
 
 
 def test_layout_names_every_package_and_test_helper():
-    """The README's Layout names every package folder (docs/architecture.md names every module,
-    tests/test_layers.py checks that) and every helper module of the tests (it once left out one
-    that the strategy example imports)."""
-    text = (ROOT / "README.md").read_text()
+    """docs/contributing.md's Layout names every package folder (docs/architecture.md names every
+    module, tests/test_layers.py checks that) and every helper module of the tests (it once left out
+    one that the strategy example imports)."""
+    text = (ROOT / "docs" / "contributing.md").read_text()
     layout = text[text.index("## Layout"):]
     layout = layout[:layout.index("\n## ", 1)]
     names = {p.parent.relative_to(ROOT).as_posix() + "/" for p in ROOT.glob("*/**/__init__.py")
              if p.parts[len(ROOT.parts)] in ("sim", "strategies")}
-    names |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").glob("*.py") if not p.name.startswith("test_")
-              and p.name != "__init__.py" and p.name != "conftest.py"}
+    names |= {p.name for p in (ROOT / "tests" / "helpers").glob("*.py") if p.name != "__init__.py"}
     missing = sorted(n for n in names if f"`{n}" not in layout)
     assert missing == []
+
+
+def test_the_unseen_sheet_figure_makes_its_sheet_as_the_text_says():
+    """The slow unseen-sheet figure starts from tests/helpers/sheetgen.py's command line (it once ran
+    a path the helper had moved from): the sheet it makes loads, and is no built-in's."""
+    import docs_figures
+    from sim.sheets import BUILTIN_SHEETS, load_sheet, parse_sheet
+    text = docs_figures.unseen_sheet_text()
+    assert f"sheetgen.py --seed {docs_figures.UNSEEN_SEED}" in text
+    sheet = parse_sheet(text, "unseen")
+    assert all(sheet.text != load_sheet(name).text for name in BUILTIN_SHEETS)
 
 
 def test_nothing_refers_to_a_path_outside_the_repository():

@@ -6,7 +6,6 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 import encore_sim as es
 from cli import main
@@ -14,6 +13,7 @@ from sim.experiments.compare import compare
 from sim.runs.summary import summarise
 from sim.research.analyse import analyse
 from sim.research.decisions import decisions
+from invoking import invoke
 
 #: Keywords a function takes that its command has no option for: in Python a progress bar is asked
 #: for (the command shows one unless --quiet).
@@ -85,7 +85,7 @@ def test_analyse_its_rows_parts_and_mistakes_and_the_decision_view(ds):
 
 def test_replay_is_the_game_the_command_replays(ds):
     r = es.replay(ds, game=5)
-    out = CliRunner().invoke(main, ["replay", str(ds), "--game", "5", "--json"]).output
+    out = invoke("replay", str(ds), "--game", "5", "--json").output
     log = json.loads(out)
     assert r.attrs["log"] == log and r.attrs["stored_scores_equal"]
     assert len(r) == sum(len(x["moves"]) for x in log["rolls"])

@@ -5,9 +5,8 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from cli import main
+from invoking import invoke
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = ("analyse", "bound", "compare", "compare-rules", "moves", "play", "replay", "report", "run", "strategies",
@@ -36,7 +35,7 @@ def test_version():
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_each_command_has_help(command):
-    r = CliRunner().invoke(main, [command, "--help"])
+    r = invoke(command, "--help")
     assert r.exit_code == 0 and r.output.startswith(f"Usage: main {command} [OPTIONS]"), r.output
 
 
@@ -44,6 +43,6 @@ def test_each_command_has_help(command):
 def test_scheduler_without_dask_creates_nothing(tmp_path, monkeypatch, scheduler):
     monkeypatch.setitem(sys.modules, "distributed", None)   # `import distributed` fails, as without Dask
     out = tmp_path / "ds"
-    r = CliRunner().invoke(main, ["run", "-n", "10", "--scheduler", scheduler, "--out", str(out)])
+    r = invoke("run", "-n", "10", "--scheduler", scheduler, "--out", str(out))
     assert r.exit_code == 2 and r.stderr == "Error: --scheduler needs Dask: pip install 'encore-sim[dask]'\n", r.output
     assert list(tmp_path.iterdir()) == []

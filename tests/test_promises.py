@@ -3,21 +3,14 @@ file through every command that takes one, replay --every-roll, --unchecked for 
 replay, compare --opponents, the progress line and -q on a terminal, run with no options, and
 what bound and improvement print. Each with the fewest games that can show it wrong."""
 import json
-import os
-import pty
 import re
-import select
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
-from cli import main
 from sim.runs.api import play_chunk
 from sim.runs.dataset import read_manifest
 from sim.sheets import load_sheet, parse_sheet
@@ -25,12 +18,10 @@ from sim.state import PS_SCORE
 from strategies.learned import read_weights
 
 from sheetgen import random_sheet
+from invoking import invoke
+from terminal import Terminal
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 @pytest.fixture
@@ -140,29 +131,11 @@ def test_compare_opponents_from_the_command_line():
 def on_a_terminal(args, cwd, timeout=240):
     """Run `encore-sim ARGS` with stderr on a terminal to its end: (what the terminal showed,
     stdout, exit code)."""
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "cli", *map(str, args)], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=slave, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    os.close(slave)
-    seen, deadline = b"", time.monotonic() + timeout
-    try:
-        while time.monotonic() < deadline:
-            if select.select([master], [], [], 0.1)[0]:
-                try:
-                    chunk = os.read(master, 4096)
-                except OSError:   # the terminal closes with the process
-                    break
-                if not chunk:
-                    break
-                seen += chunk
-            elif proc.poll() is not None:
-                break
-        out = proc.communicate(timeout=max(1, deadline - time.monotonic()))[0]
-    finally:
-        os.close(master)
-        if proc.poll() is None:
-            proc.kill()
-    return seen.decode(errors="replace"), out.decode(), proc.returncode
+    deadline = time.monotonic() + timeout
+    with Terminal(args, cwd) as t:
+        t.read_until(timeout=timeout)
+        out = t.proc.communicate(timeout=max(1, deadline - time.monotonic()))[0]
+    return t.text, out.decode(), t.proc.returncode
 
 
 def test_progress_on_a_terminal_and_quiet(tmp_path):

@@ -8,13 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from cli import main
 from sim.engine import GR_ROLLS
 from sim.nbinternals import argsort
 from sim.runs.api import play_chunk, play_game
 from sim.state import PS_SCORE
+from invoking import invoke
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -136,7 +135,7 @@ def test_python_option_on_the_command_line(files):
     args = ["compare", "greedy", f"{files / 'user.py'}:choose", "-n", "4", "--seed", "2"]
     p = _plain_python("-m", "cli", *args, "--python")
     assert p.returncode == 0, p.stderr
-    compiled = CliRunner().invoke(main, args, catch_exceptions=False)
+    compiled = invoke(*args)
     assert compiled.exit_code == 0
     assert len([line for line in p.stdout.splitlines() if line.startswith("user: ")]) == 4
     assert p.stdout == compiled.stdout
@@ -150,7 +149,7 @@ def test_python_option_on_the_command_line(files):
     (["replay", "-s", "greedy", "-g", "0", "--python"], "--python needs a fresh process"),
 ])
 def test_python_option_errors(args, error):
-    r = CliRunner().invoke(main, args)
+    r = invoke(*args)
     assert r.exit_code == 2 and r.output.startswith(f"Error: {error}") and r.output.count("\n") == 1, r.output
 
 

@@ -5,21 +5,16 @@ import json
 
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 import encore_sim as es
-from cli import main
 from sim.rules import VARIANT_LIST, parse_rules
 from sim.runs.dataset import read_manifest
 from sim.runs.runner import run as api_run
+from invoking import invoke
 
 VARIANTS = "pass-penalty=1,joker-six"     # not canonical: the manifest records "joker-six,pass-penalty=1"
 CANONICAL = "joker-six,pass-penalty=1"
 TABLE_RULES = "pass-penalty=2,star-penalty=3,end-colours=3"   # canonical: the order of the variants
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 def one_line_error(r, *parts):
@@ -294,3 +289,15 @@ def test_a_lineup_plays_under_the_rules_it_was_set_up_for():
     assert play_game(0, 1, line)["rules"] == "pass-penalty=1"
     with pytest.raises(ValueError, match="set up for 1 players on sheet 'standard' under the rules 'pass-penalty=1'"):
         play_chunk(0, 0, 5, line, rules="rulebook")
+
+
+def test_rules_may_name_the_sheet(tmp_path):
+    out = tmp_path / "ds"
+    r = invoke("run", "--out", str(out), "-n", "20", "-p", "2", "--rules", "sheet=red,joker-six", "-q")
+    assert r.exit_code == 0, r.output
+    settings = read_manifest(out)["settings"]
+    assert settings["sheet"] == "red" and settings["rules"] == "joker-six"
+    clash = invoke("run", "--out", str(tmp_path / "x"), "-n", "5", "--rules", "sheet=red", "--sheet", "blue")
+    assert clash.exit_code != 0 and "give one of them" in clash.output and "Traceback" not in clash.output
+    refused = invoke("summary", str(out), "--rules", "sheet=red")
+    assert refused.exit_code != 0 and "its own sheet" in refused.output

@@ -11,15 +11,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 from numba.core import event
 
-from cli import COUNT, main
+from cli import COUNT
 from sim.runs import api
 from sim.experiments.compare import candidate_results, compare
 from sim.runs.dataset import read_manifest
 from sim.experiments.tune import tune
 from strategies import labels, resolve
+from invoking import invoke
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,10 +39,6 @@ def choose(st, ps, bb, cands, n, tab, params, rng):
     return best
 '''
 NAMED = MOST.replace('@strategy(params=', '@strategy(name="most", params=')
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,10 @@ BY = ("strategy", "seat")
 REPORT_FORMATS = ("html", "png")
 
 
-def summary(path, *, by: str | None = D.SUMMARY_BY, rules=None):
+def summary(path, *, by: str | None = D.SUMMARY_BY, rules=None, measures: bool = False):
     """The summary of the dataset at `path` (sim.runs.summary.Summary): a row per strategy, or with
-    `by="seat"` per strategy and seat [default: per seat where one strategy holds every seat]."""
+    `by="seat"` per strategy and seat [default: per seat where one strategy holds every seat].
+    `measures`: the designer's measures of its games too (Summary.measures, .not_measured)."""
     from ..runs.dataset import read_manifest
     from ..runs.manifest import dataset_rules
     from ..runs.summary import default_by_seat, summarise
@@ -22,7 +23,12 @@ def summary(path, *, by: str | None = D.SUMMARY_BY, rules=None):
         raise SettingError(f"{{by}} must be 'strategy' or 'seat', got {by!r}")
     manifest = read_manifest(path)
     dataset_rules(manifest, rules)
-    return summarise(path, by_seat=default_by_seat(manifest) if by is None else by == "seat")
+    s = summarise(path, by_seat=default_by_seat(manifest) if by is None else by == "seat")
+    if measures:
+        from ..runs.measures import aggregate, dataset_frame, missing
+        frame = dataset_frame(path)
+        s.measures, s.not_measured = aggregate(frame), missing(frame)
+    return s
 
 
 def analyse(dataset, *, strategy: str | None = None, rollouts: int = D.ANALYSE_ROLLOUTS, top: int = D.ANALYSE_TOP,

@@ -37,12 +37,14 @@ def run(out=None, *, games=Default(D.RUN_GAMES), players=Default(None), strategy
         max_rolls=Default(D.MAX_ROLLS), log_turns=Default(False), rules=Default(None),
         threads: int | None = None, resume: bool = False, force: bool = False, progress: bool = False,
         unchecked: bool = False, scheduler: str | None = None, retries: int = D.RETRIES, train: bool = False,
-        command: str | None = None, say=None) -> RunResult:
+        command: str | None = None, say=None, trace: bool = False) -> RunResult:
     """Play `games` games into the dataset `out` [default: a new folder, sim.runs.defaults.RUN_FOLDER] and return
     what was made. `strategy`: one spec or a list, one per seat or one for every seat. With
     `resume`, a run in `out` is finished with its own settings: those not given here are its
     manifest's, those given must equal them. `command`: how the caller was called, recorded in
-    the manifest. `train`: train the weights `learned` lacks first; `say(line)` announces it."""
+    the manifest. `train`: train the weights `learned` lacks first; `say(line)` announces it.
+    `trace`: then write the dataset's trace table (sim.runs.trace: every seat's chances after
+    every roll), in a pass of its own that replays the games."""
     from ..runs import runner
     from ..runs.dataset import MANIFEST, open_store
     from ..runs.manifest import stored_run_args
@@ -67,7 +69,14 @@ def run(out=None, *, games=Default(D.RUN_GAMES), players=Default(None), strategy
                               command=command, scheduler=scheduler, retries=retries)
         return RunResult(out, manifest, settings)
 
-    return trained(play, train, threads, progress, say)
+    r = trained(play, train, threads, progress, say)
+    if trace:
+        from ..runs.trace import trace_dataset
+        if say is not None:
+            say("Tracing every seat's chances after every roll (the games replayed) ...")
+        r.manifest["trace"] = trained(lambda: trace_dataset(r.out, checked=not unchecked, say=say), train, threads,
+                                      progress, say)
+    return r
 
 
 # --- compare and compare-rules -------------------------------------------------------------
@@ -75,16 +84,19 @@ def run(out=None, *, games=Default(D.RUN_GAMES), players=Default(None), strategy
 def compare(*strategies, players: int = D.PLAYERS, opponents=None, games: int | None = None,
             until_ci: float | None = None, max_games: int | None = None, seed=D.SEED, sheet=D.SHEET,
             max_rolls: int = D.MAX_ROLLS, threads: int | None = None, chunk_size: int | None = None, report=None,
-            progress: bool = False, unchecked: bool = False, rules=None, train: bool = False, say=None):
+            progress: bool = False, unchecked: bool = False, rules=None, train: bool = False, say=None,
+            measures: bool = False):
     """The candidates (the first is the baseline) on the same games, paired: sim.experiments.compare's
     Comparison. `games` [default: sim.runs.defaults.COMPARE_GAMES] or `until_ci` (at most
     `max_games`); `opponents`: one spec for every opponent seat, or one per opponent seat.
-    `report`: an HTML file to write too (checked before any game is played)."""
+    `report`: an HTML file to write too (checked before any game is played). `measures`: the
+    designer's measures of each candidate's games too (sim.runs.measures)."""
     from ..experiments.compare import compare as play
     return _reported(lambda: play(list(strategies), players=players, opponents=opponents, games=games, seed=seed,
                                   until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
                                   max_rolls=max_rolls, threads=threads, progress=progress, checked=not unchecked,
-                                  rules=rules), report, "compare_report", train, threads, progress, say)
+                                  rules=rules, measures=measures), report, "compare_report", train, threads,
+                     progress, say)
 
 
 def _reported(play, report, writer: str, train: bool, threads, progress: bool, say):
@@ -104,17 +116,60 @@ def compare_rules(*rules, strategy=D.RUN_STRATEGY, players: int | None = None, r
                   games: int | None = None, until_ci: float | None = None, max_games: int | None = None,
                   seed=D.SEED, sheet=D.SHEET, max_rolls: int = D.MAX_ROLLS, threads: int | None = None,
                   chunk_size: int | None = None, report=None, progress: bool = False, unchecked: bool = False,
-                  check_adaptation: bool = D.CHECK_ADAPTATION, train: bool = False, say=None):
+                  check_adaptation: bool = D.CHECK_ADAPTATION, train: bool = False, say=None,
+                  measures: bool = False, skill=False, by: str | None = None, versus: str = D.SWEEP_VERSUS,
+                  descending: bool = False, trace: bool = False):
     """The line-up `strategy` (one spec, or one per seat) on the same games under each rule set
     (the first is A; one alone is compared with the rulebook): sim.experiments.rulescompare's
-    RulesComparison. `report`: an HTML file to write too."""
-    from ..experiments.rulescompare import compare_rules as play
+    RulesComparison. `report`: an HTML file to write too. `measures`: the designer's measures of
+    each rule set's games too (sim.runs.measures); `skill`: the skill ladder under each (True,
+    or the strategies weakest first). A rule set given as a range or grid (`jokers=6..12:2`) is
+    its points; `by`: rank the rule sets by this metric or measure (smallest first, largest with
+    `descending`), beside `versus` (RulesComparison.ranking, sim.experiments.sweep). `trace`: the
+    measures of the per-roll trace too (sim.runs.trace), each rule set's games replayed for them."""
+    from ..experiments.rulescompare import METRICS, compare_rules as play
+    from ..experiments.sweep import check_by, ranked
     strategies = [strategy] if isinstance(strategy, str) else list(strategy)
-    return _reported(lambda: play(strategies, list(rules), games=games, players=players, seed=seed, sheet=sheet,
-                                  rotate=rotate, max_rolls=max_rolls, threads=threads, chunk_size=chunk_size,
-                                  until_ci=until_ci, max_games=max_games, progress=progress, checked=not unchecked,
-                                  check_adaptation=check_adaptation), report, "rules_report", train, threads,
-                     progress, say)
+    if by is not None:
+        check_by(by, versus)
+        if by not in METRICS or versus not in METRICS:
+            measures = True          # a designer's measure: measured to be ranked by
+
+    def compared(specs=strategies):
+        return play(specs, list(rules), games=games, players=players, seed=seed, sheet=sheet, rotate=rotate,
+                    max_rolls=max_rolls, threads=threads, chunk_size=chunk_size, until_ci=until_ci,
+                    max_games=max_games, progress=progress, checked=not unchecked,
+                    check_adaptation=check_adaptation, measures=measures, skill=skill, trace=trace)
+
+    def stood_in():
+        result = compared() if train else _without_weights(compared, strategies, rules, sheet, threads, unchecked)
+        return result if by is None else ranked(result, by, versus, descending)
+    return _reported(stood_in, report, "rules_report", train, threads, progress, say)
+
+
+def _without_weights(compared, strategies, rules, sheet, threads, unchecked):
+    """compared(), or where `learned` lacks weights for a rule set or sheet (and --train is not
+    given), compared() with D.STAND_IN in each of its seats under every rule set (the sides stay
+    paired, and every measure but `learned`'s own is given), and one line in its warnings naming
+    what --train would add and how long that would take (sim.training.ondemand)."""
+    from strategies.adaptation import plays_weights
+    from strategies.learned import MissingWeights, weights_file, weights_rules
+    from strategies.registry import resolve
+    from ..experiments.rulescompare import sides_of
+    from ..training.ondemand import Need, offer
+    try:
+        return compared()
+    except MissingWeights as e:
+        players = e.players
+    specs = [D.STAND_IN if plays_weights(r) and r.file is None else x
+             for x, r in ((x, resolve(x, checked=not unchecked)) for x in strategies)]
+    result = compared(specs)
+    needs = [Need(x.sheet, players, weights_rules(x.rules, players)) for x in sides_of(list(rules), sheet)]
+    needs = list(dict.fromkeys(n for n in needs if weights_file(n.sheet, players, n.rules) is None))
+    result.warnings.append(f"Note: `learned` has no weights for {'; '.join(n.what for n in needs)}, so {D.STAND_IN} "
+                           f"played its seats under every rule set; --train would play `learned` itself, training "
+                           + "; ".join(f"{n.what} first: {offer(n, threads)}" for n in needs))
+    return result
 
 
 # --- replay ---------------------------------------------------------------------------
@@ -128,14 +183,16 @@ class Replay:
     sheet: object          # sim.sheets.Sheet
     stored: list | None
     problem: str | None
+    trace: object = None   # the game's rows of the trace table (a DataFrame), if asked or the dataset has one
 
 
 def replay(path=None, *, game: int, strategy=Default(None), seed=Default(D.SEED), players=Default(None),
            rotate=Default(D.ROTATE), sheet=Default(D.SHEET), max_rolls=Default(D.MAX_ROLLS), unchecked: bool = False,
-           rules=None) -> Replay:
+           rules=None, trace: bool = False) -> Replay:
     """Game `game` of the dataset at `path`, played again under its own settings and rules (`rules`,
     if given, must be those); without a dataset, game `game` of what `run` plays with the same
-    `strategy` (one spec, or one per seat), `seed`, `players`, ... under `rules`."""
+    `strategy` (one spec, or one per seat), `seed`, `players`, ... under `rules`. With `trace`, or
+    a dataset that has its trace table, every seat's chances after every roll too."""
     from ..runs.replay import check_stored, from_dataset, game_of
     from ..runs.settings import Settings
     if path is not None:
@@ -144,6 +201,15 @@ def replay(path=None, *, game: int, strategy=Default(None), seed=Default(D.SEED)
             raise SettingError(f"{{{extra[0]}}} cannot be combined with {{path}}: a dataset's games are replayed "
                                "with its own settings")
         log, sheet_obj, stored = from_dataset(path, game, checked=not unchecked, rules=rules)
+        from ..runs.trace import dataset_game_trace
+        rows = dataset_game_trace(path, game)
+        if rows is None and trace:
+            from ..runs.dataset import read_manifest
+            from ..runs.manifest import manifest_files, manifest_sheet
+            from ..runs.trace import settings_game_trace
+            manifest = read_manifest(path)
+            rows = settings_game_trace(Settings.from_manifest(manifest, manifest_sheet(manifest), not unchecked),
+                                       game, manifest_files(manifest))
     else:
         strategy = value(strategy)
         if not strategy:
@@ -152,7 +218,11 @@ def replay(path=None, *, game: int, strategy=Default(None), seed=Default(D.SEED)
                         seed=value(seed), sheet=value(sheet), rotate=value(rotate), max_rolls=value(max_rolls),
                         checked=not unchecked, rules=rules)
         sheet_obj, log, stored = s.sheet, game_of(s, game), None
-    return Replay(log, sheet_obj, stored, check_stored(log, stored))
+        rows = None
+        if trace:
+            from ..runs.trace import settings_game_trace
+            rows = settings_game_trace(s, game)
+    return Replay(log, sheet_obj, stored, check_stored(log, stored), rows)
 
 
 # --- moves and strategies --------------------------------------------------------------

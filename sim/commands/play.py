@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import secrets
 import sys
 from pathlib import Path
 
@@ -15,19 +16,27 @@ from .base import Default, value
 
 def play(*, players=Default(D.PLAY_PLAYERS), opponents=Default(None), level=Default(None), seed=Default(None),
          game=Default(D.PLAY_GAME), sheet=Default(D.SHEET), rules=Default(None), max_rolls=Default(D.MAX_ROLLS),
-         out=None, resume=None,
-         coach: float | None = None, port: int | None = None, browser: bool = True, say=print,
-         note=None) -> None:
+         out=None, resume=None, review=None,
+         coach: float | None = None, practice: bool = False, port: int | None = None, browser: bool = True,
+         say=print, note=None) -> None:
     """Play a game against the bots on a page in the browser, served from 127.0.0.1 until Ctrl-C
     (sim.play.server): you are seat 0 of `players`, against `opponents` (one spec for every
     other seat, or one per seat) or bots of `level`; `seed` None: a fresh one. The game is kept in
     `out` [default: sim.runs.defaults.PLAY_FOLDER] after every move; `resume` continues the game
     of such a folder, with its own settings. `coach`: the loss in points above which the page's
-    coach speaks (None: it starts off). say(url) prints the page's address, note(line) how to resume."""
+    coach speaks (None: it starts off). `practice`: take-backs allowed from the start. `review`: a finished
+    game's folder, opened on its analysis to step through it roll by roll. say(url) prints the page's address, note(line) how to resume."""
     note = note or (lambda line: print(line, file=sys.stderr))
-    from ..play.game import Game, resume as resume_game
+    if review is not None:
+        if resume is not None:
+            raise SettingError("{review} and {resume} exclude each other: a finished game, or one to continue")
+        if not (Path(review) / "manifest.json").is_file():
+            raise SettingError(f"{review} holds no finished game of `play` to {{review}}: continue it with {{resume}}")
+        resume = review
+    # Only what answers at once is imported here: the game's kernels compile in the background
+    # (sim.play.session.Starting) while the page, already served, says what it prepares.
     from ..play.server import listen, serve
-    from ..play.session import PlaySession
+    from ..play.session import STATE_FILE, PlaySession, Starting, compile_ahead, wait_for
 
     if resume is not None:
         given = [name for name, v in (("players", players), ("opponents", opponents), ("level", level),
@@ -37,24 +46,45 @@ def play(*, players=Default(D.PLAY_PLAYERS), opponents=Default(None), level=Defa
         if given:
             raise SettingError("{resume} continues a game with its own settings: leave out "
                                + ", ".join("{" + g + "}" for g in given))
-    elif not isinstance(opponents, Default) and not isinstance(level, Default):
-        raise SettingError("{opponents} and {level} exclude each other: bots of a level, or the strategies named")
+        folder = Path(resume)
+        if not (folder / STATE_FILE).is_file():
+            raise SettingError(f"{folder} holds no game of `play` to {{resume}} (no {STATE_FILE} in it)")
+    else:
+        if not isinstance(opponents, Default) and not isinstance(level, Default):
+            raise SettingError("{opponents} and {level} exclude each other: bots of a level, or the strategies named")
+        n = value(players)
+        # sim.state's own check comes with the game, in the background: its import compiles
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= D.PLAY_MAX_PLAYERS:
+            raise SettingError(f"{{players}} must be 1..{D.PLAY_MAX_PLAYERS}, got {n!r}")
+        if value(level) is not None:
+            from strategies.levels import level_of
+            level_of(value(level))      # an unknown level is refused before the page is served
+        folder = Path(out) if out is not None else Path(_dt.datetime.now().strftime(D.PLAY_FOLDER))
+        PlaySession.check_new(folder)
     sock = listen(port)     # before the game: a port in use is refused before a game folder is made
-    try:
+
+    settings = dict(players=value(players), opponents=value(opponents), level=value(level),
+                    seed=value(seed) if value(seed) is not None else secrets.randbits(32), game=value(game),
+                    sheet=value(sheet), rules=value(rules), max_rolls=value(max_rolls))
+
+    def build(stage):
+        """The session, once its kernels are compiled in a child process (compile_ahead), and a
+        function that waits for learned's judge there."""
+        stage("game")
+        child = compile_ahead({"resume": str(folder)} if resume is not None else {"game": settings})
+        from ..play.game import Game, resume as resume_game
+        if child is not None:
+            wait_for(child, "game")
         if resume is not None:
-            session = PlaySession.resume(Path(resume), resume_game, analyse=_game_analysis, coach=coach)
+            session = PlaySession.resume(folder, resume_game, analyse=_game_analysis, coach=coach)
         else:
-            folder = Path(out) if out is not None else Path(_dt.datetime.now().strftime(D.PLAY_FOLDER))
-            PlaySession.check_new(folder)
-            g = Game(players=value(players), opponents=value(opponents), level=value(level), seed=value(seed),
-                     game=value(game), sheet=value(sheet), rules=value(rules), max_rolls=value(max_rolls))
-            session = PlaySession.start(g, folder, analyse=_game_analysis, coach=coach)
-    except BaseException:
-        sock.close()
-        raise
-    serve(session, sock, browser=browser, say=say,
-          tell=lambda: note(f"Your game is kept in {session.folder} after every move: stop with Ctrl-C, continue "
-                            f"with encore-sim play --resume {session.folder}"))
+            session = PlaySession.start(Game(**settings, practice=practice), folder, analyse=_game_analysis,
+                                        coach=coach)
+        return session, (lambda: child is not None and wait_for(child, "hints")), (child.wait if child else lambda: None)
+
+    serve(Starting(build), sock, browser=browser, say=say,
+          tell=lambda: note(f"Your game is kept in {folder} after every move: stop with Ctrl-C, continue "
+                            f"with encore-sim play --resume {folder}"))
 
 
 def _game_analysis(folder) -> dict:

@@ -42,16 +42,19 @@ class Trained:
 
 def train(*, sheet=D.SHEET, players: int = D.PLAYERS, games: int | None = None, seed: int = D.TRAIN_SEED,
           threads: int | None = None, init=None, step=D.TRAIN_STEP, out=None, progress: bool = False,
-          rules=None) -> Trained:
+          rules=None, say=None) -> Trained:
     """Train `learned`'s weights for `sheet` and `players` under `rules` by self-play: `games`
     [default: sim.runs.defaults.TRAIN_GAMES solo, TRAIN_TABLE_GAMES at tables] from the weights
     `init` (or afresh), the step size falling from `step`'s first to its second; into `out`
-    [default: the weights store's file for them]. Interrupted, it writes nothing."""
+    [default: the weights store's file for them]. Interrupted, it writes nothing. `say(line)`
+    announces how long it will take, and where no progress line is shown, says how far it got
+    every few seconds."""
     from sim.training.run import train_file
     from ..rules import parse_rules
     from ..sheets import load_sheet
     written = train_file(out, sheet=sheet, players=players, games=games, seed=seed, threads=threads,
-                         progress=progress, init=init, step=step, rules=rules)
+                         progress=progress, init=init, step=step, rules=rules, lines=None if progress else say,
+                         say=say)
     return Trained(Path(written), load_sheet(sheet).name, players, parse_rules(rules), out is None)
 
 

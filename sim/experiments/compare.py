@@ -83,6 +83,10 @@ class Comparison:
     stop: dict | None = None
     #: per candidate (rows of table): {score: games}, for the report's score distributions
     hists: list[dict[int, int]] = field(default_factory=list)
+    #: with measures: sim.runs.measures' aggregate of each candidate's games (its whole table's),
+    #: paired against the first's, and what it lacks; None: not asked
+    measures: pd.DataFrame | None = None
+    not_measured: dict = field(default_factory=dict)
 
 
 def _widest(dscore) -> float:
@@ -96,17 +100,22 @@ def _games_needed(done: int, widest: float, until_ci: float) -> float:
     return done * (widest / until_ci) ** 2
 
 
-def candidate_results(line, seed, first, count, players, sheet, max_rolls=DEFAULT_MAX_ROLLS):
+def candidate_results(line, seed, first, count, players, sheet, max_rolls=DEFAULT_MAX_ROLLS, frames=None):
     """(scores, winner flags) of the candidate, slot 0 of lineup `line`, in games first .. first+count-1.
 
     Under the rules `line` was set up for. Solo it plays each game alone; at a table of `players` the
     seats rotate (sim.state.seat_slot),
     so in game g it sits in seat (-g) mod players. Raises StrategyError if a strategy made an
-    illegal move.
+    illegal move. With `frames` (a list), the games are played with their move log and their
+    per-game frame of sim.runs.measures appended to it.
     """
     chunk = play_chunk(seed, first, count, line, players=players, sheet=sheet, max_rolls=max_rolls,
-                       rotate=players > 1, rules=line.rules)   # the rules the line-up was set up for
+                       rotate=players > 1, rules=line.rules,   # the rules the line-up was set up for
+                       log_turns=frames is not None)
     check_chunk(chunk)
+    if frames is not None:
+        from ..runs.measures import frame_of_chunk
+        frames.append(frame_of_chunk(chunk))
     rows = chunk.seats[np.arange(count), np.argmax(chunk.slots == 0, axis=1)]
     return rows[:, PS_SCORE], rows[:, PS_WINNER]
 
@@ -132,7 +141,7 @@ def opponents_text(opponents, players: int) -> str:
 
 def compare(strategies, players=PLAYERS, opponents=None, games=None, seed=SEED, until_ci=None, max_games=None,
             chunk_size=None, sheet=SHEET, max_rolls=DEFAULT_MAX_ROLLS, threads=None,
-            progress=False, checked=True, rules=None) -> Comparison:
+            progress=False, checked=True, rules=None, measures=False) -> Comparison:
     """Compare the candidates (first = baseline) on common random numbers.
 
     `games` (default 10,000) and `until_ci` exclude each other; `max_games` (default
@@ -151,7 +160,8 @@ def compare(strategies, players=PLAYERS, opponents=None, games=None, seed=SEED, 
     lineups = [api.lineup([c] + seats, sheet=s.sheet, players=s.players, checked=s.checked, rules=s.rules)
                for c in strategies]
     numba.set_num_threads(s.threads)
-    tally = _play(lineups, s, until_ci, progress)
+    frames = [[] for _ in lineups] if measures else None
+    tally = _play(lineups, s, until_ci, progress, frames)
     settings = {"players": s.players, "seed": s.seed, "sheet": s.sheet.name, "max_rolls": s.max_rolls,
                 "opponents": opponents, "until_ci": until_ci}
     if until_ci is not None:
@@ -161,7 +171,16 @@ def compare(strategies, players=PLAYERS, opponents=None, games=None, seed=SEED, 
     names = labels([resolve(c, checked=s.checked) for c in strategies])   # told apart across the candidates
     return Comparison(_table(names, tally, s.players), tally.done, s.players, s.seed,
                       opponents, settings, None if until_ci is None else stop_of(tally, until_ci, s.games),
-                      [dict(sorted(h.items())) for h in tally.hists])
+                      [dict(sorted(h.items())) for h in tally.hists], *_measures(names, frames))
+
+
+def _measures(names, frames) -> tuple:
+    """(the measures of each candidate's games paired against the first's, what they lack), or (None, {})."""
+    if frames is None:
+        return None, {}
+    from ..runs.measures import aggregate, missing
+    per = {name: pd.concat(f, ignore_index=True) for name, f in zip(names, frames)}
+    return aggregate(per), missing(per[names[0]])
 
 
 def paired_settings(players, opponents, games, seed, until_ci, max_games, chunk_size, sheet, max_rolls, threads,
@@ -218,10 +237,12 @@ class _Tally:
         self.done += len(base_s)
 
 
-def _play(lineups, s, until_ci, progress) -> _Tally:
-    """Play the candidates batch by batch (s.games of them, or with until_ci until its target)."""
+def _play(lineups, s, until_ci, progress, frames=None) -> _Tally:
+    """Play the candidates batch by batch (s.games of them, or with until_ci until its target);
+    with `frames`, each candidate's per-game frames into its list."""
     return play_batches(_Tally.of(len(lineups)), s, until_ci, progress, lambda first, count: [
-        candidate_results(line, s.seed, first, count, s.players, s.sheet, s.max_rolls) for line in lineups])
+        candidate_results(line, s.seed, first, count, s.players, s.sheet, s.max_rolls,
+                          None if frames is None else frames[i]) for i, line in enumerate(lineups)])
 
 
 def play_batches(tally, s, until_ci, progress, batch):
@@ -349,5 +370,9 @@ def display_table(result: Comparison) -> pd.DataFrame:
 
 def format_table(result: Comparison) -> str:
     text = headline(result) + "\n\n" + display_table(result).to_string(index=False)
+    if result.measures is not None:
+        from ..runs.measures import format_measures
+        text += "\n\n" + format_measures(result.measures, result.not_measured, "the comparison",
+                                           how="the per-roll trace")
     message = stop_message(result)
     return text if message is None else text + "\n\n" + message

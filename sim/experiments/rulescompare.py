@@ -38,11 +38,20 @@ from .compare import paired_settings, play_batches, stop_message, stop_of
 from ..runs.defaults import CHECK_ADAPTATION, ROTATE, SEED, SHEET
 from ..runs.settings import DEFAULT_MAX_ROLLS, Settings
 from ..runs.summary import t_quantile
-from strategies.adaptation import for_rules, players_lines, plays_weights, unadapted, warning, weights_rules_of
+from strategies.adaptation import (
+    for_rules,
+    players_lines,
+    plays_weights,
+    trained_games,
+    unadapted,
+    warning,
+    weights_rules_of,
+)
 from strategies.learned import weights_rules as learned_rules
 from strategies.registry import resolve
 from ..engine import GR_CAPPED, GR_ROLLS
-from ..rules import RULEBOOK, Rules, parse_rules
+from ..rules import RULEBOOK, RuleSet, Rules, acting, expand_sweep, inert, parse_rule_set, parse_rules
+from ..sheets import Sheet, load_sheet
 from ..state import (
     PS_BOXES,
     PS_COL_POINTS,
@@ -213,21 +222,32 @@ class RulesComparison:
     #: with check_adaptation: a row per B, who and metric: the B players' figure against the same
     #: players with weights trained under A, both under B on the same games (None: not measured)
     adaptation: pd.DataFrame | None = None
+    #: with measures (or skill): sim.runs.measures' aggregate of each rule set's games, a row per
+    #: rule set, metric and who, each B paired against A (None: not measured)
+    measures: pd.DataFrame | None = None
+    #: the measures not given, by what they would need (sim.runs.measures.missing)
+    not_measured: dict = field(default_factory=dict)
+    #: each rule set with the sheet it was played on (rules[i] is sides[i].rules); [] before sheets
+    sides: list = field(default_factory=list)
+    #: a sweep's ranking (sim.experiments.sweep.ranking) and what it ranks by: (by, versus)
+    ranking: pd.DataFrame | None = None
+    ranked_by: tuple | None = None
+    ranking_text: str | None = None
 
     @property
     def labels(self) -> list[str]:
-        return [r.label for r in self.rules]
+        return [x.label for x in self.sides] if self.sides else [r.label for r in self.rules]
 
     def row(self, metric: str, who: str = ALL, rules=None) -> dict:
         """The table's row of `metric` for `who` ("all seats", "game", "seat N" or a strategy's
         label) and rule set B `rules` (a Rules or its text; default: the first B)."""
-        b = self.rules[1] if rules is None else parse_rules(rules)
+        label = self.labels[1] if rules is None else rules if rules in self.labels else parse_rules(rules).label
         if metric in (m.name for m in GAME_METRICS):
             who = GAME
         t = self.table
-        hit = t[(t["rules_b"] == b.label) & (t["metric"] == metric) & (t["who"] == who)]
+        hit = t[(t["rules_b"] == label) & (t["metric"] == metric) & (t["who"] == who)]
         if len(hit) != 1:
-            raise KeyError(f"no row of metric {metric!r} for {who!r} under {b.label!r}")
+            raise KeyError(f"no row of metric {metric!r} for {who!r} under {label!r}")
         return hit.iloc[0].to_dict()
 
 
@@ -250,9 +270,51 @@ def rule_sets(rules) -> list[Rules]:
     return sets
 
 
+@dataclass(frozen=True)
+class Side:
+    """A rule set compared, with the sheet it is played on: the comparison's sheet, or the one its
+    text names (`sheet=NAME_OR_FILE`, then part of its label)."""
+    rules: Rules
+    sheet: Sheet
+    named: bool = False
+
+    @property
+    def text(self) -> str:
+        """As a rule-set text names it: the sheet (if named) and the rules."""
+        return RuleSet(self.rules, self.sheet.name if self.named else None).text
+
+    @property
+    def label(self) -> str:
+        return self.text or "rulebook"
+
+
+def sides_of(rules, sheet=SHEET) -> list[Side]:
+    """rule_sets() of rule-set texts that may name their sheet (sim.rules.parse_rule_set): a Side
+    each, on its own sheet or on `sheet`; one alone is compared with the rulebook on `sheet`."""
+    given = [rules] if isinstance(rules, (str, Rules, RuleSet)) or rules is None else list(rules)
+    given = [p for r in given for p in (expand_sweep(r) if isinstance(r, str) else [r])]   # a range: its points
+    default = load_sheet(sheet)
+    parsed = [parse_rule_set("" if r is None else r) for r in given]
+    sides = [Side(p.rules, default if p.sheet is None else load_sheet(p.sheet), p.sheet is not None) for p in parsed]
+    if len(sides) == 1:
+        if sides[0].rules.is_rulebook and sides[0].sheet == default:
+            raise ValueError("compare-rules needs a rule set other than the rulebook: e.g. "
+                             "`encore-sim compare-rules pass-penalty=1` (against the rulebook)")
+        sides.insert(0, Side(RULEBOOK, default))
+    if any(x.named for x in sides):      # then every label names its sheet
+        sides = [Side(x.rules, x.sheet, True) for x in sides]
+    seen = set()
+    for x in sides:
+        if (x.rules, x.sheet) in seen:
+            raise ValueError(f"rule set {x.label!r} is given twice (the same rules and sheet, however spelled)")
+        seen.add((x.rules, x.sheet))
+    return sides
+
+
 def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=SHEET, rotate=ROTATE,
                   max_rolls=DEFAULT_MAX_ROLLS, threads=None, chunk_size=None, until_ci=None, max_games=None,
-                  progress=False, checked=True, check_adaptation=CHECK_ADAPTATION) -> RulesComparison:
+                  progress=False, checked=True, check_adaptation=CHECK_ADAPTATION, measures=False,
+                  skill=None, trace=False) -> RulesComparison:
     """Play the line-up `strategies` (one spec per seat, or one for every seat of `players`) on the
     same games under each rule set of `rules` (rule_sets: one, against the rulebook, or A, B, ...)
     and compare every B with A, game by game.
@@ -268,8 +330,18 @@ def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=
     others play their own). `check_adaptation`: also play each B's games with the weights players
     of A's rules (learned trained under A, playing under B), to measure what B's own weights gain
     (RulesComparison.adaptation); a gain near 0 says B was answered by players who did not adapt.
+
+    `measures`: also the designer's measures of each rule set's games (sim.runs.measures; the games
+    are played with their move log, which takes about twice as long), each B paired against A;
+    always where the rule sets are played on different sheets (the completion table compares them).
+    `skill`: also the skill ladder under each rule set (True: sim.experiments.skill.LADDER, or the
+    strategies weakest first), duels of two on the comparison's game numbers. `trace`: the measures
+    too of each rule set's per-roll trace (sim.runs.trace.chunk_measures: `learned`'s chances
+    after every roll, its weights for each rule set needed), each B paired against A.
     """
-    sets = rule_sets(rules)
+    sides = sides_of(rules, sheet)
+    sets = [x.rules for x in sides]
+    measures = measures or trace or any(x.sheet != sides[0].sheet for x in sides)   # sheets: their completion table
     specs = [strategies] if isinstance(strategies, str) else list(strategies)
     base = Settings.of(strategies=specs, players=players, seed=seed, sheet=sheet, rotate=rotate,
                        max_rolls=max_rolls, threads=threads, chunk_size=chunk_size, checked=checked)
@@ -279,19 +351,23 @@ def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=
                   checked=checked)
     resolved = [resolve(spec, checked=s.checked) for spec in specs]
     _check_weights_files(resolved, sets, s.players)
-    lineups = [api.lineup([for_rules(r, rules, s.players) for r in resolved], sheet=s.sheet, players=s.players,
-                          checked=s.checked, rules=rules) for rules in sets]
+    lineups = [api.lineup([for_rules(r, side.rules, s.players) for r in resolved], sheet=side.sheet,
+                          players=s.players, checked=s.checked, rules=side.rules) for side in sides]
     labels = list(lineups[0].labels or lineups[0].specs)
-    played_by = {r.label: players_lines([for_rules(x, r, s.players) for x in resolved], s.sheet, s.players, r)
-                 for r in sets}
-    warnings = list(dict.fromkeys(w for b in sets[1:] for x in resolved
-                                  if (w := warning(x, sets[0], b)) is not None))
+    played_by = {x.label: players_lines([for_rules(r, x.rules, s.players) for r in resolved], x.sheet, s.players,
+                                        x.rules) for x in sides}
+    warnings = list(dict.fromkeys([line for b in sets[1:] for line in inert(sets[0], b, s.players)]
+                                  + [w for b in sets[1:] for x in resolved
+                                     if (w := warning(x, sets[0], acting(sets[0], b, s.players))) is not None]
+                                  + training_note(resolved, sides, s.players)))
     unadapted_lineups = [None] * len(sets)
     one_seat = s.players > 1 and len(set(specs)) == 1
     if check_adaptation:
         for i, b in enumerate(sets[1:], 1):
-            if learned_rules(b, s.players) == learned_rules(sets[0], s.players):
-                continue      # B's weights are A's: the variant does not change the game they are for
+            if learned_rules(b, s.players) == learned_rules(sets[0], s.players) or sides[i].sheet != sides[0].sheet:
+                # B's weights are A's (the variant does not change the game they are for), or
+                # they are for another sheet, whose boxes A's weights do not know
+                continue
             own = [for_rules(x, b, s.players) for x in resolved]
             swapped = [unadapted(for_rules(x, sets[0], s.players), sets[0]) for x in resolved]
             if one_seat and swapped[0] is not None:
@@ -303,24 +379,61 @@ def compare_rules(strategies, rules, games=None, players=None, seed=SEED, sheet=
                 line = [u or x for u, x in zip(swapped, own)]
             else:
                 continue
-            unadapted_lineups[i] = api.lineup(line, sheet=s.sheet, players=s.players, checked=s.checked, rules=b)
+            unadapted_lineups[i] = api.lineup(line, sheet=sides[i].sheet, players=s.players, checked=s.checked,
+                                              rules=b)
     groups = list(dict.fromkeys(labels))          # the distinct strategies, in the line-up's order
     keys = _keys(s.players)
     keys += _group_keys(s.players, labels, groups)
     numba.set_num_threads(s.threads)
     adapt_keys = _adaptation_keys(s.players, labels, groups, resolved, one_seat)
     adapt = [None if u is None else _Tally(adapt_keys, 2) for u in unadapted_lineups]
-    tally = _play(lineups, sets, keys, s, base.rotate, labels, groups, until_ci, progress,
-                  [(u, t) for u, t in zip(unadapted_lineups, adapt)], adapt_keys, one_seat)
+    frames = [[] for _ in sets] if measures else None
+    tally = _play(lineups, sides, keys, s, base.rotate, labels, groups, until_ci, progress,
+                  [(u, t) for u, t in zip(unadapted_lineups, adapt)], adapt_keys, one_seat, frames, trace)
+    measured, lacking = _measures(sides, frames, skill, tally.done, s)
     settings = {"strategies": specs, "players": s.players, "rotate": base.rotate, "seed": s.seed,
-                "sheet": s.sheet.name, "max_rolls": s.max_rolls, "rules": [r.text for r in sets],
+                "sheet": s.sheet.name, "max_rolls": s.max_rolls, "rules": [x.text for x in sides],
                 "until_ci": until_ci}
+    if any(x.named for x in sides):
+        settings["sheets"] = [x.sheet.name for x in sides]
     if until_ci is not None:
         settings["max_games"] = s.games
-    hists = {r.label: {k: dict(sorted(h.items())) for k, h in tally.hists[i].items()} for i, r in enumerate(sets)}
-    return RulesComparison(_table(sets, keys, tally), sets, tally.done, s.players, s.seed, labels, settings,
+    hists = {x.label: {k: dict(sorted(h.items())) for k, h in tally.hists[i].items()} for i, x in enumerate(sides)}
+    return RulesComparison(_table(sides, keys, tally), sets, tally.done, s.players, s.seed, labels, settings,
                            None if until_ci is None else stop_of(tally, until_ci, s.games), hists, played_by,
-                           warnings, _adaptation_table(sets, adapt_keys, adapt) if check_adaptation else None)
+                           warnings, _adaptation_table(sides, adapt_keys, adapt) if check_adaptation else None,
+                           measured, lacking, sides)
+
+
+def _measures(sides, frames, skill, games: int, s):
+    """(the measures of each rule set's games, paired against A, and what they lack), or (None, {})."""
+    if frames is None and not skill:
+        return None, {}
+    from ..runs.measures import aggregate, missing
+    from .skill import LADDER, ladder_frame
+    per_set = {}
+    for i, x in enumerate(sides):
+        frame = pd.concat(frames[i], ignore_index=True) if frames is not None else None
+        if skill:
+            ladder = ladder_frame(games, LADDER if skill is True else tuple(skill), seed=s.seed, sheet=x.sheet,
+                                  rules=x.rules)
+            frame = ladder if frame is None else frame.merge(ladder, on="game")
+        per_set[x.label] = frame
+    return aggregate(per_set), (missing(per_set[sides[0].label]) if frames is not None else {})
+
+
+def training_note(resolved, sides, players: int) -> list[str]:
+    """A line when the sides' `learned` play weights trained on different numbers of games (a
+    side's players may then be weaker for its shorter training, not for its rules)."""
+    lines = []
+    for r in resolved:
+        games = {x.label: trained_games(for_rules(r, x.rules, players), x.sheet, players, x.rules) for x in sides}
+        known = {g for g in games.values() if g}
+        if len(known) > 1:
+            lines.append(f"Note: {r.spec}'s weights were trained on different numbers of games ("
+                         + ", ".join(f"{label}: {g:,}" for label, g in games.items() if g)
+                         + "): a side trained on fewer may play worse for that alone")
+    return lines
 
 
 def _check_weights_files(resolved, sets, players: int) -> None:
@@ -407,43 +520,50 @@ def _one_seat_values(chunk, first: int, rules: Rules, keys: list[_Key]) -> np.nd
     return np.stack([_seat_values(k.metric, chunk.seats, rules)[np.arange(n), seat] for k in keys], axis=1)
 
 
-def _play(lineups, sets, keys, s, rotate, labels, groups, until_ci, progress, adapt, adapt_keys,
-          one_seat=False) -> _Tally:
+def _play(lineups, sides, keys, s, rotate, labels, groups, until_ci, progress, adapt, adapt_keys,
+          one_seat=False, frames=None, trace=False) -> _Tally:
     """Play every rule set batch by batch on the same games (s.games, or with until_ci until its
     target), as sim.experiments.compare plays its candidates (its schedule); and where adapt[i] is
     (a line-up, a tally), B_i's games by that line-up too, into that tally against B_i's own
-    (with `one_seat`, that line-up's slot 0, rotated over the seats, against the same seat)."""
-    tally = _Tally(keys, len(sets))
+    (with `one_seat`, that line-up's slot 0, rotated over the seats, against the same seat).
+    With `frames` (a list per rule set), each rule set's games are played with their move log and
+    their per-game frame (sim.runs.measures; with `trace`, the trace's measures joined) appended
+    to its list."""
+    tally = _Tally(keys, len(sides))
 
-    def play(line, r, first, count, rotated=rotate):
-        chunk = play_chunk(s.seed, first, count, line, players=s.players, sheet=s.sheet,
-                           max_rolls=s.max_rolls, rotate=rotated, rules=r)
+    def play(line, side, first, count, rotated=rotate, logged=False):
+        chunk = play_chunk(s.seed, first, count, line, players=s.players, sheet=side.sheet,
+                           max_rolls=s.max_rolls, rotate=rotated, rules=side.rules, log_turns=logged)
         check_chunk(chunk)
         return chunk
 
-    def adapted(other, chunk, r, first, count):
+    def adapted(other, chunk, side, first, count):
+        r = side.rules
         if one_seat:
-            return [_one_seat_values(play(other, r, first, count, True), first, r, adapt_keys),
+            return [_one_seat_values(play(other, side, first, count, True), first, r, adapt_keys),
                     _one_seat_values(chunk, first, r, adapt_keys)]
-        return [_values(play(other, r, first, count), r, adapt_keys, labels, groups),
+        return [_values(play(other, side, first, count), r, adapt_keys, labels, groups),
                 _values(chunk, r, adapt_keys, labels, groups)]
 
     def batch(first, count):
         values = []
-        for i, (line, r, h) in enumerate(zip(lineups, sets, tally.hists)):
-            chunk = play(line, r, first, count)
-            values.append(_values(chunk, r, keys, labels, groups))
+        for i, (line, side, h) in enumerate(zip(lineups, sides, tally.hists)):
+            chunk = play(line, side, first, count, logged=frames is not None)
+            values.append(_values(chunk, side.rules, keys, labels, groups))
+            if frames is not None:
+                from ..runs.measures import frame_of_chunk
+                frames[i].append(frame_of_chunk(chunk, trace=trace))
             for name, v in (("score", chunk.seats[:, :, PS_SCORE]), ("rolls", chunk.games[:, GR_ROLLS])):
                 h[name].update(dict(zip(*(a.tolist() for a in np.unique(v, return_counts=True)))))
             other, t = adapt[i]
             if other is not None:
-                t.add(adapted(other, chunk, r, first, count))
+                t.add(adapted(other, chunk, side, first, count))
         return values
 
     return play_batches(tally, s, until_ci, progress, batch)
 
 
-def _table(sets: list[Rules], keys: list[_Key], tally: _Tally) -> pd.DataFrame:
+def _table(sets: list, keys: list[_Key], tally: _Tally) -> pd.DataFrame:
     rows = []
     for i in range(1, len(sets)):
         for k, key in enumerate(keys):
@@ -510,7 +630,7 @@ def format_adaptation(result: RulesComparison, b: str) -> str | None:
     if t is None or not len(t) or not (t["rules_b"] == b).any():
         return None
     t = t[t["rules_b"] == b]
-    a = result.rules[0].label
+    a = result.labels[0]
     shown = pd.DataFrame({
         "who": t["who"], "metric": [METRICS[m].label for m in t["metric"]],
         f"weights of {_short(b, 20)}": [_value(m, v) for m, v in zip(t["metric"], t["adapted"])],
@@ -534,7 +654,7 @@ def format_table(result: RulesComparison) -> str:
     """The headline and who played, then a table per B: its rows against A, named by the two rule
     sets, and its adaptation check."""
     shown = display_table(result)
-    a = result.rules[0].label
+    a = result.labels[0]
     parts = [headline(result)] + ([format_players(result)] if result.played_by else [])
     for b in result.labels[1:]:
         block = shown[shown["rules B"] == b].drop(columns="rules B").rename(
@@ -543,5 +663,11 @@ def format_table(result: RulesComparison) -> str:
         adaptation = format_adaptation(result, b)
         if adaptation:
             parts.append(adaptation)
+    if result.measures is not None:
+        from ..runs.measures import format_measures
+        parts.append(format_measures(result.measures, result.not_measured, "the comparison",
+                                     how="`compare-rules --trace`"))
+    if result.ranking is not None:
+        parts.append(result.ranking_text)
     message = stop_message(result)
     return "\n\n".join(parts + ([message] if message else []))

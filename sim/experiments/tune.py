@@ -236,6 +236,198 @@ def default_trial_games(budget: int, per_iteration: int, dims: int) -> int:
     return max(MIN_TRIAL_GAMES, budget // (per_iteration * iterations))
 
 
+@dataclass(frozen=True)
+class _Checked:
+    """tune()'s arguments once checked: what the search and its validation play."""
+    players: int
+    seed: int
+    sheet: object
+    max_rolls: int
+    threads: int
+    rules: object
+    objective: str
+    budget: int
+    validate_games: int
+    validation_seed: int
+    out: Path | None
+
+
+def _checked_arguments(start, opponents, objective, budget, validate_games, validation_seed, out,
+                       settings: Settings) -> _Checked:
+    """The arguments that need no strategy resolved, checked: SettingError (or ValueError) names the
+    first one wrong, before any game."""
+    if not isinstance(start, str):
+        raise ValueError("tune needs the start strategy as a spec string (NAME[:k=v,..] or file.py:function), "
+                         "so that the result is a spec too")
+    players, seed = settings.players, settings.seed
+    budget = check_int("budget", budget, 1, MAX_GAMES)
+    if objective not in OBJECTIVES:
+        raise SettingError(f"{{objective}} must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    if players == 1 and objective == "win":
+        raise SettingError("{objective} win needs {players} 2..6 (the solo game is always won)")
+    if players == 1 and opponents is not None:
+        raise SettingError("{opponents} needs {players} 2..6 (the solo game has none)")
+    validate_games = DEFAULT_VALIDATE_GAMES["solo" if players == 1 else "table"] if validate_games is None else \
+        check_int("validate-games", validate_games, 0, MAX_GAMES)
+    validation_seed = (seed + 1) % (MAX_SEED + 1) if validation_seed is None else \
+        check_int("validation-seed", validation_seed, 0, MAX_SEED)
+    if validation_seed == seed:
+        raise SettingError(f"the validation seed must differ from the search's seed {seed}: give {{validation_seed}} "
+                           "another (the validation plays games the search has not seen)")
+    return _Checked(players, seed, settings.sheet, settings.max_rolls, settings.threads, settings.rules, objective,
+                    budget, validate_games, validation_seed, _check_out(out))
+
+
+class _Search:
+    """One search: the start spec's line-up, CMA-ES over its parameters scaled to 0..1, the games
+    each iteration plays, and the result so far. Set up by set_up(), stepped by iteration()."""
+
+    def __init__(self, checked: _Checked, resolved, ranges, start_params, base, opponents, popsize, trial_games):
+        self.checked, self.resolved, self.ranges, self.base = checked, resolved, ranges, base
+        self.column = {name: i for i, name in enumerate(resolved.strategy.params)}
+        dims = len(ranges)
+        # cma fails on one dimension (its limits on the steps raise in 4.5; its docs advise against 1-D):
+        # one parameter gets a second, dummy coordinate that no candidate reads.
+        cma_dims = max(2, dims)
+        lam = check_int("popsize", popsize, 2, MAX_POPSIZE) if popsize is not None else 4 + int(3 * math.log(cma_dims))
+        self.per_iteration = lam + 1
+        budget = checked.budget
+        self.n = n = default_trial_games(budget, self.per_iteration, dims) if trial_games is None else \
+            check_int("trial-games", trial_games, 1, MAX_GAMES)
+        self.iterations = budget // (self.per_iteration * n)
+        if self.iterations < MIN_ITERATIONS:
+            raise SettingError(f"{{budget}} {budget:,} is too small: {MIN_ITERATIONS} iterations of {lam} candidates "
+                               f"and their mean at {n:,} games each need "
+                               f"{MIN_ITERATIONS * self.per_iteration * n:,} games")
+        self.lo = np.array([r.lo for r in ranges])
+        self.width = np.array([r.hi for r in ranges]) - self.lo
+        x0 = np.clip((np.array([start_params[r.name] for r in ranges]) - self.lo) / self.width, 0.0, 1.0)
+        x0 = np.concatenate((x0, [0.5] * (cma_dims - dims)))
+        # The generator is our own, so the search depends on the seed alone and leaves numpy's global one alone.
+        rng = np.random.default_rng([checked.seed, 0x7475_6E65])
+        self.es = cma.CMAEvolutionStrategy(list(x0), SIGMA0, {
+            "bounds": [0, 1], "popsize": lam, "randn": lambda *shape: rng.standard_normal(shape),
+            "seed": np.nan, "verbose": -9, "verb_disp": 0, "verb_log": 0})
+        settings = {"players": checked.players, "opponents": opponents, "objective": checked.objective,
+                    "budget": budget, "seed": checked.seed, "validation_seed": checked.validation_seed,
+                    "validate_games": checked.validate_games, "sheet": checked.sheet.name,
+                    "max_rolls": checked.max_rolls, "optimizer": f"CMA-ES (cma {cma.__version__})", "popsize": lam,
+                    "trial_games": n, "iterations_planned": self.iterations, "sigma0": SIGMA0}
+        if not checked.rules.is_rulebook:   # named only when they are not the rulebook: older outputs stay as they were
+            settings["rules"] = checked.rules.text
+        self.result = TuneResult(resolved.spec, resolved.spec, dict(start_params), start_params, ranges, settings)
+        self.bar = None
+
+    @classmethod
+    def set_up(cls, start: str, params, opponents, popsize, trial_games, checked: _Checked) -> _Search:
+        """The start spec resolved, its parameters' ranges checked against those it has, and the
+        line-up every candidate plays in (every spec resolves before any game)."""
+        from strategies import resolve
+        from strategies.interface import unknown_params
+        resolved = resolve(start)
+        known = resolved.strategy.params
+        if not known:
+            raise ValueError(f"strategy {resolved.spec!r} has no parameters to tune")
+        ranges = _ranges(params)
+        if not ranges:
+            raise SettingError(f"give the parameters to tune as {{param}} NAME=LO..HI ({resolved.spec!r} has: "
+                               f"{', '.join(known)})")
+        unknown = [r.name for r in ranges if r.name not in known]
+        if unknown:
+            raise ValueError(f"strategy {resolved.spec!r} " + unknown_params(unknown, known))
+        start_values = dict(zip(known, map(float, resolved.params)))
+        start_params = {r.name: start_values[r.name] for r in ranges}
+        rest = [] if checked.players == 1 else opponent_seats(opponents, checked.players, resolved.spec)
+        opponents = None if checked.players == 1 else rest[0] if len(set(rest)) == 1 else rest
+        base = api.lineup([resolved.spec] + rest, sheet=checked.sheet, rules=checked.rules)
+        return cls(checked, resolved, ranges, start_params, base, opponents, popsize, trial_games)
+
+    def values_of(self, x) -> dict[str, str]:
+        """A point of the 0..1 search space as parameter values, each as its spec writes it."""
+        x = np.clip(np.asarray(x, float), 0.0, 1.0)
+        return {r.name: format_value(self.lo[i] + x[i] * self.width[i], r) for i, r in enumerate(self.ranges)}
+
+    def set_best(self) -> None:
+        """The result is the search distribution's mean (see the module's docstring)."""
+        vals = self.values_of(self.es.result.xfavorite)
+        self.result.best_spec = spec_with(self.resolved.spec, vals)
+        self.result.best_params = {k: float(v) for k, v in vals.items()}
+
+    def objective(self, values, it, kind, index, first) -> float:
+        """The mean objective of the candidate with parameters `values` on games first.. of the
+        search's seed; its trial row recorded."""
+        c, n, result = self.checked, self.n, self.result
+        spec = spec_with(self.resolved.spec, values)
+        # The candidate is the start's lineup with other numbers in slot 0's parameter row: they reach
+        # the kernel as data, as learned's weights do, so no candidate loads or compiles anything.
+        params = self.base.params.copy()
+        for name, text in values.items():
+            params[0, self.column[name]] = float(text)   # the value its spec says, as resolve() reads it
+        line = dataclasses.replace(self.base, specs=(spec,) + self.base.specs[1:], params=params, labels=None)
+        scores, wins = candidate_results(line, c.seed, first, n, c.players, c.sheet, c.max_rolls)
+        y = (scores if c.objective == "score" else wins).astype(np.float64)
+        m, sd, h = mean_ci(len(y), float(y.sum()), float((y * y).sum()))
+        result.games += n
+        result.trial_rows.append({
+            "iteration": it, "kind": kind, "candidate": index, "spec": spec,
+            **{f"param_{k}": float(v) for k, v in values.items()},
+            "seed": c.seed, "first_game": first, "games": n, "mean": m, "sd": sd, "ci_low": m - h, "ci_high": m + h,
+            "score": float(scores.mean()), "win_rate": float(wins.mean()) if c.players > 1 else float("nan")})
+        self.bar.update(result.games)
+        return m
+
+    def iteration(self, it: int) -> None:
+        """Iteration `it` (1-based): the distribution's mean and its candidates on the same new games,
+        the candidates ranked into the distribution, a row of history."""
+        es, n, result = self.es, self.n, self.result
+        first = (it - 1) * n
+        mean_values = self.values_of(es.result.xfavorite)
+        spread = float(np.mean(es.stds[:len(self.ranges)]))   # of the distribution this iteration samples
+        xs = es.ask()
+        m = self.objective(mean_values, it, "mean", -1, first)
+        row = result.trial_rows[-1]
+        ys = [self.objective(self.values_of(x), it, "candidate", i, first) for i, x in enumerate(xs)]
+        es.tell(xs, [-y for y in ys])   # cma minimises
+        best = int(np.argmax(ys))
+        result.history.append({
+            "iteration": it, "games": result.games, "first_game": first, "trial_games": n,
+            "mean_params": {k: float(v) for k, v in mean_values.items()}, "mean": m,
+            "ci_low": row["ci_low"], "ci_high": row["ci_high"], "population_mean": float(np.mean(ys)),
+            "best_candidate": ys[best],
+            "best_candidate_params": {k: float(v) for k, v in self.values_of(xs[best]).items()},
+            "spread": spread})
+        self.set_best()
+
+    def run(self, report, progress: bool) -> None:
+        """Every iteration, then the validation; `report(result)` once set up and after each iteration."""
+        if report:   # once it is called, Ctrl-C means "stop with the best so far" (cli.tune)
+            report(self.result)
+        self.bar = Progress(self.iterations * self.per_iteration * self.n, 0, enabled=progress)
+        for it in range(1, self.iterations + 1):
+            self.iteration(it)
+            if report:
+                if self.bar.enabled:
+                    self.bar.stream.write("\r\033[K")   # the iteration's line replaces the progress line
+                report(self.result)
+        self.bar.close()
+        self.result.status = "searched"
+        if self.checked.validate_games:
+            self.result.validation, self.result.comparison = validate(self.result, self.checked.validate_games,
+                                                                      self.checked.threads, progress)
+        self.result.status = "complete"
+
+    def interrupted(self) -> TuneInterrupted:
+        """Ctrl-C (or SIGTERM) during the search: the best so far, written where asked, in the
+        exception to raise."""
+        if self.bar is not None:
+            self.bar.close()
+        self.set_best()
+        self.result.status = "interrupted"
+        if self.checked.out is not None:
+            self.result.write(self.checked.out)
+        return TuneInterrupted(self.result)
+
+
 def tune(start, params, players=PLAYERS, opponents=None, objective=TUNE_OBJECTIVE, budget=DEFAULT_BUDGET, seed=SEED,
          validate_games=None, validation_seed=None, trial_games=None, popsize=None, sheet=SHEET,
          max_rolls=MAX_ROLLS, threads=None, out=None, progress=False, report=None, rules=None,
@@ -251,156 +443,21 @@ def tune(start, params, players=PLAYERS, opponents=None, objective=TUNE_OBJECTIV
     rulebook), the validation's too. `settings` (sim.runs.settings.Settings, validated) stands for
     `players`, `seed`, `sheet`, `max_rolls`, `threads` and `rules`.
     """
-    from strategies import resolve
-    from strategies.interface import unknown_params
-
-    if not isinstance(start, str):
-        raise ValueError("tune needs the start strategy as a spec string (NAME[:k=v,..] or file.py:function), "
-                         "so that the result is a spec too")
-    if settings is None:
+    if settings is None and isinstance(start, str):
         settings = Settings.of(players=players, seed=seed, sheet=sheet, max_rolls=max_rolls, threads=threads,
                                rules=rules)
-    players, seed, sheet_obj, max_rolls, threads, rules = (settings.players, settings.seed, settings.sheet,
-                                                           settings.max_rolls, settings.threads, settings.rules)
-    budget = check_int("budget", budget, 1, MAX_GAMES)
-    if objective not in OBJECTIVES:
-        raise SettingError(f"{{objective}} must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
-    if players == 1 and objective == "win":
-        raise SettingError("{objective} win needs {players} 2..6 (the solo game is always won)")
-    if players == 1 and opponents is not None:
-        raise SettingError("{opponents} needs {players} 2..6 (the solo game has none)")
-    validate_games = DEFAULT_VALIDATE_GAMES["solo" if players == 1 else "table"] if validate_games is None else \
-        check_int("validate-games", validate_games, 0, MAX_GAMES)
-    validation_seed = (seed + 1) % (MAX_SEED + 1) if validation_seed is None else \
-        check_int("validation-seed", validation_seed, 0, MAX_SEED)
-    if validation_seed == seed:
-        raise SettingError(f"the validation seed must differ from the search's seed {seed}: give {{validation_seed}} "
-                           "another (the validation plays games the search has not seen)")
-    out = _check_out(out)
-
-    resolved = resolve(start)
-    known = resolved.strategy.params
-    if not known:
-        raise ValueError(f"strategy {resolved.spec!r} has no parameters to tune")
-    ranges = _ranges(params)
-    if not ranges:
-        raise SettingError(f"give the parameters to tune as {{param}} NAME=LO..HI ({resolved.spec!r} has: "
-                         f"{', '.join(known)})")
-    unknown = [r.name for r in ranges if r.name not in known]
-    if unknown:
-        raise ValueError(f"strategy {resolved.spec!r} " + unknown_params(unknown, known))
-    start_values = dict(zip(known, map(float, resolved.params)))
-    start_params = {r.name: start_values[r.name] for r in ranges}
-    rest = [] if players == 1 else opponent_seats(opponents, players, resolved.spec)
-    opponents = None if players == 1 else rest[0] if len(set(rest)) == 1 else rest
-    base = api.lineup([resolved.spec] + rest, sheet=sheet_obj, rules=rules)   # every spec resolves, before any game
-    column = {name: i for i, name in enumerate(known)}
-
-    dims = len(ranges)
-    # cma fails on one dimension (its limits on the steps raise in 4.5; its docs advise against 1-D):
-    # one parameter gets a second, dummy coordinate that no candidate reads.
-    cma_dims = max(2, dims)
-    lam = check_int("popsize", popsize, 2, MAX_POPSIZE) if popsize is not None else 4 + int(3 * math.log(cma_dims))
-    per_iteration = lam + 1
-    n = default_trial_games(budget, per_iteration, dims) if trial_games is None else \
-        check_int("trial-games", trial_games, 1, MAX_GAMES)
-    iterations = budget // (per_iteration * n)
-    if iterations < MIN_ITERATIONS:
-        raise SettingError(f"{{budget}} {budget:,} is too small: {MIN_ITERATIONS} iterations of {lam} candidates and "
-                         f"their mean at {n:,} games each need {MIN_ITERATIONS * per_iteration * n:,} games")
-    lo = np.array([r.lo for r in ranges])
-    width = np.array([r.hi for r in ranges]) - lo
-    x0 = np.clip((np.array([start_params[r.name] for r in ranges]) - lo) / width, 0.0, 1.0)
-    x0 = np.concatenate((x0, [0.5] * (cma_dims - dims)))
-    # The generator is our own, so the search depends on `seed` alone and leaves numpy's global one alone.
-    rng = np.random.default_rng([seed, 0x7475_6E65])
-    es = cma.CMAEvolutionStrategy(list(x0), SIGMA0, {
-        "bounds": [0, 1], "popsize": lam, "randn": lambda *shape: rng.standard_normal(shape),
-        "seed": np.nan, "verbose": -9, "verb_disp": 0, "verb_log": 0})
-
-    def values_of(x) -> dict[str, str]:
-        x = np.clip(np.asarray(x, float), 0.0, 1.0)
-        return {r.name: format_value(lo[i] + x[i] * width[i], r) for i, r in enumerate(ranges)}
-
-    settings = {"players": players, "opponents": opponents, "objective": objective, "budget": budget,
-                "seed": seed, "validation_seed": validation_seed, "validate_games": validate_games,
-                "sheet": sheet_obj.name, "max_rolls": max_rolls, "optimizer": f"CMA-ES (cma {cma.__version__})",
-                "popsize": lam, "trial_games": n, "iterations_planned": iterations, "sigma0": SIGMA0}
-    if not rules.is_rulebook:   # named only when they are not the rulebook: older outputs stay as they were
-        settings["rules"] = rules.text
-    result = TuneResult(resolved.spec, resolved.spec, dict(start_params), start_params, ranges, settings)
-
-    def set_best():
-        vals = values_of(es.result.xfavorite)
-        result.best_spec = spec_with(resolved.spec, vals)
-        result.best_params = {k: float(v) for k, v in vals.items()}
-
-    def evaluate(values, it, kind, index, first) -> float:
-        spec = spec_with(resolved.spec, values)
-        # The candidate is the start's lineup with other numbers in slot 0's parameter row: they reach
-        # the kernel as data, as learned's weights do, so no candidate loads or compiles anything.
-        params = base.params.copy()
-        for name, text in values.items():
-            params[0, column[name]] = float(text)   # the value its spec says, as resolve() reads it
-        line = dataclasses.replace(base, specs=(spec,) + base.specs[1:], params=params, labels=None)
-        scores, wins = candidate_results(line, seed, first, n, players, sheet_obj, max_rolls)
-        y = (scores if objective == "score" else wins).astype(np.float64)
-        m, sd, h = mean_ci(len(y), float(y.sum()), float((y * y).sum()))
-        result.games += n
-        result.trial_rows.append({
-            "iteration": it, "kind": kind, "candidate": index, "spec": spec,
-            **{f"param_{k}": float(v) for k, v in values.items()},
-            "seed": seed, "first_game": first, "games": n, "mean": m, "sd": sd, "ci_low": m - h, "ci_high": m + h,
-            "score": float(scores.mean()), "win_rate": float(wins.mean()) if players > 1 else float("nan")})
-        bar.update(result.games)
-        return m
-
-    numba.set_num_threads(threads)
-    bar = None
+    checked = _checked_arguments(start, opponents, objective, budget, validate_games, validation_seed, out, settings)
+    search = _Search.set_up(start, params, opponents, popsize, trial_games, checked)
+    numba.set_num_threads(checked.threads)
     try:
-        if report:   # inside the try: once it is called, Ctrl-C means "stop with the best so far" (cli.tune)
-            report(result)
-        bar = Progress(iterations * per_iteration * n, 0, enabled=progress)
-        for it in range(1, iterations + 1):
-            first = (it - 1) * n
-            mean_values = values_of(es.result.xfavorite)
-            spread = float(np.mean(es.stds[:dims]))   # of the distribution this iteration samples
-            xs = es.ask()
-            m = evaluate(mean_values, it, "mean", -1, first)
-            row = result.trial_rows[-1]
-            ys = [evaluate(values_of(x), it, "candidate", i, first) for i, x in enumerate(xs)]
-            es.tell(xs, [-y for y in ys])   # cma minimises
-            best = int(np.argmax(ys))
-            result.history.append({
-                "iteration": it, "games": result.games, "first_game": first, "trial_games": n,
-                "mean_params": {k: float(v) for k, v in mean_values.items()}, "mean": m,
-                "ci_low": row["ci_low"], "ci_high": row["ci_high"], "population_mean": float(np.mean(ys)),
-                "best_candidate": ys[best],
-                "best_candidate_params": {k: float(v) for k, v in values_of(xs[best]).items()},
-                "spread": spread})
-            set_best()
-            if report:
-                if bar.enabled:
-                    bar.stream.write("\r\033[K")   # the iteration's line replaces the progress line
-                report(result)
-        bar.close()
-        result.status = "searched"
-        if validate_games:
-            result.validation, result.comparison = validate(result, validate_games, threads, progress)
-        result.status = "complete"
+        search.run(report, progress)
     except BaseException as e:
         if not interrupts.interrupted(e):
             raise
-        if bar is not None:
-            bar.close()
-        set_best()
-        result.status = "interrupted"
-        if out is not None:
-            result.write(out)
-        raise TuneInterrupted(result) from None
-    if out is not None:
-        result.write(out)
-    return result
+        raise search.interrupted() from None
+    if checked.out is not None:
+        search.result.write(checked.out)
+    return search.result
 
 
 def validate(result: TuneResult, games: int, threads=None, progress=False):

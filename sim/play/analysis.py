@@ -68,7 +68,9 @@ def game_analysis(folder, mistakes: int = MISTAKES) -> dict:
         "decisions": len(mine), "loss_total": sum(losses), "loss_per_decision": sum(losses) / len(mine) if mine
         else None, "differs": int(sum(r["chosen"] != r["best"] for r in rolls)),
         "luck_total": sum(luck) if solo else None,
-        "rolls": rolls, "mistakes": worst,
+        "rolls": rolls, "mistakes": worst, "rating": a.rating,
+        "practice": bool(play.get("practice")), "takebacks": int(play.get("takebacks", 0)),
+        "names": play.get("names"),
         "row": {k: row[k] for k in ("loss_per_game", "loss_per_decision", "differ_share", "mean_score")},
     })
 

@@ -32,6 +32,7 @@ others by the opponents' specs, so that summary, replay, analyse and report rebu
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 import time
@@ -67,10 +68,12 @@ class Game:
     """A game you play as seat 0 against `opponents` (a strategy spec for every other seat, or a
     list of one per seat; default learned) or against bots of `level` (strategies.levels: its
     number or name). `seed` None draws a fresh one. `folder`: a dataset folder the game is saved to
-    after every move (None: only when save() is called)."""
+    after every move (None: only when save() is called). `practice`: your moves may be taken back
+    (take_back), which marks the game practice."""
 
     def __init__(self, players: int = PLAY_PLAYERS, opponents=None, seed: int | None = None, game: int = 0,
-                 sheet=SHEET, rules=None, level=None, max_rolls: int = MAX_ROLLS, folder=None):
+                 sheet=SHEET, rules=None, level=None, max_rolls: int = MAX_ROLLS, folder=None,
+                 practice: bool = False):
         players = check_int("players", players, 1, MAX_SEATS)
         self.level, specs = _opponents(opponents, level, players)
         seed = secrets.randbits(32) if seed is None else seed
@@ -80,6 +83,9 @@ class Game:
         self.sheet, self.rules, self.max_rolls = self.gip.sheet, self.gip.rules, self.gip.max_rolls
         self.opponents = tuple(self.gip.specs[1:])      # canonical specs
         self.labels = self.gip.labels
+        self.names = seat_names(self.opponents, self.level)
+        self.practice = bool(practice)  # take-backs allowed (Game.take_back): the game is then practice
+        self.takebacks = 0
         self.py_tab = build_tables(self.sheet, self.rules)
         from strategies.advice import Advisor
         from strategies.learned import MissingWeights
@@ -217,10 +223,41 @@ class Game:
         self.moves.append(move)
         self.losses.append(word)
         self._advice = None
-        self.awards.watch(g)
+        self.awards.watch(g, word["roll"])
         if self.folder is not None:
             self.save()
         return word
+
+    def take_back(self) -> None:
+        """Your last move taken back (practice only: the caller checks): the game is played again
+        from its record without it, so the same dice come back and the bots decide as before.
+        IllegalChoice if you have made no move yet."""
+        if not self.moves:
+            raise IllegalChoice("no move of yours to take back")
+        record = self.record()
+        record["moves"] = record["moves"][:-1]
+        again = Game.from_record(record)
+        folder = self.folder
+        self.__dict__.update(again.__dict__)
+        self.takebacks += 1
+        self.folder = folder
+        if folder is not None:
+            self.save()
+
+    @property
+    def practised(self) -> bool:
+        """Whether the game is a practice game: a move of it was taken back."""
+        return self.takebacks > 0
+
+    def warm(self, lock=None) -> None:
+        """learned's judge compiled (its first use costs seconds with an empty cache), on copies of the
+        state taken under `lock`: safe beside a move in another thread, and nothing of the game changes."""
+        with lock or contextlib.nullcontext():
+            g = self.gip
+            if self.advisor is None or g.seat is None:
+                return
+            st, ps, bb, cands, tab = g.st.copy(), g.ps.copy(), g.bb.copy(), g.choices(), g.tab
+        self.advisor.advise(st, ps, bb, cands, len(cands), tab)
 
     @property
     def last_loss(self) -> float | None:
@@ -233,7 +270,8 @@ class Game:
         """The game's settings as plain data: players, seed, game, sheet, rules, level, labels."""
         return {"players": self.players, "seed": self.seed, "game": self.game, "sheet": self.sheet.name,
                 "rules": self.rules.text, "level": self.level, "opponents": list(self.opponents),
-                "labels": list(self.labels), "max_rolls": self.max_rolls, "you": 0}
+                "labels": list(self.labels), "names": list(self.names), "max_rolls": self.max_rolls, "you": 0,
+                "practice": self.practice, "practised": self.practised, "takebacks": self.takebacks}
 
     def view(self, hint: bool = False) -> dict:
         """Everything the play page draws, as plain JSON data (sim.play.view.page_view: the
@@ -241,10 +279,10 @@ class Game:
         the roll log, each move also in words), with the settings, the coach's words on your moves,
         and with `hint` hint_view()."""
         from .view import page_view, sheet_view
-        view = page_view(self.gip, self.awards, self.py_tab)
+        view = page_view(self.gip, self.awards, self.py_tab, self.names)
         for roll in view["log"]:    # each move in words too, as `replay` words it
             for m in roll["moves"]:
-                m["text"] = f"seat {m['seat']} ({self.labels[m['seat']]}): {describe(m)}"
+                m["text"] = f"{self.names[m['seat']]}: {describe(m)}"
         view.update(you=0, sheet=sheet_view(self.sheet, self.rules), settings=self.settings(),
                     decisions=self.decisions, losses=self.losses, last_loss=self.last_loss,
                     folder=None if self.folder is None else str(self.folder),
@@ -261,7 +299,8 @@ class Game:
         return {"format": RECORD_FORMAT, "version": 1, "players": self.players, "seed": self.seed,
                 "game": self.game, "opponents": list(self.opponents), "level": self.level,
                 "sheet": {"name": self.sheet.name, "text": self.sheet.text}, "rules": self.rules.text,
-                "max_rolls": self.max_rolls, "label": PLAY_LABEL, "moves": list(self.moves)}
+                "max_rolls": self.max_rolls, "label": PLAY_LABEL, "practice": self.practice,
+                "takebacks": self.takebacks, "moves": list(self.moves)}
 
     @classmethod
     def from_record(cls, record: dict, folder=None) -> "Game":
@@ -274,6 +313,8 @@ class Game:
             g = cls(players=record["players"], opponents=record["opponents"], seed=record["seed"],
                     game=record["game"], sheet=sheet, rules=record["rules"], max_rolls=record["max_rolls"])
             g.level = record.get("level")
+            g.names = seat_names(g.opponents, g.level)
+            g.practice, g.takebacks = bool(record.get("practice", False)), int(record.get("takebacks", 0))
             moves = record["moves"]
         except (KeyError, TypeError) as e:
             raise ValueError(f"the record of the game is damaged: {type(e).__name__}: {e}") from None
@@ -349,7 +390,8 @@ class Game:
             "versions": versions(), "git_revision": git_revision(), "kernel_sources": numba_cache.GAMES_DIGEST,
             "started": now, "finished": now, "error": None,
             # What a reader of the folder needs to know that it is a person's game, and whose seat.
-            "play": {"game": self.game, "seat": 0, "label": PLAY_LABEL, "level": self.level},
+            "play": {"game": self.game, "seat": 0, "label": PLAY_LABEL, "level": self.level,
+                     "names": list(self.names), "practice": self.practised, "takebacks": self.takebacks},
         })
 
     def _command(self) -> str:
@@ -400,6 +442,16 @@ def _opponents(opponents, level, players: int) -> tuple:
         raise ValueError(f"{len(opponents)} opponents for {players} players: give one for every other seat "
                          f"({players - 1}), or one for all")
     return None, opponents
+
+
+def seat_names(opponents, level=None) -> list[str]:
+    """What the page calls each seat: "You", then the bots by their level's name or their strategy's
+    ("club"; "Bot 2 (club)" where there are several): a spec's parameters are for its tooltip."""
+    def short(spec: str) -> str:
+        name, _, rest = spec.partition(":")
+        return rest.split(",")[0] if name.endswith(".py") and rest else name
+    bots = [level if level is not None else short(spec) for spec in opponents]
+    return ["You"] + (bots if len(bots) == 1 else [f"Bot {s} ({b})" for s, b in enumerate(bots, 1)])
 
 
 def _choice(tab, i: int, row=None) -> dict:

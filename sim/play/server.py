@@ -162,6 +162,22 @@ def app(session, token: str, port: int) -> Guard:
     async def coach(request: Request):
         return answer(await run_in_threadpool(session.set_coach, await body(request)))
 
+    async def review(request: Request):
+        try:
+            decision = int(request.query_params.get("decision", ""))
+        except ValueError:
+            raise Refused(400, "bad request: review?decision=N") from None
+        return answer(await run_in_threadpool(session.review, decision))
+
+    async def games(request: Request):
+        return answer(await run_in_threadpool(session.games))
+
+    async def undo(request: Request):
+        return answer(await run_in_threadpool(session.take_back, await body(request)))
+
+    async def practice(request: Request):
+        return answer(await run_in_threadpool(session.set_practice, await body(request)))
+
     async def not_found(request: Request, exc):
         return _line(exc.status_code, f"{exc.status_code}: {request.url.path} is not part of the play page")
 
@@ -170,7 +186,11 @@ def app(session, token: str, port: int) -> Guard:
     routes += [Route("/api/state", refused(state), methods=["GET"]),
                Route("/api/hint", refused(hint), methods=["GET"]),
                Route("/api/play", refused(play), methods=["POST"]),
-               Route("/api/coach", refused(coach), methods=["POST"])]
+               Route("/api/coach", refused(coach), methods=["POST"]),
+               Route("/api/undo", refused(undo), methods=["POST"]),
+               Route("/api/games", refused(games), methods=["GET"]),
+               Route("/api/review", refused(review), methods=["GET"]),
+               Route("/api/practice", refused(practice), methods=["POST"])]
     inner = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
     return Guard(inner, token, port)
 
@@ -219,14 +239,25 @@ class Server:
 def serve(session, sock: socket.socket, browser: bool = True, say=print, tell=None) -> None:
     """Serve `session`'s page on `sock` (listen()) until Ctrl-C: say(url) first (the command prints it
     as the first line of stdout, flushed: a script or test reads it there), then tell() (the
-    command's notes, on stderr), then the browser opened on the URL unless `browser` is False."""
+    command's notes, on stderr), then the browser opened on the URL unless `browser` is False.
+    A session still being prepared (sim.play.session.Starting) is started once the URL is out; if
+    its game cannot be made (a bad strategy, a damaged folder), the server stops and that error is
+    raised (ValueError, one line)."""
     server = Server(session, sock=sock)
     say(server.url)
     sys.stdout.flush()
     if tell is not None:
         tell()
+    starting = getattr(session, "thread", None) is not None
+    if starting:
+        def failed(error):
+            server.server.should_exit = True
+        session._failed = failed
+        session.start()
     if browser:
         import webbrowser
         # The socket already listens: a browser faster than uvicorn's start waits in its backlog.
         threading.Thread(target=webbrowser.open, args=(server.url,), daemon=True).start()
     server.run()
+    if starting and session.error is not None and session.session is None:
+        raise ValueError(session.error)

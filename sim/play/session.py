@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import secrets
 import threading
+import time
 from pathlib import Path
 
 from ..errors import SettingError
@@ -125,7 +126,8 @@ class PlaySession:
             "folder": str(self.folder),
             "coach": self.coach,
             "last_move": self.last_move,
-            "analysis": self._analysis,
+            "analysis": self._analysis if self._analysis is None or "started" not in self._analysis else
+            {"status": self._analysis["status"], "seconds": round(time.monotonic() - self._analysis["started"], 1)},
             "settings": g.settings(),
         }
 
@@ -154,6 +156,64 @@ class PlaySession:
                 self._finish()
             return self._state()
 
+    def take_back(self, body) -> dict:
+        """Your last move taken back {"game", "decision"}: in practice mode alone (Refused 403 else),
+        checked here and not on the page: without it no move is changed once its next dice are seen."""
+        if not isinstance(body, dict) or set(body) != {"game", "decision"}:
+            raise Refused(400, 'bad request: the body must be {"game": ID, "decision": N}')
+        with self.lock:
+            if not self.game.practice:
+                raise Refused(403, "take-backs are for practice games: switch practice on first (the game "
+                                   "is then marked practice)")
+            self._check(body.get("game"), body.get("decision"), over_ok=True)
+            if self._analysis is not None:
+                raise Refused(409, "the game is over and saved: a finished game's moves stay as played")
+            if not self.game.moves:
+                raise Refused(409, "no move of yours to take back")
+            self.game.take_back()
+            self.last_move = None
+            self._keep()
+            return self._state()
+
+    def set_practice(self, body) -> dict:
+        """Practice mode switched {"game", "on": true|false}: take-backs allowed while it is on; a game
+        with a take-back is marked practice in its dataset and analysis for good."""
+        if not isinstance(body, dict) or set(body) != {"game", "on"} or not isinstance(body["on"], bool):
+            raise Refused(400, 'bad request: the body must be {"game": ID, "on": true|false}')
+        with self.lock:
+            if body["game"] != self.id:
+                raise Refused(409, "another game: this server plays game " + self.id + "; reload the page")
+            if self.game.over:
+                raise Refused(409, "the game is over: there is no move to take back")
+            self.game.practice = body["on"]
+            self._keep()
+            return self._state()
+
+    def review(self, decision) -> dict:
+        """The finished game at your decision `decision` (0-based), as it was: every sheet, the dice,
+        the rolls so far (the game played again from its record up to there), your move and
+        learned's with the loss and the luck of that roll from the analysis."""
+        with self.lock:
+            if not self.game.over or self._analysis is None or self._analysis.get("status") != "done":
+                raise Refused(409, "a game is reviewed once it is over and analysed")
+            n = len(self.game.moves)
+            if isinstance(decision, bool) or not isinstance(decision, int) or not 0 <= decision < n:
+                raise Refused(422, f"decision {decision!r} is out of range 0..{n - 1}")
+            record = self.game.record()
+            analysis = self._analysis
+        record["moves"] = record["moves"][:decision]
+        then = type(self.game).from_record(record)
+        view = then.view()
+        rolls = analysis.get("rolls") or []
+        judged = rolls[decision] if decision < len(rolls) else {}
+        return {**view, "review": {"decision": decision, "decisions": n, "yours": self.game.losses[decision]["choice"],
+                                   "learned": self.game.losses[decision]["best"], "loss": judged.get("loss"),
+                                   "luck": judged.get("luck")}}
+
+    def games(self) -> list[dict]:
+        """The games of `play` kept beside this one (saved_games)."""
+        return saved_games(self.folder.parent)
+
     def set_coach(self, body) -> dict:
         if not isinstance(body, dict) or set(body) != {"game", "on", "threshold"} or not isinstance(body["on"], bool):
             raise Refused(400, 'bad request: the body must be {"game": ID, "on": true|false, "threshold": LOSS}')
@@ -167,12 +227,12 @@ class PlaySession:
             self._keep()
             return self._state()
 
-    def _check(self, game, decision) -> None:
+    def _check(self, game, decision, over_ok: bool = False) -> None:
         if not isinstance(game, str) or not secrets.compare_digest(game.encode(), self.id.encode()):
             raise Refused(409, f"another game: this server plays game {self.id}; reload the page")
         if isinstance(decision, bool) or not isinstance(decision, int):
             raise Refused(400, "bad request: 'decision' must be an integer")
-        if self.game.over:
+        if self.game.over and not over_ok:
             raise Refused(409, "the game is over: there is no decision to take")
         if decision != self.game.decisions:
             raise Refused(409, f"stale request: it answers decision {decision}, the game is at decision "
@@ -192,7 +252,7 @@ class PlaySession:
         if self._analyse is None:
             self._analysis = {"status": "off"}
             return
-        self._analysis = {"status": "running"}
+        self._analysis = {"status": "running", "started": time.monotonic()}
         self._thread = threading.Thread(target=self._analyse_now, name="analyse-your-game", daemon=True)
         self._thread.start()
 
@@ -209,7 +269,233 @@ class PlaySession:
         with self.lock:
             self._analysis = {"status": "done", **result}
 
+    def warm(self) -> None:
+        """learned's judge compiled before the first hint or move needs it (Game.warm), outside the
+        lock: the page goes on answering meanwhile."""
+        self.game.warm(self.lock)
+
     def wait(self, timeout: float | None = None) -> None:
         """Until the analysis in the background is done (tests, and a server stopping)."""
         if self._thread is not None:
             self._thread.join(timeout)
+
+
+# --- the games played before ---------------------------------------------------------------------
+
+def saved_games(root: Path) -> list[dict]:
+    """The games of `play` in the folders of `root` (where games are kept: results/), oldest first,
+    from what each folder holds: its play.json (settings, moves, practice), its manifest (when it
+    ended, the names) and its analysis.json (score, level). Unreadable folders are left out."""
+    games = []
+    for folder in sorted(Path(root).glob("*/" + STATE_FILE)):
+        folder = folder.parent
+        try:
+            record = json.loads((folder / STATE_FILE).read_text())
+            analysis = json.loads((folder / ANALYSIS_FILE).read_text()) if (folder / ANALYSIS_FILE).is_file() else {}
+        except (OSError, ValueError):
+            continue
+        if not isinstance(record, dict) or not isinstance(analysis, dict):
+            continue
+        rating = analysis.get("rating") or {}
+        games.append({
+            "folder": folder.name, "date": time.strftime("%Y-%m-%d %H:%M", time.localtime((folder / STATE_FILE).stat().st_mtime)),
+            "players": record.get("players"), "level": record.get("level"), "moves": len(record.get("moves") or []),
+            "over": bool(analysis), "score": analysis.get("score"), "won": analysis.get("you_won"),
+            "rated": rating.get("level"), "rated_name": rating.get("name"),
+            "practice": bool(record.get("takebacks")),
+        })
+    games.sort(key=lambda g: g["date"])
+    return games
+
+
+# --- the game prepared in the background ------------------------------------------------------
+
+#: What is prepared before and after the game can be played, in order: (key, what the page says,
+#: its cost with an empty compile cache in seconds of CPU, measured: bench/coldstart.py's rows).
+STAGES = (("game", "compiling the dice and the bots' kernels", 14),
+          ("hints", "compiling learned's judge, for the hints and the coach", 15))
+
+
+class Starting:
+    """The page's session while the game is being prepared in a background thread, so that the
+    server answers at once: state() says what is being prepared and for how long (the page shows
+    it), the other requests are refused (503) until the game is ready, then everything is the
+    PlaySession's. build(stage) makes the PlaySession, calling stage(key) as it reaches each of
+    STAGES, and returns it with a function that waits until learned's judge is compiled (and
+    any more to call once the game is ready)."""
+
+    def __init__(self, build, failed=None):
+        self.session = None
+        self.error = None
+        self._build, self._failed = build, failed
+        self._stages = []           # [key, started, finished or None]
+        self._lock = threading.Lock()
+        self.thread = threading.Thread(target=self._run, name="prepare-the-game", daemon=True)
+
+    def start(self) -> "Starting":
+        self.thread.start()
+        return self
+
+    def stage(self, key: str | None) -> None:
+        now = time.monotonic()
+        with self._lock:
+            if self._stages and self._stages[-1][2] is None:
+                self._stages[-1][2] = now
+            if key is not None:
+                self._stages.append([key, now, None])
+
+    def _run(self) -> None:
+        try:
+            session, judged, *rest = self._build(self.stage)
+        except Exception as e:      # shown on the page, and the command ends with it (`failed`)
+            self.error = str(e).splitlines()[0] if str(e) else type(e).__name__
+            self.stage(None)
+            if self._failed is not None:
+                self._failed(e)
+            return
+        self.stage("hints")
+        self.session = session
+        try:
+            judged()
+            session.warm()
+        except Exception:           # the game plays on: learned's judge then compiles at the first hint
+            pass
+        self.stage(None)
+        for finish in rest:         # the compile-ahead process, kept (it ends with the thread that made it)
+            try:
+                finish()
+            except Exception:
+                pass
+
+    def preparing(self) -> dict | None:
+        """What is being prepared now: {stages: [{key, text, seconds, estimate, done}], error}; None
+        once everything is."""
+        now = time.monotonic()
+        with self._lock:
+            seen = {k: (t0, t1) for k, t0, t1 in self._stages}
+            ended = bool(self._stages) and self._stages[-1][0] == STAGES[-1][0] and self._stages[-1][2] is not None
+        if ended and self.error is None:
+            return None
+        stages = []
+        for key, text, estimate in STAGES:
+            t0, t1 = seen.get(key, (None, None))
+            stages.append({"key": key, "text": text, "estimate": estimate, "done": t1 is not None,
+                           "seconds": None if t0 is None else round((t1 or now) - t0, 1)})
+        return {"stages": stages, "error": self.error}
+
+    def _ready(self):
+        if self.session is None:
+            raise Refused(503, self.error or "the game is still being prepared: see the page")
+        return self.session
+
+    def state(self) -> dict:
+        if self.session is None:
+            return {"preparing": self.preparing()}
+        return {**self.session.state(), "preparing": self.preparing()}
+
+    def hint(self, game, decision):
+        return self._ready().hint(game, decision)
+
+    def games(self):
+        return self._ready().games()
+
+    def review(self, decision):
+        return self._ready().review(decision)
+
+    def play(self, body):
+        return {**self._ready().play(body), "preparing": self.preparing()}
+
+    def take_back(self, body):
+        return {**self._ready().take_back(body), "preparing": self.preparing()}
+
+    def set_practice(self, body):
+        return {**self._ready().set_practice(body), "preparing": self.preparing()}
+
+    def set_coach(self, body):
+        return {**self._ready().set_coach(body), "preparing": self.preparing()}
+
+
+# Numba's compiler holds the interpreter's lock for seconds at a time (LLVM), which would stop the
+# server answering: the kernels are compiled ahead in a process of their own, which fills the
+# compile cache; the server's process then loads them from it in a fraction of a second.
+
+def compile_ahead(what: dict):
+    """A child process (a Popen) that makes the game `what` describes ({"game": Game's settings} or
+    {"resume": folder}) and compiles learned's judge for it, printing "game" and then "hints" as
+    each is in the compile cache; an error is its stderr's last line. None where the settings
+    cannot be handed over (they are then compiled in this process)."""
+    import os
+    import subprocess
+    import sys
+    try:
+        text = json.dumps(what)
+    except (TypeError, ValueError):
+        return None
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])]))
+    proc = subprocess.Popen([sys.executable, "-c", "from sim.play.session import _compile_child; _compile_child()"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc.stdin.write(text)
+    proc.stdin.close()
+    return proc
+
+
+def _compile_child() -> None:
+    import sys
+    _end_with_parent()
+    from .game import Game, resume
+    what = json.loads(sys.stdin.read())
+    try:
+        g = resume(what["resume"]) if "resume" in what else Game(**what["game"])
+    except (ValueError, OSError) as e:
+        print(str(e).splitlines()[0] if str(e) else type(e).__name__, file=sys.stderr)
+        sys.exit(2)
+    g.folder = None
+    print("game", flush=True)
+    g.warm()
+    print("hints", flush=True)
+    if not g.over:
+        _warm_analysis(g)
+
+
+def _end_with_parent() -> None:
+    """This process ended when the server's ends (Linux: prctl's parent-death signal); elsewhere it
+    ends by itself once compiled."""
+    import ctypes
+    import ctypes.util
+    import signal
+    try:
+        ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True).prctl(1, int(signal.SIGTERM))   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError, TypeError):
+        pass
+
+
+def _warm_analysis(g) -> None:
+    """The end-of-game analysis's kernels compiled ahead too, by analysing a game of passes of the
+    same settings in a scratch folder: the page then analyses the person's game in seconds."""
+    import shutil
+    import tempfile
+    from .analysis import game_analysis
+    scratch = Path(tempfile.mkdtemp(prefix="encore-sim-warm-"))
+    try:
+        q = type(g).from_record({**g.record(), "moves": [], "practice": False, "takebacks": 0})
+        while not q.over:
+            q.play(-1)
+        q.save(scratch / "game")
+        game_analysis(scratch / "game")
+    except Exception:       # compiling ahead is a convenience: the analysis compiles when needed otherwise
+        pass
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def wait_for(proc, word: str) -> None:
+    """Until the compile_ahead child says `word` (or ends: then ValueError with its error, if it
+    had one)."""
+    for line in proc.stdout:
+        if line.strip() == word:
+            return
+    proc.wait()
+    if proc.returncode == 2:
+        lines = proc.stderr.read().strip().splitlines()
+        raise ValueError(lines[-1] if lines else "the game cannot be made")

@@ -31,16 +31,22 @@ class Awards:
         self.columns = [{} for _ in range(players)]     # column index -> "first" | "later"
         self.colours = [{} for _ in range(players)]     # colour index -> "first" | "later"
         self._taken = (0, 0)                            # columns, colours taken before the last look
+        self.events: list[dict] = []                    # each completion: roll, seat, kind, name, which
 
-    def watch(self, g) -> None:
+    def watch(self, g, roll: int | None = None) -> None:
+        """`roll`: the roll the completions seen now were made in (the person's last decision's: the
+        bots play the rest of that roll before the next decision), for the log's announcements."""
         solo = g.players == 1
         for s in range(g.players):
-            for mask, seen, taken in ((g.ps[s, PS_COLS], self.columns[s], self._taken[0]),
-                                      (g.ps[s, PS_COLOURS], self.colours[s], self._taken[1])):
+            for kind, names, mask, seen, taken in (
+                    ("column", COLUMNS, g.ps[s, PS_COLS], self.columns[s], self._taken[0]),
+                    ("colour", COLOURS, g.ps[s, PS_COLOURS], self.colours[s], self._taken[1])):
                 for i in _bits(int(mask)):
                     if i not in seen:
                         # first: nobody completed it in an earlier roll (RULES section 6); solo: always
                         seen[i] = "first" if solo or not (taken >> i) & 1 else "later"
+                        self.events.append({"roll": roll, "seat": s, "kind": kind, "name": names[i],
+                                            "which": seen[i]})
         self._taken = (int(g.st[ST_COLS_TAKEN]), int(g.st[ST_COLOURS_TAKEN]))
 
     def to_dict(self) -> dict:
@@ -114,11 +120,12 @@ def log_view(g, tab) -> list[dict]:
     return rolls
 
 
-def seat_view(g, s: int, awards: Awards, scores) -> dict:
+def seat_view(g, s: int, awards: Awards, scores, names=None) -> dict:
     ps = g.ps[s]
     return {
         "seat": s,
         "label": g.labels[s],
+        "name": names[s] if names else g.labels[s],
         "yours": bool(g.external[s]),
         "crossed": mask_cells(g.bb[s, BB_CROSSED:BB_CROSSED + 2]),
         "jokers_left": int(ps[PS_JOKERS]),
@@ -132,9 +139,26 @@ def seat_view(g, s: int, awards: Awards, scores) -> dict:
     }
 
 
-def page_view(g, awards: Awards, tab) -> dict:
+def end_view(g, names) -> dict | None:
+    """Why the game ended (None while it goes on): the solo game's last roll, the seats that completed
+    a second colour (RULES section 7), or the roll limit."""
+    if not g.over:
+        return None
+    roll = int(g.st[ST_ROLL])
+    if g.players == 1:
+        return {"cause": "rolls", "seats": [], "text": f"The solo game ends after its {roll} rolls."}
+    done = [s for s in range(g.players) if bin(int(g.ps[s, PS_COLOURS])).count("1") >= 2]
+    if done:
+        who = " and ".join(names[s] for s in done)
+        verb = "complete" if done == [0] or len(done) > 1 else "completes"
+        return {"cause": "colours", "seats": done,
+                "text": f"The game ends in roll {roll}: {who} {verb} a second colour."}
+    return {"cause": "rolls", "seats": [], "text": f"The game ends at the limit of {roll} rolls."}
+
+
+def page_view(g, awards: Awards, tab, names=None) -> dict:
     """Everything the page draws of game g (a GameInProgress) now; `tab`: its sheet's tables
-    (sim.tables.build_tables: placement rows to boxes)."""
+    (sim.tables.build_tables: placement rows to boxes); `names`: what the page calls each seat."""
     st = g.st
     scores = g.scores()
     deciding = g.seat
@@ -148,10 +172,13 @@ def page_view(g, awards: Awards, tab) -> dict:
         "you_active": bool(deciding is not None and st[ST_IS_ACTIVE]),
         "columns_taken": [COLUMNS[i] for i in _bits(int(st[ST_COLS_TAKEN]))],
         "colours_taken": [COLOURS[i] for i in _bits(int(st[ST_COLOURS_TAKEN]))],
-        "seats": [seat_view(g, s, awards, scores) for s in range(g.players)],
+        "seats": [seat_view(g, s, awards, scores, names) for s in range(g.players)],
         "dice": dice_view(st, g.players) if deciding is not None else None,
         "choices": [choice_view(i, row, tab) for i, row in enumerate(g.choices())],
         "log": log_view(g, tab),
+        "end": end_view(g, names or g.labels),
     }
+    for roll in view["log"]:
+        roll["events"] = [e for e in awards.events if e["roll"] == roll["roll"]]
     return view
 

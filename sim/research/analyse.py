@@ -143,12 +143,13 @@ class Analysis:
     seconds: float
     threads: int
     improvement: object = None      # sim.research.improvement.Improvement of learned's own games
+    rating: dict | None = None      # a person's game (encore-sim play): their level (strategies.levels.rating)
 
     def to_dict(self) -> dict:
         """As plain JSON data (an interval of one game, NaN, as null)."""
         return json_safe({"dataset": self.dataset, "players": self.players, "sheet": self.sheet, "seed": self.seed,
                        "games": self.games, "rollouts": self.rollouts, "judge": self.judge, "rows": self.rows,
-                       "mistakes": self.mistakes})
+                       "mistakes": self.mistakes, **({"rating": self.rating} if self.rating else {})})
 
     def text(self) -> str:
         return format_text(self)
@@ -282,6 +283,10 @@ def analyse(dataset, strategy: str | None = None, rollouts: int = 0, games: int 
     j = judged(dataset, weights, checked, rollouts, rules)
     s, sheet, W, judge, tab, py_tab, line = j.settings, j.sheet, j.W, j.judge, j.tab, j.py_tab, j.line
     labels = list(dict.fromkeys(s.strategies))
+    play = read_manifest(dataset).get("play")
+    if strategy is None and isinstance(play, dict) and isinstance(play.get("label"), str):
+        strategy = play["label"]        # a person's game (encore-sim play): their seat alone, not the bots'
+        labels.append(strategy)         # the label its results carry (its seat plays `recorded`)
     if strategy is not None and strategy not in labels:
         raise AnalyseError(f"strategy {strategy!r} did not play in {dataset} (it holds {', '.join(labels)})")
     done = sorted(done_chunks(dataset))
@@ -360,8 +365,13 @@ def analyse(dataset, strategy: str | None = None, rollouts: int = 0, games: int 
         improvement = measure_games(W, tab, sheet.name, s.seed, done_games, rollouts, top, weights, threads, progress)
     rows = _rows(folds, s.players, rollouts, improvement)
     found = sorted(heap, key=lambda x: -x[0])
+    rated = None
+    person = [r for r in rows if isinstance(play, dict) and r["strategy"] == play.get("label") and r["seat"] is None]
+    if person and person[0]["decisions"]:
+        from strategies.levels import rating
+        rated = rating(person[0]["loss_per_decision"], person[0]["loss_per_decision_ci"], s.players)
     return Analysis(str(dataset), s.players, sheet.name, s.seed, done_games, rollouts, judge, rows,
-                    [m for _, _, m in found], time.monotonic() - t0, threads, improvement)
+                    [m for _, _, m in found], time.monotonic() - t0, threads, improvement, rated)
 
 
 def _fold_block(folds, heap, out, log, log_start, chunk, first, stored, label, own, rollouts, strategy, keep, tab):
@@ -531,14 +541,18 @@ def _fmt(m, hw) -> str:
 def format_text(a: Analysis) -> str:
     how = (f"{a.rollouts:,} taxed rollouts of both choices on the same dice" if a.rollouts
            else f"{a.judge}'s value")
-    out = [f"Analysis of {a.dataset}: {a.games:,} " + ("solo games" if a.players == 1 else f"games of {a.players} "
+    games = "game" if a.games == 1 else "games"
+    out = [f"Analysis of {a.dataset}: {a.games:,} " + (f"solo {games}" if a.players == 1 else f"{games} of {a.players} "
                                                          "players") + f", sheet {a.sheet}, seed {a.seed}",
            f"Every decision judged against {a.judge}'s choice; loss = its action value minus that of the choice made, "
            f"by {how}.", ""]
     for r in a.rows:
         who = r["strategy"] if r["seat"] is None else f"{r['strategy']}, seat {r['seat']}"
-        out.append(f"{who}: {r['games']:,} games, {r['decisions']:,} decisions, mean score {r['mean_score']:.2f}")
-        out.append(f"  loss per game          {_fmt(r['loss_per_game'], r['loss_ci'])}   (95% CI)")
+        one = r["games"] == 1
+        out.append(f"{who}: {r['games']:,} game{'' if one else 's'}, {r['decisions']:,} decisions, mean score "
+                   f"{r['mean_score']:.2f}")
+        out.append(f"  loss per game          {_fmt(r['loss_per_game'], r['loss_ci'])}   "
+                   + ("(1 game: no interval)" if one else "(95% CI)"))
         if a.rollouts:
             out.append(f"    by learned's value   {_fmt(r['value_loss_per_game'], r['value_loss_ci'])}")
         if r.get("learned_gap") is not None:
@@ -549,12 +563,16 @@ def format_text(a: Analysis) -> str:
         out.append(f"  loss per decision      {_fmt(r['loss_per_decision'], r['loss_per_decision_ci'])};  "
                    f"differs from {a.judge}'s choice in {100 * r['differ_share']:.1f}% of decisions")
         if r["luck_per_game"] is not None:
-            out.append(f"  luck per game          {_fmt(r['luck_per_game'], r['luck_ci'])}   (sd {r['luck_sd']:.2f})")
+            sd = f"sd {r['luck_sd']:.2f}" if math.isfinite(r["luck_sd"]) else "1 game: no sd"
+            out.append(f"  luck per game          {_fmt(r['luck_per_game'], r['luck_ci'])}   ({sd})")
         out.append("  loss per game by kind: " + ";  ".join(
             f"{k} {v['loss_per_game']:.2f} ({v['decisions_per_game']:.1f} decisions)" for k, v in r["by_kind"].items()))
         out.append("  loss per game by stage:")
         for k, v in r["by_stage"].items():
             out.append(f"    {k:<12} {_fmt(v['loss_per_game'], v['loss_ci'])}")
+        out.append("")
+    if a.rating is not None:
+        out.append(a.rating["words"][0].upper() + a.rating["words"][1:] + " (docs/levels.md).")
         out.append("")
     if a.improvement is not None:
         out.append(a.improvement.report())

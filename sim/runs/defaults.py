@@ -7,6 +7,8 @@ loading the engine.
 #: folder per run, named by when it started).
 RUN_GAMES = 100_000
 RUN_STRATEGY = "greedy"
+#: compare-rules without --train: plays `learned`'s seats where it has no weights (it needs none)
+STAND_IN = "heuristic"
 RUN_FOLDER = "results/run-%Y%m%d-%H%M%S"
 #: A run's games per Parquet file when not told: solo, at tables; with the turns table (a row
 #: per decision) fewer, so that a file stays small.
@@ -36,6 +38,8 @@ COMPARE_MAX_GAMES = 1_000_000
 COMPARE_CHUNK = {"solo": 20_000, "table": 5_000}
 #: compare-rules: also play each rule set B with learned's weights of A's rules (what B's own gain).
 CHECK_ADAPTATION = True
+#: compare-rules --by: the second measure of a sweep's ranking and of its figure.
+SWEEP_VERSUS = "score"
 
 #: tune: the games the whole search may play, what it maximises, and the games of its validation.
 TUNE_BUDGET = 100_000
@@ -63,6 +67,8 @@ TRAIN_STEP = (0.5, 0.03)
 #: play and es.game: the table you sit at (seat 0), the bots' strategy when no level is given,
 #: how results name you, and where the game's dataset goes when not told.
 PLAY_PLAYERS = 4
+#: The most seats at play's table (sim.state.MAX_SEATS, which cannot be imported before the page is up).
+PLAY_MAX_PLAYERS = 6
 #: the game of the seed you play (its dice are `run`'s game of that number).
 PLAY_GAME = 0
 PLAY_OPPONENTS = "learned"
@@ -75,3 +81,10 @@ ENV_REWARD = "score"
 ENV_OPPONENTS = "greedy"
 VECTOR_ENVS = 64
 AEC_PLAYERS = 4
+
+#: run --trace: the sample rolls each roll's luck at a table is measured against (solo: the exact
+#: mean over every face), and the win model's fit: learned's self-play games and their seed (63:
+#: no other command's default plays these games).
+TRACE_LUCK_SAMPLES = 8
+TRACE_FIT_GAMES = 20_000
+TRACE_FIT_SEED = 63

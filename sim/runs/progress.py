@@ -12,6 +12,8 @@ import time
 
 #: Where progress is shown: on a terminal, in a notebook, or nowhere (None).
 TERMINAL, NOTEBOOK = "terminal", "notebook"
+#: Where progress goes to a file or a pipe as lines (Progress' `lines`): seconds between two.
+LINE_SECONDS = 5.0
 
 
 def in_notebook() -> bool:
@@ -48,10 +50,14 @@ class Progress:
     stderr): shown where someone watches it (where_shown), if `enabled`. `enabled` then says
     whether the terminal's line is written; in a notebook `bar` is tqdm's display."""
 
-    def __init__(self, total: int, done: int = 0, stream=None, enabled: bool = True, unit: str = "games"):
+    def __init__(self, total: int, done: int = 0, stream=None, enabled: bool = True, unit: str = "games",
+                 lines=None):
         self.start_done, self.stream, self.unit = done, stream or sys.stderr, unit
         shown = where_shown(self.stream) if enabled else None
         self.enabled = shown == TERMINAL
+        # Where no line is written over itself (a file, a pipe): lines(text), one every LINE_SECONDS.
+        self.lines = lines if shown is None else None
+        self.last_line = None
         self.bar = None
         if shown == NOTEBOOK:
             self.bar = notebook_bar_class()(total=total, initial=done, unit=unit, file=self.stream,
@@ -77,12 +83,20 @@ class Progress:
                 self.bar.set_postfix_str(note, refresh=False)
             self.bar.update(done - self.bar.n)
             return
-        if not self.enabled:
+        if not self.enabled and self.lines is None:
             return
-        dt = time.monotonic() - self.t0
+        now = time.monotonic()
+        dt = now - self.t0
         rate = (done - self.start_done) / dt if dt > 0 else 0.0
         eta = f"{(self.total - done) / rate:,.0f} s" if rate > 0 else "?"
         pct = 100.0 * done / self.total if self.total else 100.0
+        if not self.enabled:
+            if done > self.start_done and (self.last_line is None or now - self.last_line >= LINE_SECONDS
+                                           or done >= self.total):
+                self.last_line = now
+                self.lines(f"{done:,}/{self.total:,} {self.unit} ({pct:.0f}%), {rate:,.0f} games/s, ETA {eta}"
+                           + (f", {note}" if note else ""))
+            return
         note = f"  {note}" if note else ""
         self.stream.write(f"\r{done:,}/{self.total:,} {self.unit} ({pct:.0f}%)  {rate:,.0f} games/s  ETA {eta}{note}   ")
         self.stream.flush()

@@ -113,9 +113,11 @@ def _move(m: dict, name: str, jokers_left: int) -> str:
             f"   (colour die {m['colour_die']}, number die {m['number_die']}{extra}; {jokers_left} ! left)")
 
 
-def render(log: dict, sheet=None, every_roll: bool = False) -> str:
+def render(log: dict, sheet=None, every_roll: bool = False, trace=None) -> str:
     """The game of `log` (sim.play_game's format) as text: rolls, moves, awards, sheets, scores,
-    under the rules the log names (the rulebook's if it names none)."""
+    under the rules the log names (the rulebook's if it names none); with `trace` (the game's rows
+    of the trace table, sim.runs.trace) each seat's chance of winning, expected score and luck
+    after every roll."""
     sheet = load_sheet(sheet if sheet is not None else log["sheet"])
     rules = log_rules(log)
     players = log["players"]
@@ -134,8 +136,13 @@ def render(log: dict, sheet=None, every_roll: bool = False) -> str:
            + ("solo" if players == 1 else f"{players} players") + f", sheet {log['sheet']}"
            + ("" if rules.is_rulebook else f", rules {rules.text}"),
            "Seats: " + ", ".join(f"{s}={n}" for s, n in enumerate(names)),
-           "Rolls: colour dice | number dice; moves: colour number -> boxes crossed (dice taken, ! spent; ! left)",
-           ""]
+           "Rolls: colour dice | number dice; moves: colour number -> boxes crossed (dice taken, ! spent; ! left)"]
+    if trace is not None:
+        from .trace import roll_line
+        out.append("Chances: each seat's chance of winning (its expected final score, the roll's luck in points)"
+                   if players > 1 else "Trace: the expected final score after each roll, and the roll's luck in points")
+        out.append(roll_line(trace[trace["roll"] == 0], "before the first roll:"))
+    out.append("")
 
     def sheets(title):
         for s in range(players):
@@ -167,6 +174,8 @@ def render(log: dict, sheet=None, every_roll: bool = False) -> str:
         if players > 1:
             cols_taken |= new_cols_all
             colours_taken |= new_colours_all
+        if trace is not None:
+            out.append(roll_line(trace[trace["roll"] == r["roll"]]))
         if every_roll:
             out.append("")
             sheets("after roll " + str(r["roll"]) + ":")

@@ -6,6 +6,7 @@ A dataset is a folder::
     OUT/games/part-CCCCCC.parquet      one row per game
     OUT/players/part-CCCCCC.parquet    one row per game and seat
     OUT/turns/part-CCCCCC.parquet      one row per decision (only with --log-turns)
+    OUT/trace/part-CCCCCC.parquet      one row per game, roll and seat (only with --trace)
 
 Chunk C holds games C*chunk_size .. (C+1)*chunk_size-1, so every file is
 determined by the run's settings alone. Each field carries its description in
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-TABLES = ("games", "players", "turns")
+TABLES = ("games", "players", "turns", "trace")
 
 
 def _f(name, type_, description, nullable=False):
@@ -79,17 +80,35 @@ TURNS = pa.schema([
     _f("jokers", pa.int8(), "'!' boxes this decision used (0..2)"),
 ])
 
-SCHEMAS = {"games": GAMES, "players": PLAYERS, "turns": TURNS}
+TRACE = pa.schema([
+    _f("game", pa.int64(), "game number, joins games.game"),
+    _f("roll", pa.int16(), "rolls played: 0 before the first roll, then after each roll to the last"),
+    _f("seat", pa.int8(), "seat 0..players-1, joins players.seat"),
+    _f("points", pa.int16(), "the seat's score if the game ended after this roll (the final score at the last roll)"),
+    _f("expected_score", pa.float32(), "its expected final score: points now and what learned's value of its sheet "
+       "says is still to come (a fitted map at a table; the final score at the last roll)"),
+    _f("expected_margin", pa.float32(), "its expected final score minus the best opponent's: points now plus "
+       "learned's table value (the final margin at the last roll; NaN solo)"),
+    _f("win_prob", pa.float32(), "its chance of winning, from the win model fitted on learned's games (1 at the "
+       "last roll to the winner, 1/k to each of k tied winners, 0 to the others; 1 solo)"),
+    _f("luck", pa.float32(), "what this roll's dice were worth to it beyond an average roll, in points of "
+       "learned's value (as `analyse` measures luck solo); null at roll 0", True),
+    _f("luck_win", pa.float32(), "that luck in win probability: its points times what a point of learned's "
+       "value was worth to the seat's chance before the roll (NaN at roll 0 and solo)"),
+])
+
+SCHEMAS = {"games": GAMES, "players": PLAYERS, "turns": TURNS, "trace": TRACE}
 
 
 def description(field: pa.Field) -> str:
     return (field.metadata or {}).get(b"description", b"").decode()
 
 
-def markdown() -> str:
-    """The README's schema tables."""
+def markdown(names=TABLES) -> str:
+    """The schema tables of `names` (the README's: games, players, turns; docs/trace.md's: trace)."""
     out = []
-    for name, schema in SCHEMAS.items():
+    for name in names:
+        schema = SCHEMAS[name]
         out.append(f"**{name}**\n")
         out.append("| column | type | meaning |")
         out.append("|---|---|---|")

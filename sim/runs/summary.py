@@ -170,6 +170,10 @@ class Summary:
     games: int | None = None      # games summarised (the finished chunks'); None: the manifest's games_done
     #: per strategy (and seat) as in rows: {score: seat-games}, the histogram the quantiles come from
     hists: dict[tuple, dict[int, int]] | None = None
+    #: with measures: sim.runs.measures' aggregate of the dataset's games, and what it lacks (by
+    #: the run option each missing measure needs); None, {}: not asked
+    measures: object = None
+    not_measured: dict | None = None
 
     @cached_property
     def rules(self):
@@ -210,6 +214,10 @@ def summarise(path, by_seat: bool = False, batch_size: int = BATCH_ROWS, columns
             accumulate(accs, batch, rolls, capped, by_seat)
             if each_batch is not None:
                 each_batch(batch, rolls, capped)
+    play = manifest.get("play")
+    if isinstance(play, dict) and play.get("label"):
+        # A person's game (encore-sim play): their seat is what it is about, the bots' seats are no games of it.
+        accs = defaultdict(Sums, {k: a for k, a in accs.items() if k[0] == play["label"]})
     stats = summary_rows(accs, by_seat, players)
     bands = _bands(accs, by_seat) if players == 1 else None
     return Summary(stats, bands, manifest, games[0], {key: dict(sorted(a.hist.items())) for key, a in accs.items()})
@@ -403,7 +411,7 @@ def headline(summary: Summary) -> str:
     # The games summarised: the manifest's games_done lags when a run stopped while chunks were
     # still being written (a Dask run's workers finish the tasks they hold).
     games = summary.games if summary.games is not None else m.get("games_done", 0)
-    return (f"{games:,} games of seed {st.get('seed')}, "
+    return (f"{games:,} game{'' if games == 1 else 's'} of seed {st.get('seed')}, "
             f"{'solo' if solo else str(st.get('players')) + ' players'}, sheet {st.get('sheet')}"
             f"{', seats rotated' if st.get('rotate') else ''}{status}")
 
@@ -433,8 +441,9 @@ def table_columns(summary: Summary) -> dict[str, list[str]]:
     table["games"] = [f"{r['games']:,}" for r in rows]
     if any(_seats_per_game(r) != 1 for r in rows):
         table["seats/game"] = [f"{_seats_per_game(r):.3g}" for r in rows]
-    table["mean score (95% CI)"] = [f"{r['mean']:.2f} ({r['ci_low']:.2f}..{r['ci_high']:.2f})" for r in rows]
-    table["sd"] = [f"{r['sd']:.2f}" for r in rows]
+    table["mean score (95% CI)"] = [f"{r['mean']:.2f} ({r['ci_low']:.2f}..{r['ci_high']:.2f})" if r["games"] > 1
+                                    else f"{r['mean']:.2f} ({r['games']} game: no interval)" for r in rows]
+    table["sd"] = [f"{r['sd']:.2f}" if math.isfinite(r["sd"]) else "-" for r in rows]
     table["q05/q25/q50/q75/q95"] = ["/".join(str(int(r[f"q{int(q * 100):02d}"])) for q in QUANTILES) for r in rows]
     if not solo:
         table["win rate (95% CI)"] = ["-" if _every_seat(r, players) else

@@ -57,9 +57,24 @@ def check_step(step) -> tuple[float, float]:
     return start, end
 
 
+#: Training games a second on one core, solo and at tables of 2-6: training on demand's warm
+#: starts (sim.training.ondemand.WARM_GAMES) take about two minutes on two cores, measured for
+#: docs/variants.md; an announcement's estimate scales these.
+CORE_RATE = {1: 4_200, 2: 1_700, 3: 1_700, 4: 1_700, 5: 1_250, 6: 1_050}
+
+
+def estimate(games: int, players: int, threads: int | None = None) -> str:
+    """How long training `games` games for `players` takes on `threads` cores (default: Numba's),
+    as an announcement says it."""
+    cores = threads or numba.config.NUMBA_NUM_THREADS
+    seconds = games / (CORE_RATE[players] * cores)
+    span = f"{seconds / 60:.0f} minutes" if seconds >= 90 else f"{seconds:.0f} s"
+    return f"about {span} on {cores} core{'s' if cores != 1 else ''} (longer on a loaded machine)"
+
+
 def train_file(out=None, sheet=SHEET, players: int = PLAYERS, games: int | None = None, seed: int = TRAIN_SEED,
                threads: int | None = None, progress: bool = False, init=None, step=None,
-               rules=None) -> Path:
+               rules=None, lines=None, say=None, init_sheet=None) -> Path:
     """`encore-sim train`: check the arguments, train (solo, or a table of `players`: see
     sim.training.table), and write the weights to `out` atomically (nothing is written if
     training is interrupted). Returns the file written.
@@ -91,11 +106,15 @@ def train_file(out=None, sheet=SHEET, players: int = PLAYERS, games: int | None 
     alpha, alpha_end = check_step((Settings.alpha, Settings.alpha_end) if step is None else step)
     W0, init_sha256, init_name = None, "", ""
     if init is not None:
-        W0 = read_weights(init, sheet, players)     # read before training, so out may be init itself
+        # read before training, so out may be init itself
+        W0 = read_weights(init, sheet if init_sheet is None else load_sheet(init_sheet), players)
         init_sha256 = hashlib.sha256(Path(init).read_bytes()).hexdigest()
         init_name = Path(init).name
     numba.set_num_threads(threads)
-    bar = Progress(games, 0, enabled=progress, unit="training games")
+    if say is not None:      # once the arguments are known to be good: how long it will take
+        say(f"Training `learned`: {games:,} games, {estimate(games, players, threads)}")
+    # lines(text): where no progress line can be shown (a file, a pipe), a line every few seconds
+    bar = Progress(games, 0, enabled=progress, unit="training games", lines=lines)
     last = [0.0, None]
 
     def show(done, figure):

@@ -39,7 +39,7 @@ def register(name: str, slow: bool = False, learned: bool = False):
 @register("schema")
 def schema() -> str:
     from sim.runs.schema import markdown
-    return markdown()
+    return markdown(("games", "players", "turns"))
 
 
 # --- timings, from the benchmark's record --------------------------------------------------
@@ -318,6 +318,15 @@ def table_weights_elsewhere() -> str:
 UNSEEN_SEED = 3535
 
 
+def unseen_sheet_text(seed: int = UNSEEN_SEED) -> str:
+    """The sheet `python tests/helpers/sheetgen.py --seed SEED` prints, made as the text says: by
+    the helper's command line, in a process of its own (run as a module of this checkout)."""
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "tests.helpers.sheetgen", "--seed", str(seed)], cwd=ROOT,
+                          capture_output=True, text=True, check=True).stdout
+
+
 @register("unseen-sheet", slow=True)
 def unseen_sheet() -> str:
     """Table weights for a sheet no one has seen (tests/helpers/sheetgen.py), trained by the default
@@ -327,8 +336,7 @@ def unseen_sheet() -> str:
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         sheet, weights = Path(tmp) / f"sheet-{UNSEEN_SEED}.txt", Path(tmp) / "W.npz"
-        sheet.write_text(subprocess.run([sys.executable, str(ROOT / "tests" / "sheetgen.py"), "--seed",
-                                         str(UNSEEN_SEED)], capture_output=True, text=True, check=True).stdout)
+        sheet.write_text(unseen_sheet_text())
         subprocess.run([sys.executable, "-m", "cli", "train", "--sheet", str(sheet), "--players", "4", "-j", "1",
                         "-q", "--out", str(weights)], cwd=ROOT, check=True)
         r = _learned_against_lookahead(4, str(sheet), SHEET_TABLE_GAMES[4], f"learned:weights={weights}", seed=0)
@@ -438,3 +446,46 @@ def analyse_games() -> str:
 def levels() -> str:
     from bench.levels import measure
     return measure()
+
+
+@register("level-loss")
+def level_loss() -> str:
+    """The levels' loss per decision the play page rates a person by (strategies.levels.LEVEL_LOSS)."""
+    from strategies.levels import LEVEL_LOSS, LEVELS
+    rows = ["| level | loss per decision, solo | at 4 players, against 3 `learned` |", "|---|---|---|"]
+    rows += [f"| {lv.number} {lv.name} | {LEVEL_LOSS[lv.number][0]:.3f} | {LEVEL_LOSS[lv.number][1]:.3f} |"
+             for lv in LEVELS]
+    return "\n" + "\n".join(rows) + "\n"
+
+
+# --- the trace (docs/trace.md) ---------------------------------------------------------------
+
+@register("trace-schema")
+def trace_schema() -> str:
+    from sim.runs.schema import markdown
+    return markdown(("trace",))
+
+
+#: The calibration table's tables: (players, rules) on the standard sheet, and its unseen games.
+TRACE_CALIBRATION = ((2, ""), (4, ""), (6, ""), (4, "end-colours=3"))
+TRACE_CALIBRATION_GAMES = 20_000
+
+
+@register("trace-calibration", slow=True, learned=True)
+def trace_calibration() -> str:
+    from sim.runs.trace import calibration
+    cals = [calibration("standard", p, r, TRACE_CALIBRATION_GAMES) for p, r in TRACE_CALIBRATION]
+    head = ["predicted"] + [f"{p} players{', ' + r if r else ''}" for p, r in TRACE_CALIBRATION]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for k in range(10):
+        cells = [cals[0]["decile"][k]]
+        for c in cals:
+            row = c.iloc[k]
+            cells.append("–" if row["rows"] == 0 else
+                         f"{row['predicted']:.1f} / {row['observed']:.1f} ± {row['ci']:.1f} ({row['rows']:,})")
+        out.append("| " + " | ".join(cells) + " |")
+    worst = max((c["predicted"] - c["observed"]).abs().max() for c in cals)
+    out.append("")
+    out.append(f"The largest gap between a decile's mean predicted chance and its observed win rate: {worst:.1f} "
+               "points.")
+    return "\n".join(out)

@@ -4,14 +4,8 @@ import numba
 import numpy as np
 import pytest
 
-from sim.batch import BLOCK, _python_fetch_add
+from sim.batch import BLOCK
 from sim.runs.api import play_chunk
-
-
-def test_a_claim_takes_the_counter_s_value_and_moves_it_on():
-    counter = np.zeros(1, np.int64)
-    assert [_python_fetch_add(counter, 1) for _ in range(3)] == [0, 1, 2] and counter[0] == 3
-    assert _python_fetch_add(counter, 5) == 3 and counter[0] == 8
 
 
 def played(first, count, threads, log_turns=False):

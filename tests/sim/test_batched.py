@@ -14,9 +14,7 @@ from pathlib import Path
 import numba
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from cli import main
 from sim import engine
 from sim.moves import dice_word, die_pair, next_group
 from sim.players import offered_dice
@@ -26,6 +24,7 @@ from sim.runs.api import BatchedStrategyError, StrategyError, play_chunk
 from sim.state import PS_PASSES, PS_SCORE, ST_DICE, ST_SIZE
 from sim.tables import MAX_NUMBER, build_tables
 from strategies import batched, placement_table, resolve
+from invoking import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "examples" / "batched_greedy.py"
@@ -180,8 +179,7 @@ def bad_file(tmp_path):
 ])
 def test_a_wrong_batch_is_one_line_and_exit_2(bad_file, fn, message, monkeypatch):
     monkeypatch.setattr(batched_mod, "BATCH", 1)
-    result = CliRunner().invoke(main, ["run", "-s", f"{bad_file}:{fn}", "--games", "3", "--out",
-                                       str(bad_file.parent / "out"), "--quiet"])
+    result = invoke("run", "-s", f"{bad_file}:{fn}", "--games", "3", "--out", str(bad_file.parent / "out"), "--quiet")
     assert result.exit_code == 2, result.output
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and message in lines[0] and f"bad.py:{fn}" in lines[0]
@@ -199,10 +197,6 @@ def test_a_batched_strategy_does_not_sit_with_a_users_numba_strategy(tmp_path):
 
 
 # --- in every command ----------------------------------------------------------------------------
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-
 
 def test_run_writes_a_dataset_that_summary_replay_and_analyse_read(tmp_path):
     import pyarrow.parquet as pq

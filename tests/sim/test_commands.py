@@ -11,7 +11,6 @@ import click
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 import cli
 import encore_sim as es
@@ -20,12 +19,9 @@ from sim import commands
 from sim.runs import defaults
 from sim.runs.dataset import read_manifest
 from sim.runs.runner import run as runner_run
+from invoking import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def invoke(*args):
-    return CliRunner().invoke(cli.main, [str(a) for a in args])
 
 
 def _interrupted(out, **kwargs):

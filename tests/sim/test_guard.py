@@ -4,15 +4,14 @@ import re
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 from sim.runs import api as sim
-from cli import main
 from sim import engine, players
 from sim.runs.api import Lineup, check_chunk, lineup, play_chunk
 from sim.runs.dataset import done_chunks, read_manifest
 from sim.state import MAX_SEATS
 from strategies import resolve
+from invoking import invoke
 
 # Each writes to one argument in a roll it can see; `lucky` is a game-dependent coin from the
 # seat's own random stream, so that the first game that writes is not game 0.
@@ -205,10 +204,6 @@ def test_built_in_strategies_only_read_the_game(specs, n_players, games):
     for field in ("games", "seats", "log"):
         assert np.array_equal(getattr(watched, field), getattr(trusted, field)), field
     assert not watched.games[:, engine.GR_ERROR].any()
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 @pytest.mark.parametrize("fn, message", [

@@ -6,9 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from cli import main
 from sim.rules import RULEBOOK, parse_rules
 from sim.sheets import load_sheet
 from sim.runs.api import lineup, play_chunk
@@ -18,13 +16,10 @@ from strategies import adaptation, store
 from strategies.learned import shipped_file
 from strategies.registry import resolve
 from sim.training.run import train_file
+from invoking import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANT = "star-penalty=3"
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 @pytest.fixture
@@ -170,3 +165,21 @@ def test_changed_and_ignored():
     assert adaptation.ignored(resolve("greedy"), a, b) == ["pass-penalty", "end-colours"]
     assert adaptation.ignored(resolve("learned"), a, b) == []
     assert adaptation.ignored(resolve("heuristic"), a, b) == []
+
+
+def test_the_games_weights_were_trained_on_and_the_note_when_they_differ(monkeypatch):
+    from sim.experiments import rulescompare
+    from sim.rules import parse_rules
+    from sim.sheets import load_sheet
+    from strategies.adaptation import trained_games
+    from strategies.registry import resolve
+    standard = load_sheet("standard")
+    assert trained_games(resolve("learned"), standard, 4, parse_rules("pass-penalty=1")) == 600_000
+    assert trained_games(resolve("greedy"), standard, 4, parse_rules("")) is None
+    sides = rulescompare.sides_of(["rulebook", "pass-penalty=1"])
+    assert rulescompare.training_note([resolve("learned")], sides, 4) == []        # both 600,000
+    monkeypatch.setattr(rulescompare, "trained_games",
+                        lambda r, sheet, players, rules: 400_000 if rules.text else 600_000)
+    note = rulescompare.training_note([resolve("learned")], sides, 4)
+    assert note == ["Note: learned's weights were trained on different numbers of games (rulebook: 600,000, "
+                    "pass-penalty=1: 400,000): a side trained on fewer may play worse for that alone"]

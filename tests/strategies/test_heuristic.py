@@ -42,7 +42,7 @@ def colours_done(tab, lo, hi):
 
 
 def reference_weights(st, bb, tab, params, ahead):
-    """The weights prepare must produce, straight from the rules of docs/strategies.md."""
+    """The weights prepare must produce, straight from the rules of docs/builtins.md."""
     players, seat = int(st[ST_PLAYERS]), int(st[ST_SEAT])
     solo = players == 1
     o = 0 if solo else H.N_WEIGHTS

@@ -8,20 +8,15 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 import encore_sim as es
-from cli import main
 from sim.sheets import load_sheet
 from strategies import learned as L
 from strategies import store
 from sim.training import ondemand
+from invoking import invoke
 
 SOLO_VARIANT = "star-penalty=3"     # changes the solo game's points: no weights ship for it
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 @pytest.fixture
@@ -126,7 +121,8 @@ def test_train_trains_what_a_command_lacks_once(empty_store, tmp_path, quick_war
     r = invoke("run", "-s", "learned", "--rules", SOLO_VARIANT, "-n", 30, "-o", tmp_path / "a", "--train")
     assert r.exit_code == 0, r.output
     assert "Training `learned` for the solo game on sheet 'standard' under the rules star-penalty=3" in r.output
-    assert "from the shipped rulebook weights learned-standard.npz" in r.output
+    assert "from the shipped rulebook weights learned-standard.npz, about " in r.output   # with its time
+    assert "512/512 training games (100%)" in r.output   # progress as lines where stderr is no terminal
     stored = empty_store / "learned-standard-star-penalty-3.npz"
     with np.load(stored) as f:
         assert str(f["init_name"]) == "learned-standard.npz" and int(f["games"]) == 512
@@ -158,7 +154,7 @@ def test_a_warm_start_begins_at_the_rulebooks_weights(empty_store):
     without weights to start from (a sheet of the user's), train's full defaults."""
     from sheetgen import random_sheet
     need = ondemand.Need(load_sheet("standard"), 4, L.weights_rules("joker-six", 4))
-    init, games, step, how = ondemand.plan(need)
+    init, games, step, how = ondemand.plan(need)[:4]
     assert init.name == "learned-standard-4p.npz" and games == ondemand.WARM_GAMES[4] and step == ondemand.WARM_STEP[2]
     assert f"{games:,} games from the shipped rulebook weights learned-standard-4p.npz" == how
     blue = ondemand.plan(ondemand.Need(load_sheet("blue"), 1, L.weights_rules("jokers=6", 1)))

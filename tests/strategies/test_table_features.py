@@ -7,9 +7,7 @@ import sys
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from cli import main
 from sim.runs import api as sim
 from sim import engine
 from sim.runs.api import play_chunk
@@ -25,6 +23,7 @@ from sim.training import run as TR
 
 import sheetgen
 from checker import check_game_log
+from invoking import invoke
 
 SHEETS = ["standard", "red", "blue", "green", "orange", "yellow"]
 
@@ -195,8 +194,7 @@ def test_a_sheet_without_table_weights_says_how_to_train_them(tmp_path):
     sheet = tmp_path / "mine.txt"
     sheet.write_text(subprocess.run([sys.executable, sheetgen.__file__, "--seed", "5"],
                                     capture_output=True, text=True, check=True).stdout)
-    r = CliRunner().invoke(main, ["run", "-n", "2", "-p", "4", "-s", "learned", "--sheet", str(sheet),
-                                  "--out", str(tmp_path / "out")])
+    r = invoke("run", "-n", "2", "-p", "4", "-s", "learned", "--sheet", str(sheet), "--out", str(tmp_path / "out"))
     assert r.exit_code == 2
     store = os.environ["ENCORE_SIM_WEIGHTS"]
     assert r.output.strip().splitlines() == [

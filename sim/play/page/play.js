@@ -14,6 +14,7 @@ let S = null;                  // the last state the server sent
 let pick = fresh();            // what the person is choosing now
 let hintShown = null;          // {decision, choices} of the hint on show
 let polling = null;
+let tab = "sheet";             // the part of the page on show where not all fit: sheet, opponents, log
 
 function fresh() {
   return {cd: null, nd: null, colour: null, number: null, cells: []};
@@ -33,15 +34,37 @@ const svg = (tag, attrs = {}, text = null) => el(tag, attrs, text, SVG);
 
 // --- talking to the server ---------------------------------------------------------------
 
-async function request(path, body) {
+// A request; `what` names it on the page if it takes more than a second (no silent wait), with
+// the seconds counted and, while learned's judge still compiles, why it takes long.
+async function request(path, body, what = null) {
   const init = body === undefined ? {} : {
     method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
-  const r = await fetch(path, init);
-  if (!r.ok) {
-    const line = (await r.text()).trim();
-    throw new Error(line || `${r.status} ${r.statusText}`);
+  const t0 = Date.now();
+  let timer = null;
+  if (what) {
+    timer = setInterval(() => {
+      const secs = (Date.now() - t0) / 1000;
+      if (secs < 1) return;
+      const w = $("working");
+      const hints = S && S.preparing ? S.preparing.stages.find((x) => x.key === "hints" && !x.done) : null;
+      w.textContent = `${what}… ${secs.toFixed(0)} s` + (hints
+        ? ` (learned's judge is still compiling, once after an install: about ${hints.estimate} s of CPU)` : "");
+      w.hidden = false;
+    }, 250);
   }
-  return r.json();
+  try {
+    const r = await fetch(path, init);
+    if (!r.ok) {
+      const line = (await r.text()).trim();
+      throw new Error(line || `${r.status} ${r.statusText}`);
+    }
+    return await r.json();
+  } finally {
+    if (timer) {
+      clearInterval(timer);
+      $("working").hidden = true;
+    }
+  }
 }
 
 async function load() {
@@ -53,23 +76,66 @@ async function load() {
 }
 
 function show(state) {
+  renderPreparing(state.preparing);
+  if (!state.seats) {             // the game is still being prepared: what, and for how long
+    if (!polling && !(state.preparing && state.preparing.error)) polling = setTimeout(() => { polling = null; load(); }, 600);
+    return;
+  }
   const newDecision = !S || S.decision !== state.decision || S.game !== state.game;
   S = state;
   window.encoreState = state;     // read by the browser test, and handy in the console
   if (newDecision) {
     pick = fresh();
     hintShown = null;
+    $("pass-confirm").hidden = true;
   }
   render();
-  if (S.analysis && S.analysis.status === "running") {
+  if ((S.analysis && S.analysis.status === "running") || S.preparing) {
     if (!polling) polling = setTimeout(() => { polling = null; load(); }, 800);
   }
+}
+
+// What the server still prepares (compiling, with an empty cache): each stage, its seconds so far
+// and what it costs the first time after an install.
+function renderPreparing(p) {
+  window.encorePreparing = p;     // read by the browser test
+  const box = $("preparing");
+  const waiting = p && (p.error || p.stages.some((x) => x.key !== "hints" && !x.done));
+  const hints = p && !waiting ? p.stages.find((x) => x.key === "hints") : null;
+  if (!p) {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  box.replaceChildren();
+  if (p.error) {
+    box.append(el("h2", {}, "The game could not be made"), el("p", {class: "error"}, p.error));
+    return;
+  }
+  if (hints) {
+    box.append(el("p", {class: "note", id: "preparing-hints"},
+      `Preparing learned's hints and the coach: ${hints.seconds === null ? 0 : hints.seconds.toFixed(0)} s ` +
+      `(once after an install: about ${hints.estimate} s of CPU). You can play meanwhile.`));
+    return;
+  }
+  box.append(el("h2", {}, "Preparing your game"),
+             el("p", {class: "note"}, "The first game after an install compiles the simulator's kernels, once; " +
+                "later games start in about a second."));
+  const ol = el("ol");
+  for (const x of p.stages) {
+    const now = x.seconds !== null && !x.done;
+    const secs = x.seconds === null ? "" : ` ${x.seconds.toFixed(0)} s`;
+    ol.append(el("li", {class: x.done ? "done" : now ? "now" : ""},
+      `${x.text}:${x.done ? secs + ", done" : now ? secs + ` of about ${x.estimate} s the first time` :
+        ` about ${x.estimate} s the first time`}`));
+  }
+  box.append(ol);
 }
 
 async function send(choice) {
   setBusy(true);
   try {
-    show(await request("api/play", {game: S.game, decision: S.decision, choice}));
+    show(await request("api/play", {game: S.game, decision: S.decision, choice}, "The bots are playing"));
   } catch (e) {
     say(e.message, "error");
     await load();
@@ -198,6 +264,13 @@ function clickBox(cell) {
   render();
 }
 
+// A click on a box that cannot be crossed now says why, rather than nothing.
+function whyNot(cell, crossed) {
+  if (crossed) say(`${cell} is crossed already.`, "info");
+  else if (!ready()) say("Pick a colour die and a number die first: the boxes they can cross light up.", "info");
+  else say(`${cell} cannot be crossed with these dice: choose among the lit boxes, or other dice.`, "info");
+}
+
 function litCells() {
   const lit = new Set();
   if (!ready()) return lit;
@@ -219,6 +292,8 @@ function render() {
   renderHint();
   renderOpponents();
   renderLog();
+  renderTracker();
+  renderTabs();
   renderEnd();
   $("folder").textContent = S.folder ? `Saved as ${S.folder}` : "";
 }
@@ -229,9 +304,13 @@ function you() {
 
 function seatName(s) {
   const seat = S.seats[s];
-  if (seat.yours) return "You";
-  const same = S.seats.filter((x) => x.label === seat.label).length > 1;
-  return same ? `${seat.label} (seat ${s})` : seat.label;
+  return seat.yours ? "You" : seat.name;
+}
+
+// A seat's name, its strategy's whole spec in its tooltip.
+function nameSpan(s, cls = "name") {
+  const seat = S.seats[s];
+  return el("span", {class: cls, title: seat.yours ? "you" : `${seat.name}: plays ${seat.label}`}, seatName(s));
 }
 
 function renderScores() {
@@ -240,10 +319,10 @@ function renderScores() {
   S.seats.forEach((seat, s) => {
     const li = el("li", {class: ["score", seat.yours ? "you" : "", !S.over && S.active_seat === s && S.players > 1
       ? "active" : "", seat.winner ? "winner" : ""].join(" ").trim(), "data-seat": String(s)});
-    li.append(el("span", {class: "name"}, seatName(s)));
+    li.append(nameSpan(s));
     li.append(el("span", {class: "points", "aria-label": `score ${seat.score}`,
                           title: S.over ? "final score" : "the score if the game ended now"}, String(seat.score)));
-    li.append(el("span", {class: "jokers", title: "! left"}, `${seat.jokers_left} !`));
+    li.append(el("span", {class: "jokers", title: "jokers (!) left: +1 point each at the end"}, `${seat.jokers_left} !`));
     if (seat.winner) li.append(el("span", {class: "crown", "aria-label": "winner"}, "★"));
     ul.append(li);
   });
@@ -253,7 +332,7 @@ function renderStatus() {
   let text;
   const total = S.rolls ? ` of ${S.rolls}` : "";
   if (S.over) {
-    text = `Game over after ${S.roll} rolls.`;
+    text = `Game over. ${S.end ? S.end.text : ""}`;
   } else if (yourTurn()) {
     if (S.players === 1) {
       text = `Roll ${S.roll}${total}: pick a colour die and a number die, then the boxes to cross, or pass.`;
@@ -271,6 +350,37 @@ function renderStatus() {
   $("status").textContent = text;
 }
 
+// The game-end tracker: each player's colours complete; the game ends after the roll in which a
+// player completes a second one (solo: after the last roll).
+function renderTracker() {
+  const t = $("tracker");
+  if (S.players === 1) {
+    t.hidden = S.over;
+    t.textContent = `The game ends after roll ${S.rolls}: ${Math.max(0, S.rolls - S.roll)} more after this one.`;
+    return;
+  }
+  t.hidden = false;
+  const parts = S.seats.map((x) => `${seatName(x.seat)} ${Object.keys(x.colours).length}`);
+  const close = S.seats.filter((x) => Object.keys(x.colours).length === 1).map((x) => seatName(x.seat));
+  t.textContent = `Colours complete: ${parts.join(" · ")}. Two end the game` +
+    (close.length ? `: ${close.join(", ")} ${close.length > 1 ? "are" : "is"} one colour away.` : ".");
+}
+
+function renderTabs() {
+  document.body.classList.toggle("solo", S.players === 1);
+  if (S.players === 1 && tab === "opponents") tab = "sheet";
+  document.body.dataset.tab = tab;
+  for (const b of document.querySelectorAll("#tabs button")) {
+    const on = b.dataset.tab === tab || (b.dataset.tab === (S.players === 1 ? "log" : "opponents") &&
+                                         tab === "sheet" && !narrow());
+    b.setAttribute("aria-selected", on ? "true" : "false");
+  }
+}
+
+function narrow() {
+  return window.matchMedia("(max-width: 899px)").matches;
+}
+
 function boxLabel(cell, colour, star, crossed) {
   return `${cell}, ${colour}${star ? ", star" : ""}${crossed ? ", crossed" : ""}`;
 }
@@ -286,14 +396,14 @@ function starPath(cx, cy, r) {
 
 // The sheet of one seat, drawn as the printed sheet: letters, boxes, stars, the H column, the
 // column values (first above, later below) and, at the side, the colour bonuses and the '!'.
-function renderSheet(root, seat, {big}) {
+function renderSheet(root, seat, {big, marks = null}) {
   const sh = S.sheet;
   const crossed = new Set(seat.crossed);
   const interactive = big && yourTurn();
   const lit = interactive ? litCells() : new Set();
-  const chosen = new Set(big ? pick.cells : []);
-  const hinted = new Set(big && hintShown && hintShown.choices.length ? hintShown.choices[0].cells : []);
-  const recent = new Set(recentCells(seat.seat));
+  const chosen = new Set(marks ? marks.chosen : big ? pick.cells : []);
+  const hinted = new Set(marks ? marks.hinted : big && hintShown && hintShown.choices.length ? hintShown.choices[0].cells : []);
+  const recent = new Set(marks ? [] : recentCells(seat.seat));
   const width = LEFT + 15 * STEP + 190, height = TOP + 7 * STEP + 76;
   root.replaceChildren();
   root.setAttribute("viewBox", `0 0 ${width} ${height}`);
@@ -307,7 +417,11 @@ function renderSheet(root, seat, {big}) {
       root.append(svg("rect", {x: x - 4, y: TOP - 4, width: BOX + 8, height: 7 * STEP + 4, rx: 9, class: "start-col"}));
       root.append(svg("rect", {x: x - 4, y: 5, width: BOX + 8, height: 22, rx: 6, class: "start-tab"}));
     }
-    root.append(svg("text", {x: x + BOX / 2, y: 21, class: start ? "col-letter start" : "col-letter"}, sh.columns[c]));
+    const got = seat.columns[sh.columns[c]];
+    const letter = svg("text", {x: x + BOX / 2, y: 21, class: (start ? "col-letter start" : "col-letter") + (got ? " done" : "")},
+                       sh.columns[c] + (got ? "✓" : ""));
+    if (got) letter.append(svg("title", {}, `column ${sh.columns[c]} completed: ${sh.column_points[got][c]} points`));
+    root.append(letter);
   }
   for (let r = 0; r < 7; r++) {
     root.append(svg("text", {x: 10, y: TOP + r * STEP + BOX / 2 + 5, class: "row-number"}, String(r + 1)));
@@ -332,6 +446,8 @@ function renderSheet(root, seat, {big}) {
           g.addEventListener("keydown", (e) => {
             if (e.key === "Enter" || e.key === " ") { e.preventDefault(); clickBox(cell); }
           });
+        } else if (interactive) {
+          g.addEventListener("click", () => whyNot(cell, crossed.has(cell)));
         }
       }
       g.append(svg("rect", {x, y, width: BOX, height: BOX, rx: 6, class: "face"}));
@@ -369,6 +485,7 @@ function renderSheet(root, seat, {big}) {
     const y = TOP + i * 34;
     const got = seat.colours[colour];
     root.append(svg("rect", {x: sx, y, width: 30, height: 26, rx: 5, class: `swatch-box ${colour}`}));
+    if (got) root.append(svg("text", {x: sx + 15, y: y + 19, class: "done-mark"}, "✓"));
     for (const [which, dx] of [["first", 58], ["later", 92]]) {
       const cls = ["points", which];
       if (got === which) cls.push("got");
@@ -435,7 +552,8 @@ function renderDice() {
         if (kind === "colour") b.classList.add("as-" + v);
       }
       b.textContent = text;
-      b.disabled = !yourTurn() || !avail;
+      b.disabled = !yourTurn();            // a taken die stays clickable: it says why it cannot be used
+      if (!avail) b.setAttribute("aria-disabled", "true");
       b.addEventListener("click", () => chooseDie(kind, d));
       row.append(b);
     });
@@ -452,10 +570,14 @@ function renderControls() {
     ? `Cross ${done.cells.join(" ")}${done.jokers ? ` (${done.jokers} !)` : ""}` : "Cross";
   $("clear").disabled = !mine || (pick.cd === null && pick.nd === null);
   $("pass").disabled = !mine;
-  $("hint").disabled = !mine;
+  $("hint").disabled = !mine || !S.hints;
+  const practice = S.settings.practice;
+  $("undo").hidden = !practice || S.over;
+  $("undo").disabled = !practice || S.decision === 0 || S.over;
+  $("practice-on").checked = practice;
   for (const b of document.querySelectorAll("#dice button")) {
     const [kind, d] = [b.dataset.die[0] === "c" ? "colour" : "number", Number(b.dataset.die.slice(1))];
-    b.disabled = !mine || !S.dice[kind + "_available"][d];
+    b.disabled = !mine;
   }
   if (!mine) return;
   if (ready() && !done) {
@@ -492,7 +614,8 @@ function renderCoach() {
   if (S.coach.on && m && m.loss > S.coach.threshold + 1e-9) {
     w.hidden = false;
     w.replaceChildren(el("strong", {}, `Coach: that cost ${m.loss.toFixed(2)} points. `),
-      document.createTextNode(`You played ${moveText(m.choice)}; the best was ${moveText(m.best)}.`));
+      document.createTextNode(`You played ${moveText(m.choice)}; the best was ${moveText(m.best)}. ` +
+        "(The loss: learned's value of its best choice minus that of yours, in points of final score.)"));
   } else {
     w.hidden = true;
   }
@@ -508,9 +631,32 @@ async function saveCoach() {
   }
 }
 
+async function takeBack() {
+  setBusy(true);
+  let word = ["Your last move is taken back: the same dice, choose again.", "info"];
+  try {
+    show(await request("api/undo", {game: S.game, decision: S.decision}, "Taking your move back"));
+  } catch (e) {
+    word = [e.message, "error"];
+  } finally {
+    setBusy(false);
+  }
+  say(...word);
+}
+
+async function savePractice() {
+  try {
+    show(await request("api/practice", {game: S.game, on: $("practice-on").checked}));
+  } catch (e) {
+    say(e.message, "error");
+    await load();
+  }
+}
+
 async function askHint() {
   try {
-    const h = await request(`api/hint?game=${encodeURIComponent(S.game)}&decision=${S.decision}`);
+    const h = await request(`api/hint?game=${encodeURIComponent(S.game)}&decision=${S.decision}`, undefined,
+                            "learned is ranking your choices");
     hintShown = h;
     render();
   } catch (e) {
@@ -532,6 +678,11 @@ function renderHint() {
   if (hintShown.choices.length > shown.length) {
     panel.append(el("p", {class: "more"}, `and ${hintShown.choices.length - shown.length} more`));
   }
+  panel.append(el("p", {class: "explain", id: "hint-words"}, S.players === 1
+    ? "value: learned's estimate of your final score after this choice; loss: how much lower than the best " +
+      "choice's value, in points."
+    : "value: learned's estimate of your final margin over the best opponent after this choice; loss: how much " +
+      "lower than the best choice's (its first choice also weighs the dice it leaves others, so it may show a small loss)."));
   const best = hintShown.choices[0];
   const foot = el("p", {class: "note"}, best.pass ? "learned would pass. " : "The best choice is outlined on your sheet. ");
   const take = el("button", {type: "button", id: "take-hint", class: "link"}, best.pass ? "Pass" : "Pick it");
@@ -588,7 +739,7 @@ function renderOpponents() {
     if (seat.yours) return;
     const fig = el("figure", {class: "opponent", "data-seat": String(s)});
     const cap = el("figcaption");
-    cap.append(el("span", {class: "name"}, seatName(s)));
+    cap.append(nameSpan(s));
     cap.append(el("span", {class: "points"}, `${seat.score} points`));
     const pic = svg("svg", {role: "img", "aria-label": `${seatName(s)}'s sheet: ${seat.crossed.length} boxes crossed`});
     renderSheet(pic, seat, {big: false});
@@ -596,6 +747,14 @@ function renderOpponents() {
     box.append(fig);
   });
   box.hidden = S.players === 1;
+}
+
+function eventText(e) {
+  const points = e.kind === "column"
+    ? S.sheet.column_points[e.which][S.sheet.columns.indexOf(e.name)] : S.sheet.colour_bonus[e.which];
+  const what = e.kind === "column" ? `column ${e.name}` : `all the ${e.name} boxes`;
+  const when = S.players === 1 ? "" : e.which === "first" ? " (the first to)" : " (after others: the lower value)";
+  return `${seatName(e.seat)} completed ${what}: ${points} points${when}.`;
 }
 
 function moveText(m) {
@@ -611,7 +770,11 @@ function renderLog() {
     const li = el("li", {"data-roll": String(r.roll)});
     const head = el("div", {class: "roll-head"});
     head.append(el("span", {class: "roll-no"}, `Roll ${r.roll}`));
-    if (S.players > 1) head.append(el("span", {class: "active-name"}, `${seatName(r.active)} active`));
+    if (S.players > 1) {
+      const a = nameSpan(r.active, "active-name");
+      a.textContent = `${seatName(r.active)} active`;
+      head.append(a);
+    }
     const dice = el("span", {class: "mini-dice", "aria-label": `dice ${r.dice.colour.join(" ")} | ${r.dice.number.join(" ")}`});
     for (const f of r.dice.colour) dice.append(el("span", {class: `mini colour ${f}`}, f === "joker" ? "?" : ""));
     for (const f of r.dice.number) dice.append(el("span", {class: "mini number"}, f === "joker" ? "?" : String(f)));
@@ -622,6 +785,9 @@ function renderLog() {
       ul.append(el("li", {class: S.seats[m.seat].yours ? "mine" : ""}, `${seatName(m.seat)}: ${moveText(m)}`));
     }
     if (!r.moves.length) ul.append(el("li", {class: "waiting"}, "…"));
+    for (const e of r.events || []) {
+      ul.append(el("li", {class: "event"}, eventText(e)));
+    }
     li.append(ul);
     ol.append(li);
   }
@@ -641,6 +807,7 @@ function renderEnd() {
   const a = S.analysis || {status: "off"};
   const head = el("div", {class: "end-head"});
   head.append(el("h2", {}, "Game over"));
+  if (S.end) head.append(el("p", {class: "cause", id: "end-cause"}, S.end.text));
   head.append(el("p", {class: "final-score", id: "final-score"}, `Your score: ${me.score}`));
   if (S.players === 1) {
     if (a.band) head.append(el("p", {class: "rating", id: "rating", title: `the rulebook's band ${a.band.scores}`},
@@ -650,16 +817,26 @@ function renderEnd() {
     head.append(el("p", {class: "winner", id: "winner"}, winners.length > 1
       ? `Winners: ${winners.join(", ")}` : winners[0] === "You" ? "You win!" : `Winner: ${winners[0]}`));
   }
+  if (a.rating) {
+    head.append(el("p", {class: "level", id: "level", title: a.rating.words},
+      `You played like level ${a.rating.level}, ${a.rating.name}` +
+      (a.rating.low !== a.rating.high ? ` (95%: level ${a.rating.low} to ${a.rating.high})` : "")));
+  }
+  if (S.settings.practised || a.practice) head.append(el("p", {class: "practice-mark", id: "practice-mark"},
+    `Practice game: ${S.settings.takebacks} move${S.settings.takebacks === 1 ? "" : "s"} taken back`));
   end.append(head);
   const body = el("div", {class: "analysis", id: "analysis", "data-status": a.status});
   if (a.status === "running") {
-    body.append(el("p", {class: "working"}, "Analysing your game against learned…"));
+    const secs = a.seconds !== undefined ? ` ${a.seconds.toFixed(0)} s` : "";
+    body.append(el("p", {class: "working"}, `Analysing your game against learned:${secs} (each decision judged ` +
+      "by learned; about 10 s, more the first time after an install, when the analysis compiles)…"));
   } else if (a.status === "failed") {
     body.append(el("p", {class: "error"}, `The analysis failed: ${a.error}`));
   } else if (a.status === "done") {
     analysisView(body, a);
   }
   end.append(body);
+  if (a.status === "done") end.append(reviewBox());
   if (S.folder) {
     const p = el("p", {class: "saved", id: "saved"});
     p.append(document.createTextNode("Saved as a dataset: "), el("code", {}, S.folder),
@@ -667,6 +844,66 @@ function renderEnd() {
              el("code", {}, `encore-sim analyse ${S.folder} --game ${S.settings.game}`), document.createTextNode("."));
     end.append(p);
   }
+}
+
+// --- your game, stepped through: each of your decisions with the sheets as they were ----------
+
+let reviewAt = null;           // {decision, view} on show
+const reviewBoxEl = el("section", {id: "review", "aria-label": "Your game, roll by roll"});
+
+function reviewBox() {
+  if (!reviewBoxEl.childElementCount) {
+    const prev = el("button", {type: "button", id: "review-prev", class: "quiet-button"}, "◀ Previous");
+    const next = el("button", {type: "button", id: "review-next", class: "quiet-button"}, "Next ▶");
+    prev.addEventListener("click", () => stepReview(-1));
+    next.addEventListener("click", () => stepReview(1));
+    reviewBoxEl.append(el("h3", {}, "Your game, roll by roll"),
+      el("p", {class: "explain"}, "Your sheet as it was before each of your decisions: your move crossed " +
+         "white, learned's choice outlined; the loss of your move and the luck of the roll."),
+      prev, next, el("p", {id: "review-words"}), svg("svg", {id: "review-sheet", role: "img"}),
+      el("div", {id: "review-others"}));
+    setTimeout(() => stepReview(0), 0);
+  }
+  return reviewBoxEl;
+}
+
+async function stepReview(by) {
+  const n = S.decision;
+  const k = Math.max(0, Math.min(n - 1, reviewAt === null ? 0 : reviewAt.decision + by));
+  try {
+    const v = await request(`api/review?decision=${k}`, undefined, "Setting the game back to that roll");
+    reviewAt = {decision: k, view: v};
+    drawReview();
+  } catch (e) {
+    $("review-words").textContent = e.message;
+  }
+}
+
+function drawReview() {
+  const v = reviewAt.view, r = v.review;
+  const saved = S;
+  S = v;                        // the sheets are drawn as the game was then
+  try {
+    const me = v.seats[you()];
+    renderSheet($("review-sheet"), me, {big: false, marks: {chosen: r.yours.cells || [], hinted: r.learned ? r.learned.cells : []}});
+    const others = $("review-others");
+    others.replaceChildren();
+    v.seats.forEach((seat, s) => {
+      if (seat.yours) return;
+      const pic = svg("svg", {role: "img", class: "review-other", "aria-label": `${seatName(s)}'s sheet then`});
+      renderSheet(pic, seat, {big: false, marks: {chosen: [], hinted: []}});
+      others.append(el("p", {class: "note"}, `${seatName(s)}: ${seat.score} points then`), pic);
+    });
+  } finally {
+    S = saved;
+  }
+  const dice = v.dice ? `dice ${v.dice.colour.join(" ")} | ${v.dice.number.join(" ")}` : "";
+  $("review-words").textContent = `Decision ${r.decision + 1} of ${r.decisions}, roll ${v.roll} (${dice}): ` +
+    `you played ${moveText(r.yours)}, learned's best ${moveText(r.learned)}; loss ` +
+    `${r.loss === null || r.loss === undefined ? "-" : r.loss.toFixed(2)}` +
+    (r.luck === null || r.luck === undefined ? "" : `, luck of the roll ${signed(r.luck)}`) + ".";
+  $("review-prev").disabled = r.decision === 0;
+  $("review-next").disabled = r.decision === r.decisions - 1;
 }
 
 // A choice of the analysis (its boxes and '!' only): its colour is its first box's.
@@ -683,7 +920,11 @@ function signed(x) {
 
 function analysisView(box, a) {
   const facts = el("dl", {class: "facts", id: "facts"});
-  const add = (k, v, title = null) => { facts.append(el("dt", {title}, k), el("dd", {title}, v)); };
+  const add = (k, v, title = null) => {
+    const pair = el("div");
+    pair.append(el("dt", {title}, k), el("dd", {title}, v));
+    facts.append(pair);
+  };
   add("Your decisions", String(a.decisions));
   add("Unlike learned's", String(a.differs), "decisions where you chose otherwise than learned");
   add("Points lost", a.loss_total.toFixed(2), "learned's value of its choice minus that of yours, summed");
@@ -692,14 +933,19 @@ function analysisView(box, a) {
     add("Luck of the dice", signed(a.luck_total), "what your rolls were worth beyond an average roll's, summed");
   }
   box.append(facts);
+  box.append(el("p", {class: "explain", id: "facts-words"}, "Points lost: learned's value of its choice minus " +
+    "that of yours, in points of final score, summed over your decisions; per decision: their mean." +
+    (a.luck_total !== null && a.luck_total !== undefined
+      ? " Luck: what your dice were worth beyond an average roll's (the best choice's value with these dice " +
+        "minus its mean over all dice)." : "")));
   box.append(el("h3", {}, "Loss per decision"));
   box.append(bars(a.rolls.map((r) => ({roll: r.roll, v: r.loss, label: `roll ${r.roll}: ${r.loss.toFixed(2)} lost`})),
-                  {id: "loss-chart"}));
+                  {id: "loss-chart", unit: "points lost"}));
   const lucky = a.rolls.filter((r) => r.luck !== null && r.luck !== undefined);
   if (lucky.length) {
     box.append(el("h3", {}, "Luck per roll"));
     box.append(bars(lucky.map((r) => ({roll: r.roll, v: r.luck, label: `roll ${r.roll}: ${signed(r.luck)}`})),
-                    {id: "luck-chart", twoSided: true}));
+                    {id: "luck-chart", twoSided: true, unit: "luck, points"}));
   }
   box.append(el("h3", {}, "Your largest mistakes"));
   const list = el("ol", {class: "mistakes", id: "mistakes"});
@@ -720,18 +966,20 @@ function analysisView(box, a) {
 }
 
 // A bar per roll: height |v|, above the axis (red: a loss; green: good luck) or below it.
-function bars(items, {id, twoSided = false}) {
-  // Bars in the top `base` pixels (around the axis `mid`), the rolls' numbers in the last 12.
-  const w = 640, base = twoSided ? 120 : 80, h = base + 12, mid = twoSided ? base / 2 : base - 2;
+function bars(items, {id, twoSided = false, unit = "points", across = "roll"}) {
+  // Bars in the top `base` pixels (around the axis `mid`), the rolls' numbers and the axis's title
+  // in the last 26.
+  const w = 640, base = twoSided ? 120 : 80, h = base + 26, mid = twoSided ? base / 2 : base - 2;
   const pic = svg("svg", {viewBox: `0 0 ${w} ${h}`, class: "chart", id, role: "img",
                           "aria-label": items.map((i) => i.label).join("; ")});
   const top = Math.max(0.5, ...items.map((i) => Math.abs(i.v)));
   const bw = Math.max(3, Math.min(18, (w - 40) / Math.max(1, items.length) - 2));
   pic.append(svg("line", {x1: 30, y1: mid, x2: w - 4, y2: mid, class: "axis"}));
   pic.append(svg("text", {x: 26, y: 12, class: "tick"}, top.toFixed(1)));
+  pic.append(svg("text", {x: 34, y: h - 2, class: "axis-title"}, `${across} →   bars: ${unit} (the top tick is ${top.toFixed(1)})`));
   items.forEach((it, k) => {
     if (it.roll !== undefined && (it.roll === 1 || it.roll % 5 === 0)) {
-      pic.append(svg("text", {x: 34 + k * (bw + 2) + bw / 2, y: h - 1, class: "tick x"}, String(it.roll)));
+      pic.append(svg("text", {x: 34 + k * (bw + 2) + bw / 2, y: base + 11, class: "tick x"}, String(it.roll)));
     }
     const len = (Math.abs(it.v) / top) * (twoSided ? base / 2 - 8 : base - 14);
     const x = 34 + k * (bw + 2);
@@ -744,11 +992,79 @@ function bars(items, {id, twoSided = false}) {
   return pic;
 }
 
+// --- a first game: the tutorial, and the games played before -----------------------------------
+
+const TUTORIAL = [
+  ["A move", "Each roll shows colour dice and number dice. Pick one colour die and one number die, then cross " +
+   "that many boxes of that colour in one connected group on your sheet: 3 and blue cross three blue boxes " +
+   "that touch. Or pass."],
+  ["Start from H", "Your first boxes must touch column H (framed); every later group must touch a box you " +
+   "crossed before. The page lights up the boxes your dice can cross."],
+  ["Jokers", "The black colour die and the ? number die are jokers: any colour, any number 1 to 5. Each joker " +
+   "used costs one ! of your eight; every ! left is worth a point at the end."],
+  ["Points", "A full column scores the number above it (below it if someone completed it first); all the " +
+   "boxes of a colour score 5 (3 if later). Each star not crossed costs 2: that is why everyone starts at −22."],
+  ["The end", "Solo: after 30 rolls. At a table: after the roll in which someone completes a second colour. " +
+   "The tracker above the sheet says who is close. Highest score wins."],
+];
+let tutorialAt = 0;
+
+function renderTutorial() {
+  tutorialAt = Math.max(0, Math.min(TUTORIAL.length - 1, tutorialAt));
+  const [title, text] = TUTORIAL[tutorialAt];
+  $("tutorial-step").replaceChildren(el("h3", {}, `${tutorialAt + 1} of ${TUTORIAL.length}: ${title}`),
+                                     el("p", {}, text));
+  $("tutorial-back").disabled = tutorialAt === 0;
+  $("tutorial-next").disabled = tutorialAt === TUTORIAL.length - 1;
+}
+
+async function loadGames() {
+  const box = $("games");
+  try {
+    const games = await request("api/games", undefined, "Reading your saved games");
+    window.encoreGames = games;
+    box.replaceChildren();
+    if (!games.length) { box.append(el("p", {}, "No games yet.")); return; }
+    const table = el("table", {id: "games-table"});
+    table.append(rowOf(["date", "players", "score", "level", ""], "th"));
+    for (const g of games.slice().reverse()) {
+      table.append(rowOf([g.date, String(g.players), g.score === null ? (g.over ? "" : "playing") : String(g.score),
+                          g.rated ? `${g.rated} ${g.rated_name}` : "", g.practice ? "practice" : ""], "td"));
+    }
+    const rated = games.filter((g) => g.rated);
+    if (rated.length) {
+      box.append(el("h3", {}, "Your level, game by game"));
+      box.append(bars(rated.map((g, k) => ({roll: k + 1, v: g.rated, label: `${g.date}: level ${g.rated}`})),
+                      {id: "level-chart", unit: "your level (1 beginner .. 5 learned)", across: "game"}));
+    }
+    box.append(table);
+  } catch (e) {
+    box.replaceChildren(el("p", {class: "error"}, e.message));
+  }
+}
+
 // --- wiring -------------------------------------------------------------------------------
 
 document.addEventListener("DOMContentLoaded", () => {
   $("cross").addEventListener("click", () => { const c = complete(); if (c) send(c.i); });
-  $("pass").addEventListener("click", () => send(-1));
+  $("pass").addEventListener("click", () => { hidePicker(); $("pass-confirm").hidden = false; $("pass-yes").focus(); });
+  $("pass-yes").addEventListener("click", () => { $("pass-confirm").hidden = true; send(-1); });
+  $("pass-no").addEventListener("click", () => { $("pass-confirm").hidden = true; });
+  $("undo").addEventListener("click", takeBack);
+  $("practice-on").addEventListener("change", savePractice);
+  window.addEventListener("resize", () => { if (S) renderTabs(); });
+  for (const b of document.querySelectorAll("#tabs button")) {
+    b.addEventListener("click", () => {
+      tab = b.dataset.tab;
+      if (S) renderTabs();
+      if (tab === "games") loadGames();
+      window.scrollTo(0, 0);
+    });
+  }
+  $("tutorial-open").addEventListener("click", () => { tutorialAt = 0; renderTutorial(); $("tutorial").hidden = false; });
+  $("tutorial-next").addEventListener("click", () => { tutorialAt += 1; renderTutorial(); });
+  $("tutorial-back").addEventListener("click", () => { tutorialAt -= 1; renderTutorial(); });
+  $("tutorial-close").addEventListener("click", () => { $("tutorial").hidden = true; });
   $("clear").addEventListener("click", () => { pick = fresh(); hidePicker(); render(); });
   $("hint").addEventListener("click", askHint);
   $("picker-cancel").addEventListener("click", () => {

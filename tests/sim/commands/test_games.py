@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from sim.commands.base import Default
-from sim.commands.games import moves, replay, run, run_folder, strategies
+from sim.commands.games import compare_rules, moves, replay, run, run_folder, strategies
 from sim.errors import SettingError
 from sim.runs.defaults import RUN_FOLDER
 
@@ -61,3 +61,44 @@ def test_strategies_are_the_built_ins_by_name():
     found = strategies()
     assert {"greedy", "random", "learned", "heuristic"} <= set(found)
     assert all(s.description for s in found.values())
+
+
+@pytest.fixture
+def no_stored_weights(tmp_path, monkeypatch):
+    from strategies import store
+    monkeypatch.setenv(store.ENV, str(tmp_path / "store"))
+
+
+def test_without_train_a_sheet_learned_has_no_weights_for_is_played_by_the_stand_in(tmp_path, no_stored_weights):
+    """No error: the stand-in plays learned's seats on both sides, on the same dice as naming it,
+    and one line says what --train would add, and how long it would take."""
+    from sheetgen import random_sheet
+    from sim.runs.defaults import STAND_IN
+    mine = tmp_path / "mine.txt"
+    mine.write_text(random_sheet(5).text)
+    got = compare_rules("rulebook", f"sheet={mine}", strategy=["learned", "greedy"], games=40, threads=1)
+    same = compare_rules("rulebook", f"sheet={mine}", strategy=[STAND_IN, "greedy"], games=40, threads=1)
+    assert got.table.equals(same.table) and got.measures.equals(same.measures)
+    assert [line.split(":")[0] for line in got.played_by["sheet=mine"]] == [STAND_IN, "greedy"]
+    notes = [w for w in got.warnings if "--train" in w]
+    assert len(notes) == 1 and "\n" not in notes[0]
+    assert notes[0].startswith("Note: `learned` has no weights for 2 players on sheet 'mine', so heuristic played")
+    assert "from scratch" in notes[0] and "minutes on 1 core" in notes[0]
+    assert not [w for w in same.warnings if "--train" in w]
+
+
+def test_without_train_an_unshipped_rule_set_names_each_training_it_lacks(no_stored_weights):
+    got = compare_rules("jokers=9", "jokers=10", strategy="learned", players=2, games=20, threads=1)
+    note = [w for w in got.warnings if "--train" in w]
+    assert len(note) == 1 and note[0].count("learned-standard-2p.npz") == 2
+    assert "under the rules jokers=9; 2 players on sheet 'standard' under the rules jokers=10" in note[0]
+
+
+def test_the_command_line_prints_the_one_line_and_exits_0(tmp_path, no_stored_weights):
+    from invoking import invoke
+    from sheetgen import random_sheet
+    mine = tmp_path / "mine.txt"
+    mine.write_text(random_sheet(5).text)
+    r = invoke("compare-rules", "rulebook", f"sheet={mine}", "-s", "learned", "-p", "2", "-n", "20", "-j", "1", "-q")
+    assert r.exit_code == 0, r.output
+    assert len([line for line in r.output.splitlines() if "--train" in line]) == 1

@@ -41,12 +41,16 @@ def test_a_full_folder_is_refused_and_the_port_let_go(served, tmp_path):
     (tmp_path / "kept.txt").write_text("")
     with pytest.raises(SettingError, match="is not an empty folder: a new game needs a folder of its own"):
         play(out=tmp_path, players=1)
-    assert [s.closed for s in served["sockets"]] == [True] and served["served"] == []
+    assert served == {"sockets": [], "served": []}       # refused before a port was taken
 
 
 def test_a_game_is_served_in_its_folder_and_the_same_game_is_stepped_from_python(served, tmp_path):
     play(out=tmp_path / "page", players=2, opponents="greedy", seed=3, game=1, browser=False, say=None)
-    (session,) = served["served"]
+    (starting,) = served["served"]
+    assert starting.state()["preparing"]["stages"][0]["seconds"] is None     # served before anything is prepared
+    starting.start().thread.join()          # as serve starts it, once the address is out
+    assert starting.error is None and starting.state()["preparing"] is None
+    session = starting.session
     g = game(players=2, opponents="greedy", seed=3, game=1, out=tmp_path / "python")
     assert (session.game.seed, session.game.game, session.game.opponents) == (g.seed, g.game, g.opponents)
     assert session.game.view()["dice"] == g.view()["dice"]

@@ -3,8 +3,10 @@ every difference's confidence interval is narrow enough."""
 import numpy as np
 import pytest
 
-from sim.experiments.compare import compare
+from sim.experiments.compare import compare, format_table
+from sim.runs.api import play_chunk
 from sim.runs.summary import wilson
+from invoking import invoke
 
 
 def test_compare_win_intervals_stay_within_0_and_1():
@@ -36,8 +38,6 @@ def test_compare_tables_and_until_ci():
 def test_compare_against_a_mixed_table_plays_each_opponent_in_its_seat():
     """--opponents once per opponent seat: the candidate sits with those strategies in that order,
     the games a rotated run of the same four plays; once for all seats, copies; another count, refused."""
-    from click.testing import CliRunner
-    from cli import main
     from sim.runs.api import lineup
     from sim.experiments.compare import candidate_results
     mixed = compare(["heuristic", "greedy"], players=4, opponents=["greedy", "heuristic", "random"], games=80, seed=5)
@@ -48,13 +48,13 @@ def test_compare_against_a_mixed_table_plays_each_opponent_in_its_seat():
         assert mixed.table["mean"][i] == pytest.approx(scores.mean())
     copies = compare(["heuristic", "greedy"], players=4, opponents=["random"], games=80, seed=5)
     assert copies.opponents == "random" and not copies.table["mean"].equals(mixed.table["mean"])
-    r = CliRunner().invoke(main, ["compare", "heuristic", "greedy", "-p", "4", "-n", "80", "--seed", "5", "-q",
-                                  "--opponents", "greedy", "--opponents", "heuristic", "--opponents", "random"])
+    r = invoke("compare", "heuristic", "greedy", "-p", "4", "-n", "80", "--seed", "5", "-q",
+               "--opponents", "greedy", "--opponents", "heuristic", "--opponents", "random")
     assert r.exit_code == 0, r.output
     assert "rotated through the seats against greedy, heuristic, random;" in r.output.splitlines()[0]
     assert f"{mixed.table['mean'][0]:.2f}" in r.output
-    r = CliRunner().invoke(main, ["compare", "heuristic", "greedy", "-p", "4", "-n", "80", "--opponents", "greedy",
-                                  "--opponents", "random"])
+    r = invoke("compare", "heuristic", "greedy", "-p", "4", "-n", "80", "--opponents", "greedy",
+               "--opponents", "random")
     assert r.exit_code == 2 and r.output == ("Error: 2 opponents for a table of 4: give one strategy for all 3 "
                                              "opponent seats, or one per seat (3)\n")
 
@@ -76,3 +76,28 @@ def test_compare_until_ci_schedule():
         compare(["greedy", "random"], games=100, until_ci=1.0)
     with pytest.raises(ValueError, match="needs it"):
         compare(["greedy", "random"], max_games=100)
+
+
+def test_measures_of_each_candidates_games():
+    from sim.runs.api import lineup
+    from sim.runs.measures import aggregate, frame_of_chunk
+    r = compare(["greedy", "heuristic"], players=2, games=80, seed=6, measures=True)
+    t = r.measures.set_index(["side", "metric", "who"])
+    line = lineup(["heuristic", "greedy"], players=2)
+    alone = aggregate(frame_of_chunk(play_chunk(6, 0, 80, line, players=2, rotate=True, log_turns=True)))
+    alone = alone.set_index(["metric", "who"])
+    for key in [("margin", "game"), ("rolls_sd", "game"), ("active_gain", "game"), ("win_share", "seat 1")]:
+        assert t.loc[("heuristic", *key), "value"] == pytest.approx(alone.loc[key, "value"]), key
+    assert "Measures (95% CI" in format_table(r)
+
+
+def test_the_command_line_gives_the_measures_in_csv_and_json():
+    import json
+    args = ["compare", "greedy", "random", "-p", "2", "-n", "30", "--measures"]
+    csv = invoke(*args + ["-f", "csv"])
+    assert csv.exit_code == 0, csv.output
+    rows = csv.stdout.splitlines()
+    assert rows[0].startswith("side,metric,who") and any(r.startswith("random,margin,game,30,") for r in rows)
+    data = json.loads(invoke(*args + ["-f", "json"]).stdout)
+    assert {"score_sd", "margin", "win_share", "active_gain"} <= {r["metric"] for r in data["measures"]}
+    assert len(data["rows"]) == 2      # the comparison's own rows stay as they were

@@ -7,14 +7,13 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 import encore_sim as es
-from cli import main
 from sim.runs.api import play_chunk
 from sim.report.report import rules_report
 from sim.experiments.rulescompare import GAME_METRICS, SEAT_METRICS, compare_rules, format_table, rule_sets
 from sim.rules import RULEBOOK, parse_rules
+from invoking import invoke
 
 UNCHANGED = ("rolls", "capped", "jokers_used", "columns", "colours", "passes", "star_penalty", "column_points",
              "jokers_left", "boxes")
@@ -163,10 +162,6 @@ def test_format_table(penalty):
 
 # --- the command and the report -------------------------------------------------------------
 
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
 def test_cli_table_json_csv(tmp_path, penalty):
     r = invoke("compare-rules", "pass-penalty=1", "-s", "greedy", "-p", 4, "-n", 300, "--seed", 11, "-j", 1)
     assert r.exit_code == 0, r.output
@@ -176,7 +171,10 @@ def test_cli_table_json_csv(tmp_path, penalty):
     assert data["rules"] == ["rulebook", "pass-penalty=1"] and data["games"] == 300 and data["stop"] is None
     pd.testing.assert_frame_equal(pd.DataFrame(data["rows"]), penalty.table, check_dtype=False)
     r = invoke("compare-rules", "pass-penalty=1", "-p", 4, "-n", 300, "--seed", 11, "-f", "csv")
-    pd.testing.assert_frame_equal(pd.read_csv(pd.io.common.StringIO(r.stdout)), penalty.table, check_dtype=False)
+    assert r.stdout.startswith("# Players under rulebook: greedy: hand-written")
+    csv = pd.read_csv(pd.io.common.StringIO(r.stdout), comment="#")
+    assert (csv.pop("part") == "rules").all()
+    pd.testing.assert_frame_equal(csv, penalty.table, check_dtype=False)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -197,7 +195,7 @@ def test_cli_bad_input_one_line_exit_2(tmp_path, args, message):
 
 
 def test_the_report_draws_the_differences(tmp_path, mixed):
-    from test_report import page, same
+    from report_page import page, same
     r = rules_report(mixed, tmp_path / "r.html")
     assert r.figures == ["Paired differences", "Where the score changes", "Win rate by seat", "Game length",
                          "Score distribution"]
@@ -247,3 +245,83 @@ def test_every_figure_renders_in_a_real_browser(chromium, mixed, tmp_path):
     for f in figures:
         assert f["ok"] and f["shown"] > 100, f
         assert not blank(chromium.screenshot({k: f[k] for k in ("x", "y", "width", "height")})), f
+
+
+def test_measures_of_each_rule_set_paired_on_the_same_games():
+    from sim.runs.measures import aggregate, frame_of_chunk
+    r = compare_rules("greedy", ["rulebook", "joker-six"], games=120, players=2, seed=9, measures=True,
+                      skill=("random", "greedy"), check_adaptation=False)
+    t = r.measures.set_index(["side", "metric", "who"])
+    # the measures of joker-six's games are those of the same games played apart, paired against A's
+    frames = {rules: frame_of_chunk(play_chunk(9, 0, 120, ["greedy"], players=2, rotate=True, log_turns=True,
+                                               rules=rules)) for rules in ("rulebook", "joker-six")}
+    alone = aggregate(frames).set_index(["side", "metric", "who"])
+    for key in [("joker-six", "rolls", "game"), ("joker-six", "margin", "game"),
+                ("joker-six", "active_gain", "game"), ("joker-six", "completed", "column F")]:
+        assert t.loc[key, "diff"] == pytest.approx(alone.loc[key, "diff"]), key
+    assert t.loc[("joker-six", "rolls", "game"), "diff"] == pytest.approx(r.row("rolls")["diff"])
+    step = t.loc[("rulebook", "skill_step", "greedy>random")]
+    assert step["ci_low"] > 0
+    assert "drama" in r.not_measured["--trace"]
+    text = format_table(r)
+    assert "Measures (95% CI" in text and "Completion:" in text and "skill_step" in text
+
+
+def test_measures_in_csv_and_json():
+    args = ["compare-rules", "rulebook", "jokers=6", "-p", "2", "-n", "60", "--measures", "--no-check-adaptation"]
+    csv = invoke(*args + ["-f", "csv"])
+    assert csv.exit_code == 0, csv.output
+    lines = [line for line in csv.stdout.splitlines() if not line.startswith("# Players under")]
+    assert lines[0].startswith("side,metric,who,games,value,ci_low,ci_high,diff")
+    assert any(line.startswith("jokers=6,score_sd,") for line in lines)
+    out = invoke(*args + ["-f", "json"])
+    data = json.loads(out.stdout)
+    metrics = {row["metric"] for row in data["measures"]}
+    assert {"score_sd", "margin", "ties", "rolls_sd", "rolls_q95", "seat_gap", "active_gain", "win_share"} <= metrics
+
+
+def test_two_sheets_play_the_same_dice(tmp_path):
+    from sim.sheets import load_sheet
+    mine = tmp_path / "mine.txt"
+    mine.write_text(load_sheet("red").text + "\n")
+    r = compare_rules("greedy", ["rulebook", f"sheet={mine},joker-six"], games=60, players=2, seed=4,
+                      check_adaptation=False, measures=True)
+    assert r.labels == ["sheet=standard", "sheet=mine,joker-six"] and r.settings["sheets"] == ["standard", "mine"]
+    chunks = [play_chunk(4, 0, 60, ["greedy"], players=2, rotate=True, log_turns=True, sheet=sheet, rules=rules)
+              for sheet, rules in (("standard", None), (str(mine), "joker-six"))]
+    # each side is its own sheet's games ...
+    assert r.row("rolls")["mean_b"] == chunks[1].to_pandas("games")["rolls"].mean()
+    assert r.row("score")["mean_a"] == chunks[0].to_pandas("players")["score"].mean()
+    # ... on the same dice: every roll both games played was the same roll
+    dice = [c.to_pandas("turns", ["game", "roll", "colour_dice", "number_dice"]).drop_duplicates(["game", "roll"])
+            for c in chunks]
+    both = dice[0].merge(dice[1], on=["game", "roll"])
+    assert len(both) > 1000
+    assert (both["number_dice_x"].map(list) == both["number_dice_y"].map(list)).all()
+    assert (both["colour_dice_x"].map(list) == both["colour_dice_y"].map(list)).all()
+    assert r.measures["side"].unique().tolist() == r.labels
+
+
+def test_csv_and_json_say_who_played_and_whether_they_adapted():
+    args = ["compare-rules", "rulebook", "pass-penalty=1", "-s", "learned", "-p", "4", "-n", "40"]
+    r = invoke(*args, "-f", "csv")
+    assert r.exit_code == 0, r.output
+    comments = [line for line in r.stdout.splitlines() if line.startswith("#")]
+    assert comments == ["# Players under rulebook: learned: shipped weights for the rulebook, 4 players, 600,000 games",
+                        "# Players under pass-penalty=1: learned: shipped weights for pass-penalty=1, 4 players, "
+                        "600,000 games"]
+    csv = pd.read_csv(pd.io.common.StringIO(r.stdout), comment="#")
+    adapted = csv[csv["part"] == "adaptation"]
+    assert set(adapted["metric"]) == {"score", "win_rate", "passes"} and (adapted["who"] == "one seat").all()
+    data = json.loads(invoke(*args, "-f", "json").stdout)
+    assert data["played_by"]["pass-penalty=1"][0].startswith("learned: shipped weights for pass-penalty=1")
+    assert {row["metric"] for row in data["adaptation"]} == {"score", "win_rate", "passes"}
+
+
+def test_a_variant_that_cannot_act_says_so():
+    r = compare_rules("greedy", "solo-rolls=25", games=20, players=4, check_adaptation=False)
+    assert r.warnings == ["Notice: solo-rolls=25 cannot act in this game: it sets the solo game's rolls, and this is "
+                          "a game of 4 players"]
+    solo = compare_rules("greedy", "end-colours=1", games=20, check_adaptation=False)
+    assert solo.warnings[0].startswith("Notice: end-colours=1 cannot act in this game: it ends a table's game")
+    assert _zero(solo.row("score"))

@@ -10,13 +10,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 import sim.experiments.tune as tune_mod
+from invoking import invoke
 from sim.runs import api
 from sim.experiments.compare import candidate_results
 from sim.runs.summary import Z95
-from cli import main
 from sim.experiments.tune import ParamRange, format_value, parse_range, spec_with, tune
 from strategies import resolve
 
@@ -39,10 +38,6 @@ def choose(st, ps, bb, cands, n, tab, params, rng):
             best, best_value = i, value
     return best
 '''
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, ["tune", *map(str, args)], catch_exceptions=False)
 
 
 @pytest.fixture
@@ -117,7 +112,7 @@ def test_validation_seed_must_differ_from_the_search_seed():
 
 def test_cli_json_and_out(tmp_path):
     out = tmp_path / "t"
-    r = invoke(START, "--param", PARAMS[0], "--param", PARAMS[1], "--budget", 2_100, "--seed", 2,
+    r = invoke("tune", START, "--param", PARAMS[0], "--param", PARAMS[1], "--budget", 2_100, "--seed", 2,
                "--validate-games", 500, "--validation-seed", 9, "-f", "json", "--out", out)
     assert r.exit_code == 0, r.output
     res = json.loads(r.stdout)
@@ -143,7 +138,7 @@ def test_cli_json_and_out(tmp_path):
 def test_cli_table_output_and_a_users_strategy(tmp_path):
     path = tmp_path / "mine.py"
     path.write_text(USER)
-    r = invoke(f"{path}:choose:min_boxes=2", "--param", "joker_cost=0..3", "--budget", 2_100, "--seed", 1,
+    r = invoke("tune", f"{path}:choose:min_boxes=2", "--param", "joker_cost=0..3", "--budget", 2_100, "--seed", 1,
                "--validate-games", 1_000)
     assert r.exit_code == 0, r.output
     lines = r.stdout.splitlines()
@@ -172,7 +167,7 @@ def test_cli_table_output_and_a_users_strategy(tmp_path):
     (["nosuch", "--param", "a=0..1"], "unknown strategy 'nosuch'"),
 ])
 def test_errors_are_one_line_exit_2(args, message):
-    r = invoke(*args)
+    r = invoke("tune", *args)
     assert r.exit_code == 2, r.output
     assert r.stderr.startswith("Error: ") and r.stderr.count("\n") == 1, r.stderr
     assert message in r.stderr, r.stderr
@@ -180,7 +175,7 @@ def test_errors_are_one_line_exit_2(args, message):
 
 def test_out_must_be_new_or_empty(tmp_path):
     (tmp_path / "old.txt").write_text("keep")
-    r = invoke(START, "--param", "solo_joker=0..1", "--out", tmp_path)
+    r = invoke("tune", START, "--param", "solo_joker=0..1", "--out", tmp_path)
     assert r.exit_code == 2 and f"output folder {tmp_path} is not empty" in r.stderr
     assert [p.name for p in tmp_path.iterdir()] == ["old.txt"]
 

@@ -9,13 +9,12 @@ import shutil
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-import cli
 import encore_sim as es
 from sim.runs.api import play_chunk
 from sim.play.game import Game, IllegalChoice, resume
 from sim.state import PS_SCORE
+from invoking import invoke
 
 
 def same_game(g: Game, chunk) -> bool:
@@ -115,17 +114,17 @@ def test_a_random_game_saved_is_a_dataset_every_command_reads_wherever_it_goes(t
     saved = g.save(tmp_path / "game")
     moved = tmp_path / "moved"
     shutil.move(saved, moved)
-    runner = CliRunner()
-    out = runner.invoke(cli.main, ["summary", str(moved)])
+    out = invoke("summary", str(moved))
     assert out.exit_code == 0, out.output
-    assert "you" in out.output and "learned" in out.output
-    out = runner.invoke(cli.main, ["replay", str(moved), "--game", "2"])
+    # a person's game: their seat alone is counted, the bots' seats are no games of it
+    assert "you" in out.output and "learned" not in out.output and "1 game: no interval" in out.output
+    out = invoke("replay", str(moved), "--game", "2")
     assert out.exit_code == 0 and "0=you" in out.output, out.output
-    out = runner.invoke(cli.main, ["analyse", str(moved)])
+    out = invoke("analyse", str(moved))
     assert out.exit_code == 0 and "you, seat 0" in out.output, out.output
-    out = runner.invoke(cli.main, ["analyse", str(moved), "--game", "2", "--roll", "3"])
+    out = invoke("analyse", str(moved), "--game", "2", "--roll", "3")
     assert out.exit_code == 0, out.output
-    out = runner.invoke(cli.main, ["report", str(moved), "--out", str(tmp_path / "report.html")])
+    out = invoke("report", str(moved), "--out", str(tmp_path / "report.html"))
     assert out.exit_code == 0, out.output
     # The coach's loss of every move is analyse's.
     a = game_analysis(moved)
@@ -167,5 +166,5 @@ def test_recorded_plays_its_file_and_refuses_another_game_s(tmp_path):
         play_chunk(9, 1, 1, [f"recorded:moves={tmp_path / 'bad.json'}", "greedy"], players=2)
     # A changed moves file is no longer the dataset's game: the commands that replay it say so.
     (folder / "moves.json").write_text((folder / "moves.json").read_text().replace('"jokers": 0', '"jokers": 1', 1))
-    out = CliRunner().invoke(cli.main, ["replay", str(folder), "--game", "1"])
+    out = invoke("replay", str(folder), "--game", "1")
     assert out.exit_code != 0 and "has changed since the run" in out.output

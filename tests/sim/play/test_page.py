@@ -154,6 +154,11 @@ class Player:
 
     def open(self, url: str) -> dict:
         self.d.get(url)
+        end = time.monotonic() + SLOW
+        while self.state() is None and time.monotonic() < end:     # the page says what it prepares meanwhile
+            preparing = self.d.execute_script("return window.encorePreparing || null")
+            assert not (preparing and preparing["error"]), preparing
+            time.sleep(0.1)
         return self.wait(lambda s: True, "a game")
 
     def move(self, s: dict) -> str:
@@ -173,6 +178,7 @@ class Player:
             return self.take_hint(s)
         if k % 9 == 5 or not s["choices"]:
             self.click("#pass")
+            self.click("#pass-yes")                     # Pass asks to confirm, in a box it opens
             self.counts["pass"] += 1
             return "pass"
         self.choose(self.largest(s["choices"]), faces)
@@ -277,16 +283,26 @@ def documented_parts() -> list[tuple[str, str]]:
     return rows
 
 
+#: The parts shown in a tab of their own beside the sheet (docs/play.md says which): that tab is opened to see them.
+IN_TABS = {"#log": "#tab-log"}
+
+
 def check_parts(p: Player, moment: str) -> None:
     from selenium.webdriver.common.by import By
     for css, when in documented_parts():
         if when == moment:
+            tab = next((t for part, t in IN_TABS.items() if css.startswith(part)), None)
+            if tab and p.d.find_element(By.CSS_SELECTOR, tab).is_displayed():
+                p.click(tab)
             found = p.d.find_elements(By.CSS_SELECTOR, css)
             assert found and any(e.is_displayed() for e in found), f"docs/play.md names {css}, not on the page"
+            if tab and p.d.find_element(By.CSS_SELECTOR, tab).is_displayed():
+                p.click("#tab-opponents" if p.state()["players"] > 1 else "#tab-sheet")
 
 
-def picture(p: Player, name: str, full: bool = False) -> None:
-    """The page now as docs/NAME: written with the update flag, else compared with it."""
+def picture(p: Player, name: str, full: bool = False, width: int = WIDTH, height: int | None = None) -> None:
+    """The page now as docs/NAME: written with the update flag, else compared with it (`width`,
+    `height`: the viewport it was taken in, when not the window's)."""
     from PIL import Image
     if full:
         height = p.d.execute_script("return document.documentElement.scrollHeight")
@@ -306,7 +322,7 @@ def picture(p: Player, name: str, full: bool = False) -> None:
         img = Image.open(io.BytesIO(data)).convert("L")
         return img.size, img.resize((144, max(1, round(144 * img.size[1] / img.size[0]))), Image.Resampling.BOX)
     (size_now, now), (size_doc, doc) = coarse(shot), coarse(path.read_bytes())
-    assert size_now[0] == size_doc[0] and abs(size_now[1] - size_doc[1]) <= 0.05 * size_doc[1], (size_now, size_doc)
+    assert size_now[0] == size_doc[0] == width and abs(size_now[1] - size_doc[1]) <= 0.05 * size_doc[1], (size_now, size_doc)
     # Cells of 10 x 10 pixels that changed by more than a tenth of black to white: a die, a box,
     # a line of the coach's text gone is 0.1-0.2 %, a panel 0.7-5 %; a re-run differs by none.
     now, doc = now.tobytes(), doc.resize(now.size, Image.Resampling.BOX).tobytes()
@@ -338,6 +354,12 @@ def test_a_solo_game_played_by_clicking_and_analysed(driver, tmp_path):
         assert s["over"] and s["decision"] == 30
         assert p.counts["hint"] >= 5 and p.counts["joker"] >= 1 and p.counts["clicked"] >= 5, p.counts
         read_end(p, 1, tmp_path)
+        # the game stepped through: the first decision, then the next
+        p.wait(lambda _: driver.find_element("id", "review-words").text.startswith("Decision 1 of 30"), "the review")
+        assert driver.find_elements("css selector", "#review-sheet .box")
+        driver.execute_script("document.getElementById('review-next').scrollIntoView({block: 'center'})")
+        p.click("#review-next")
+        p.wait(lambda _: driver.find_element("id", "review-words").text.startswith("Decision 2 of 30"), "its next step")
         check_parts(p, "end")
         picture(p, "play-analysis.png", full=True)
         assert not p.errors()
@@ -385,4 +407,109 @@ def test_a_two_player_game_stopped_and_resumed(driver, tmp_path):
         read_end(p, 2, tmp_path)
         assert not p.errors()
     finally:
+        server.stop()
+
+
+# --- any screen, the bots' names, take-backs ---------------------------------------------------
+
+#: The longest spec a bot of the page has had: a tempered bot's, with every parameter written out.
+LONG_SPEC = "tempered:temp=0.6170000000000001,table_temp=0.2130000000000001"
+SIZES = ((1024, 700), (420, 900), (1440, 900))
+
+
+def viewport(d, width: int, height: int) -> None:
+    """The page's viewport exactly width x height (a window's size would include its frame)."""
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                      {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+    time.sleep(0.2)
+
+
+def boxes(d) -> dict:
+    """Where the page's parts are in the viewport now (None: not on show), its widths, and the text
+    that runs out of the box it is in."""
+    return d.execute_script("""
+      const at = (css) => { const e = document.querySelector(css); if (!e || !e.getClientRects().length) return null;
+                            const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom}; };
+      const out = [...document.querySelectorAll('#scores .score, #scores .name, #opponents figcaption > *, #log .roll-head > *')]
+        .filter((e) => { const r = e.getBoundingClientRect(), p = e.parentElement.getBoundingClientRect();
+                         return r.width && (r.right > p.right + 1 || r.left < p.left - 1); })
+        .map((e) => e.className + ': ' + e.textContent);
+      return {scroll: document.documentElement.scrollWidth, inner: innerWidth, height: innerHeight,
+              sheet: at('#sheet'), dice: at('#dice'), tabs: at('#tabs'), opponents: at('#opponents'),
+              log: at('#log-panel'), overflowing: out};""")
+
+
+def test_any_screen_named_bots_and_take_backs(driver, tmp_path):
+    """One 3-player game in practice mode against bots of the longest spec: at each window size no
+    sideways scrolling and the parts where the issue asks; the bots named short with the spec in a
+    tooltip; a move taken back brings the same dice, and the game is saved as practice."""
+    server = PlayServer("--players", "3", "--opponents", LONG_SPEC, "--seed", "7", "--practice",
+                        "--out", "results/play-any", cwd=tmp_path)
+    try:
+        p = Player(driver, 3)
+        s = p.open(server.url)
+        names = [x["name"] for x in s["seats"]]
+        assert names == ["You", "Bot 1 (tempered)", "Bot 2 (tempered)"], names
+        assert all(LONG_SPEC in x["label"] for x in s["seats"][1:]), s["seats"]
+        tips = driver.execute_script("return [...document.querySelectorAll('#scores .name')].map((e) => e.title)")
+        assert all(LONG_SPEC in t for t in tips[1:]) and LONG_SPEC not in driver.find_element("id", "scores").text
+        s = p.play(until=lambda t: t["decision"] == 2)
+        # a take-back: the same dice again, another move on them, and the game marked practice
+        before = p.state()
+        p.click("#undo")
+        back = p.wait(lambda t: t["decision"] == 1, "the move taken back")
+        p.click("#undo")
+        back = p.wait(lambda t: t["decision"] == 0, "the first move taken back")
+        again = [c for c in back["choices"] if c["jokers"] == 0][-1]
+        p.choose(again, back["dice"])
+        s = p.wait(lambda t: t["decision"] == 1, "another first move")
+        assert s["settings"]["takebacks"] == 2 and s["settings"]["practised"]
+        assert json.loads((tmp_path / "results/play-any/play.json").read_text())["takebacks"] == 2
+        assert before["log"][0]["dice"] == s["log"][0]["dice"]
+        s = p.play(until=lambda t: t["decision"] == 4)
+        for width, height in SIZES:
+            viewport(driver, width, height)
+            b = boxes(driver)
+            assert b["scroll"] <= b["inner"] == width, (width, b)
+            assert not b["overflowing"], (width, b["overflowing"])
+            assert b["tabs"]["bottom"] <= height, (width, b)      # opponents and rolls a click away
+            if width >= 900:
+                assert b["sheet"]["bottom"] <= height and b["dice"]["bottom"] <= height, (width, b)
+                assert b["opponents"]["top"] < height, (width, b)
+            p.click("#tab-log")
+            b = boxes(driver)
+            assert b["log"] is not None and b["log"]["top"] < height, (width, b)
+            if width < 900:
+                assert b["sheet"] is None
+                p.click("#tab-opponents")
+                b = boxes(driver)
+                assert b["opponents"] is not None and b["opponents"]["top"] < height, (width, b)
+                p.click("#tab-sheet")
+                b = boxes(driver)
+                assert b["sheet"]["top"] < height, (width, b)
+                picture(p, "play-phone.png", width=width, height=height)
+            else:
+                p.click("#tab-opponents")
+        viewport(driver, WIDTH, HEIGHT)
+        # the tutorial, clicked through to its end and closed
+        p.click("#tutorial-open")
+        steps = []
+        while True:
+            steps.append(driver.find_element("id", "tutorial-step").text)
+            if driver.find_element("id", "tutorial-next").get_attribute("disabled") is not None:
+                break
+            p.click("#tutorial-next")
+        assert len(steps) == 5 and "−22" in " ".join(steps) and steps[-1].lower().startswith("5 of 5"), steps
+        p.click("#tutorial-close")
+        assert not driver.find_element("id", "tutorial").is_displayed()
+        # your games: this one listed, as practice, from its folder
+        p.click("#tab-games")
+        games = p.wait(lambda _: driver.execute_script("return window.encoreGames || null"), "the games",
+                       timeout=30) and driver.execute_script("return window.encoreGames")
+        assert [g["folder"] for g in games] == ["play-any"] and games[0]["practice"] and games[0]["players"] == 3
+        assert "practice" in driver.find_element("id", "games-table").text
+        p.click("#tab-opponents")
+        assert not p.errors()
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         server.stop()

@@ -16,7 +16,7 @@ import pytest
 
 from sim.play.game import Game, resume as resume_game
 from sim.play.server import Server
-from sim.play.session import STATE_FILE, PlaySession
+from sim.play.session import STATE_FILE, PlaySession, Refused
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -184,6 +184,86 @@ def test_a_good_move_is_played_kept_and_cannot_be_sent_twice(game_server):
     assert sorted(p.name for p in home.iterdir()) == ["game"]
 
 
+def test_without_practice_no_move_is_taken_back_once_its_next_dice_are_seen(game_server):
+    session, client, home = game_server
+    state = client.state()
+    if state["decision"] == 0:      # a move of yours to take back
+        status, _, _ = client.send("POST", "api/play", {"game": state["game"], "decision": 0, "choice": -1})
+        assert status == 200
+    before = snapshot(session, client)
+    g, d = session.id, session.game.decisions
+    assert not before[0]["settings"]["practice"]
+    status, _, data = client.send("POST", "api/undo", {"game": g, "decision": d})
+    assert status == 403 and "practice" in one_line(data)
+    for body in ({"game": g}, {"game": g, "decision": d, "choice": -1}, [g, d]):
+        status, _, data = client.send("POST", "api/undo", body)
+        assert status == 400 and "body must be" in one_line(data)
+    status, _, data = client.send("GET", "api/undo")
+    assert status == 405
+    assert snapshot(session, client) == before
+
+
+def test_practice_takes_a_move_back_to_the_same_dice_and_marks_the_game(tmp_path):
+    folder = tmp_path / "game"
+    s = PlaySession.start(Game(players=2, opponents="greedy", seed=6, game=3), folder)
+    first = s.state()
+    with pytest.raises(Exception, match="practice"):
+        s.take_back({"game": s.id, "decision": 0})
+    s.set_practice({"game": s.id, "on": True})
+    with pytest.raises(Exception, match="no move"):
+        s.take_back({"game": s.id, "decision": 0})
+    moves = [c["choice"] for c in s.game.hint_view()[:2]]
+    played = s.play({"game": s.id, "decision": 0, "choice": moves[0]})
+    second = s.play({"game": s.id, "decision": 1, "choice": -1})
+    back = s.take_back({"game": s.id, "decision": 2})
+    assert back["decision"] == 1 and back["dice"] == played["dice"] and back["seats"] == played["seats"]
+    back = s.take_back({"game": s.id, "decision": 1})
+    assert back["dice"] == first["dice"] and back["seats"] == first["seats"] and back["log"] == first["log"]
+    other = s.play({"game": s.id, "decision": 0, "choice": moves[1]})
+    assert other["seats"][0]["crossed"] != played["seats"][0]["crossed"] and other["dice"] == played["dice"]
+    kept = json.loads((folder / STATE_FILE).read_text())
+    assert kept["practice"] and kept["takebacks"] == 2 and len(kept["moves"]) == 1
+    again = PlaySession.resume(folder, resume_game)
+    assert again.state()["settings"]["practised"] and again.state()["seats"] == other["seats"]
+    assert second["decision"] == 2
+
+
+def test_the_address_comes_before_the_game_compiles(tmp_path):
+    """With an empty compile cache the page is served at once: the address printed after 3 s of CPU
+    at most (the command's own, read from /proc, so a busy machine does not matter), and the page
+    then says what it prepares until the game is ready."""
+    import os
+    import time
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "empty-cache"), PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "play", "--players", "1", "--no-browser", "--out",
+                             str(tmp_path / "game")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+    try:
+        url = proc.stdout.readline().strip()
+        fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        assert url.startswith("http://127.0.0.1:") and cpu <= 3.0, (url, cpu)
+        port, token = url.split(":")[2].split("/")[:2]
+        conn = http.client.HTTPConnection("127.0.0.1", int(port), timeout=30)
+        conn.request("GET", f"/{token}/api/state", headers={"Host": f"127.0.0.1:{port}"})
+        first = json.loads(conn.getresponse().read())
+        stages = first["preparing"]["stages"]
+        assert [x["key"] for x in stages] == ["game", "hints"] and not stages[-1]["done"], first
+        assert "seats" not in first        # the game is not made yet: its kernels compile in the background
+        end = time.monotonic() + 600
+        while time.monotonic() < end:
+            conn.request("GET", f"/{token}/api/state", headers={"Host": f"127.0.0.1:{port}"})
+            state = json.loads(conn.getresponse().read())
+            if "seats" in state:
+                break
+            time.sleep(0.5)
+        assert state["roll"] == 1 and state["decision"] == 0
+        conn.close()
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
 def test_the_page_is_served_with_its_protections(game_server):
     session, client, _ = game_server
     status, headers, data = client.send("GET", "")
@@ -254,7 +334,20 @@ def test_a_finished_game_is_saved_analysed_and_resumed_with_its_analysis(tmp_pat
     assert {"manifest.json", "play.json", "analysis.json"} <= {p.name for p in folder.iterdir()}
     again = PlaySession.resume(folder, resume_game, analyse=_game_analysis)   # read back, not redone
     assert again.state()["analysis"] == a and again.state()["over"]
+    # stepped through: each decision's sheet as it was, with its loss and luck from the analysis
+    first, last = again.review(0), again.review(29)
+    assert first["roll"] == 1 and first["seats"][0]["crossed"] == [] and first["review"]["yours"]["pass"]
+    assert last["roll"] == 30 and last["review"]["loss"] == a["rolls"][29]["loss"]
+    assert last["review"]["luck"] == a["rolls"][29]["luck"] and not last["over"]
+    with pytest.raises(Refused, match="out of range"):
+        again.review(30)
     (folder / "analysis.json").unlink()                                     # stopped while analysing
     again = PlaySession.resume(folder, resume_game, analyse=_game_analysis)
     again.wait(300)
     assert again.state()["analysis"] == a
+
+
+def test_the_page_knows_the_tables_largest_size():
+    from sim.runs.defaults import PLAY_MAX_PLAYERS
+    from sim.state import MAX_SEATS
+    assert PLAY_MAX_PLAYERS == MAX_SEATS

@@ -2,19 +2,18 @@
 import json
 import re
 import shutil
-from html.parser import HTMLParser
 
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
 from browser import FIGURES_JS, blank
-from cli import main
 from sim.experiments.compare import compare, format_table
 from sim.report.report import compare_report, report
 from sim.runs.runner import run
 from sim.runs.summary import summarise
+from invoking import invoke
+from report_page import page, same
 
 
 @pytest.fixture(scope="module")
@@ -46,47 +45,6 @@ def reports(turns_ds, plain_ds, solo_ds, tmp_path_factory):
             for name, ds in (("turns", turns_ds), ("plain", plain_ds), ("solo", solo_ds))}
 
 
-class _Page(HTMLParser):
-    """The embedded JSON, and the cells of each table, as text."""
-
-    def __init__(self, text):
-        super().__init__()
-        self.tables, self.data, self._cell, self._in_data = [], None, None, False
-        self.feed(text)
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "table":
-            self.tables.append([])
-        elif tag == "tr":
-            self.tables[-1].append([])
-        elif tag in ("td", "th"):
-            self._cell = ""
-        elif tag == "script" and ("id", "report-data") in attrs:
-            self._in_data = True
-
-    def handle_endtag(self, tag):
-        if tag in ("td", "th"):
-            self.tables[-1][-1].append(self._cell.strip())
-            self._cell = None
-        elif tag == "script":
-            self._in_data = False
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._cell += data
-        if self._in_data:
-            self.data = json.loads(data)
-
-
-def page(path) -> _Page:
-    return _Page(path.read_text())
-
-
-def same(got, want):
-    """JSON's view of want (NaN as null) equals got, floats to the last bit."""
-    return got == json.loads(json.dumps(want).replace("NaN", "null"))
-
-
 @pytest.mark.parametrize("name", ["turns", "plain", "solo"])
 def test_numbers_equal_summary(reports, name):
     ds, r = reports[name]
@@ -97,7 +55,7 @@ def test_numbers_equal_summary(reports, name):
     if s.manifest["settings"]["players"] > 1:
         assert same(p.data["summary_by_seat"], summarise(ds, by_seat=True).rows)
     # the table shown is the one `encore-sim summary` prints, cell for cell
-    printed = CliRunner().invoke(main, ["summary", str(ds)]).stdout.splitlines()
+    printed = invoke("summary", str(ds)).stdout.splitlines()
     shown = next(t for t in p.tables if t[0][0] == "strategy")
     assert [" ".join(row).split() for row in shown] == [line.split() for line in printed[2:2 + len(shown)]]
     assert printed[0] in r.html.read_text()
@@ -178,8 +136,7 @@ def test_captions_show_code_as_code_and_a_solo_report_has_no_roll_cap(reports):
 
 def test_png_format_and_cli(turns_ds, tmp_path):
     from PIL import Image
-    r = CliRunner().invoke(main, ["report", str(turns_ds), "-o", str(tmp_path / "r.html"),
-                                  "--figures", str(tmp_path / "figs")])
+    r = invoke("report", str(turns_ds), "-o", str(tmp_path / "r.html"), "--figures", str(tmp_path / "figs"))
     assert r.exit_code == 0, r.output
     assert r.stdout.splitlines()[0].startswith(f"Report: {tmp_path / 'r.html'}")
     pngs = sorted((tmp_path / "figs").iterdir())
@@ -188,7 +145,7 @@ def test_png_format_and_cli(turns_ds, tmp_path):
         with Image.open(f) as im:
             assert im.format == "PNG" and im.width > 500
     # default output: DATASET.html beside the dataset folder
-    r = CliRunner().invoke(main, ["report", str(turns_ds), "-q"])
+    r = invoke("report", str(turns_ds), "-q")
     assert r.exit_code == 0 and turns_ds.with_name("ds.html").is_file()
 
 
@@ -214,8 +171,7 @@ def _damage(ds, tmp_path, how):
 def test_bad_dataset_one_line_exit_2_no_file(turns_ds, tmp_path, how, message):
     bad = _damage(turns_ds, tmp_path, how)
     before = sorted(tmp_path.rglob("*"))
-    r = CliRunner().invoke(main, ["report", str(bad), "-o", str(tmp_path / "r.html"), "-f", "png",
-                                  "--figures", str(tmp_path / "figs")])
+    r = invoke("report", str(bad), "-o", str(tmp_path / "r.html"), "-f", "png", "--figures", str(tmp_path / "figs"))
     assert r.exit_code == 2, r.output
     assert r.stderr.startswith("Error: ") and r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
     assert sorted(tmp_path.rglob("*")) == before   # no report, no figures, no temporary file
@@ -226,7 +182,7 @@ def test_bad_dataset_one_line_exit_2_no_file(turns_ds, tmp_path, how, message):
                                            (["-f", "png"], "--format png needs --figures, the folder"),
                                            (["--figures", "{tmp}/figs", "-f", "html"], "cannot be combined")])
 def test_bad_output_one_line_exit_2(turns_ds, tmp_path, args, message):
-    r = CliRunner().invoke(main, ["report", str(turns_ds), *(a.format(tmp=tmp_path) for a in args)])
+    r = invoke("report", str(turns_ds), *(a.format(tmp=tmp_path) for a in args))
     assert r.exit_code == 2 and r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
     assert list(tmp_path.iterdir()) == []
 
@@ -255,14 +211,12 @@ def test_compare_report_numbers(comparison):
 
 
 def test_compare_cli_report(tmp_path):
-    r = CliRunner().invoke(main, ["compare", "greedy", "random", "--games", "200", "--format", "csv",
-                                  "--report", str(tmp_path / "c.html")])
+    r = invoke("compare", "greedy", "random", "--games", "200", "--format", "csv", "--report", str(tmp_path / "c.html"))
     assert r.exit_code == 0, r.output
     assert pd.read_csv(pd.io.common.StringIO(r.stdout))["strategy"].to_list() == ["greedy", "random"]
     assert r.stderr == f"Report: {tmp_path / 'c.html'}\n"
     assert page(tmp_path / "c.html").data["games"] == 200
-    r = CliRunner().invoke(main, ["compare", "greedy", "random", "--games", "200",
-                                  "--report", str(tmp_path / "no" / "c.html")])
+    r = invoke("compare", "greedy", "random", "--games", "200", "--report", str(tmp_path / "no" / "c.html"))
     assert r.exit_code == 2 and "does not exist" in r.stderr and not (tmp_path / "no").exists()
 
 

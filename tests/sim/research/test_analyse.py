@@ -13,9 +13,7 @@ import sys
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from click.testing import CliRunner
 
-from cli import main
 from sim.runs.api import play_chunk
 from sim.state import PS_SCORE
 from strategies.learned import MissingWeights
@@ -23,6 +21,7 @@ from sim.research.analyse import AnalyseError, STAGES, learned_taxed, analyse, j
 from sim.research.decisions import decisions
 
 import sheetgen
+from invoking import invoke
 
 SEED = 3407
 # Compiled in each process (cache=False): a cached copy of a user's file is loaded back under the
@@ -54,7 +53,7 @@ blunder = strategy(_blunder, params=dict(PARAMS), data=shipped)
 
 
 def run(out, *args):
-    r = CliRunner().invoke(main, ["run", "-o", str(out), "--seed", str(SEED), "-q", "-j", "1", *args])
+    r = invoke("run", "-o", str(out), "--seed", str(SEED), "-q", "-j", "1", *args)
     assert r.exit_code == 0, r.output
     return out
 
@@ -68,10 +67,6 @@ def data(tmp_path_factory):
         "table": run(d / "table", "-s", "heuristic", "-s", "learned", "-n", "12"),
         "root": d,
     }
-
-
-def cli(*args):
-    return CliRunner().invoke(main, ["analyse", *map(str, args)])
 
 
 def test_rollout_loss_matches_the_score_gap_and_the_value_alone_is_biased(tmp_path):
@@ -118,14 +113,14 @@ def test_rollout_loss_matches_the_score_gap_and_the_value_alone_is_biased(tmp_pa
 
 def test_luck_averages_zero_and_the_parquet_rows_add_up(data, tmp_path):
     out = tmp_path / "d.parquet"
-    r = cli(data["heuristic"], "-f", "parquet", "-o", out, "-q", "-j", "1")
+    r = invoke("analyse", data["heuristic"], "-f", "parquet", "-o", out, "-q", "-j", "1")
     assert r.exit_code == 0, r.output
     t = pq.read_table(out).to_pandas()
     assert len(t) == 80 * 30 and sorted(t["roll"].unique()) == list(range(1, 31))
     per_game = t.groupby("game")["luck"].sum()
     assert abs(per_game.mean()) < 3 * per_game.std() / np.sqrt(len(per_game))
     assert per_game.std() > 1      # the dice do matter
-    j = json.loads(cli(data["heuristic"], "-f", "json", "-j", "1").output)
+    j = json.loads(invoke("analyse", data["heuristic"], "-f", "json", "-j", "1").output)
     (row,) = j["rows"]
     assert row["loss_per_game"] == pytest.approx(t.groupby("game")["loss"].sum().mean())
     assert row["luck_per_game"] == pytest.approx(per_game.mean())
@@ -172,7 +167,7 @@ def test_a_deliberate_blunder_is_found_at_its_roll(data):
     f.write_text(BLUNDER)
     ds = run(data["root"] / "blunder", "-s", f"{f}:blunder", "-n", "20", "--unchecked")
     out = data["root"] / "blunder.parquet"
-    r = cli(ds, "-f", "parquet", "-o", out, "-q", "-j", "1", "--unchecked")
+    r = invoke("analyse", ds, "-f", "parquet", "-o", out, "-q", "-j", "1", "--unchecked")
     assert r.exit_code == 0, r.output
     t = pq.read_table(out).to_pandas()
     lost = t[t["loss"] > 0]
@@ -197,7 +192,7 @@ def test_tables_are_judged_per_strategy_and_seat(data):
     # learned's table choice is its value's best but for its dice denial: it loses little, heuristic more
     assert rows[("learned", None)]["loss_per_game"] < h["loss_per_game"]
     assert rows[("heuristic", 0)]["games"] + rows[("heuristic", 1)]["games"] == 12
-    r = cli(data["table"], "-r", "4")
+    r = invoke("analyse", data["table"], "-r", "4")
     assert r.exit_code == 2 and r.output.startswith("Error: --rollouts judges solo games only")
 
 
@@ -209,18 +204,18 @@ def test_one_line_errors(data, tmp_path):
     scores = t["score"].to_numpy().copy()
     scores[3] += 1
     pq.write_table(t.set_column(t.schema.get_field_index("score"), "score", [scores]), part)
-    r = cli(bad, "-q")
+    r = invoke("analyse", bad, "-q")
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
     assert r.output.startswith(f"Error: game 3 of {bad} replays to scores")
     part.write_bytes(b"not parquet")
-    r = cli(bad, "-q")
+    r = invoke("analyse", bad, "-q")
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1 and "not a readable Parquet file" in r.output
     for args, message in [((tmp_path / "none",), "no such dataset folder"),
                           ((data["heuristic"], "-s", "greedy"), "strategy 'greedy' did not play in"),
                           ((data["heuristic"], "-r", "3"), "rollouts must be even"),
                           ((data["heuristic"], "-f", "parquet"), "--format parquet writes one row per decision"),
                           ((data["heuristic"], "--top", "1", "-r", "2"), "top must be 2..8")]:
-        r = cli(*args)
+        r = invoke("analyse", *args)
         assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1 and message in r.output, r.output
 
 
@@ -231,14 +226,14 @@ def test_a_table_sheet_without_weights_says_how_to_train(tmp_path):
     ds = run(tmp_path / "t", "-s", "greedy", "-p", "2", "-n", "2", "--sheet", str(sheet))
     with pytest.raises(MissingWeights, match="encore-sim train --sheet FILE --players 2`, FILE being sheet 'mine'"):
         analyse(ds)
-    r = cli(ds)
+    r = invoke("analyse", ds)
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
     assert "add --train to train them now" in r.output
 
 
 def test_report_with_the_analysis(data, tmp_path):
     out = tmp_path / "r.html"
-    r = CliRunner().invoke(main, ["report", str(data["heuristic"]), "--analyse", "-o", str(out), "-q"])
+    r = invoke("report", str(data["heuristic"]), "--analyse", "-o", str(out), "-q")
     assert r.exit_code == 0, r.output
     page = out.read_text()
     assert 'alt="Where the points are lost"' in page and 'alt="Score against luck"' in page
@@ -267,7 +262,7 @@ def test_the_decision_view_ranks_every_choice_and_its_loss_is_the_analysis_s(dat
     """`analyse D --game 3 --roll 5`: the choices ranked by value, the one played and learned's
     marked, the loss printed the difference of their values as shown; every decision's loss, from
     Python, is the one the analysis of the whole dataset gives that decision."""
-    r = cli(data["heuristic"], "--game", 3, "--roll", 5)
+    r = invoke("analyse", data["heuristic"], "--game", 3, "--roll", 5)
     assert r.exit_code == 0, r.output
     rows, (loss, best, made) = _shown(r.output)
     assert len(rows) >= 2 and [v for _, v, _ in rows] == sorted((v for _, v, _ in rows), reverse=True)
@@ -285,7 +280,7 @@ def test_the_decision_view_ranks_every_choice_and_its_loss_is_the_analysis_s(dat
         played = next(o for o in d["options"] if o["played"])
         assert " ".join(played["cells"]) == t.loc[d["roll"], "chosen_cells"]
         assert d["ranked"] >= min(len(d["options"]), 10) and d["legal_choices"] == t.loc[d["roll"], "choices"]
-    j = json.loads(cli(data["heuristic"], "--game", 3, "--roll", 5, "-f", "json").output)
+    j = json.loads(invoke("analyse", data["heuristic"], "--game", 3, "--roll", 5, "-f", "json").output)
     assert [o["value"] for o in j["decisions"][0]["options"]] == pytest.approx([v for _, v, _ in rows], abs=0.005)
 
 
@@ -316,5 +311,5 @@ def test_the_decision_view_s_errors(data):
                           (("--game", 3, "--roll", 31), "game 3 of"),
                           (("--game", 3, "--seat", 1), "seat must be 0..0, got 1"),
                           (("--game", 3, "-f", "parquet", "-o", "x.parquet"), "--game shows one game's decisions")]:
-        r = cli(data["heuristic"], *args)
+        r = invoke("analyse", data["heuristic"], *args)
         assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1 and message in r.output, r.output

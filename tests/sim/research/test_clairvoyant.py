@@ -7,9 +7,7 @@ from pathlib import Path
 import numba
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from cli import main
 from sim import engine
 from sim.runs.api import play_chunk
 from sim.rng import game_key
@@ -22,6 +20,7 @@ from sim.tables import kernel_tables
 from sim.research import clairvoyant as C
 from sim.research.headroom import measure
 from strategies.learned import weights_array
+from invoking import invoke
 
 ROOT = Path(__file__).resolve().parents[3]
 SEED = 20261203
@@ -119,9 +118,9 @@ def test_report_breakdown_adds_up_to_the_score():
 
 
 def test_cli_one_line_errors():
-    r = CliRunner().invoke(main, ["bound", "--beam", "0"])
+    r = invoke("bound", "--beam", "0")
     assert r.exit_code == 2 and r.output.strip() == "Error: --beam must be 1..65536, got 0"
-    r = CliRunner().invoke(main, ["bound", "--games", "2", "--weights", "missing.npz"])
+    r = invoke("bound", "--games", "2", "--weights", "missing.npz")
     assert r.exit_code == 2 and r.output.strip() == "Error: weights file missing.npz does not exist"
 
 

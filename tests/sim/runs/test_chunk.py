@@ -37,6 +37,8 @@ from sim.state import (
     PS_WINNER,
 )
 from sim.tables import START_JOKERS, build_tables, from_words
+from invoking import invoke
+from loaded import modules_loaded_by
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -213,16 +215,8 @@ def test_run_does_not_import_pandas(players, log_turns, tmp_path):
 
 @pytest.mark.parametrize("quiet", [True, False])
 def test_cli_run_does_not_import_pandas(quiet, tmp_path):
-    args = ["run", "--games", "200", "--players", "1", "--seed", "1", "--out", str(tmp_path / "out")]
-    code = (
-        "import sys\n"
-        "from click.testing import CliRunner\n"
-        "from cli import main\n"
-        f"r = CliRunner().invoke(main, {args + ['--quiet'] * quiet!r})\n"
-        "assert r.exit_code == 0, r.output\n"
-        "print(r.output)\n"
-        "assert 'pandas' not in sys.modules, 'pandas was imported'\n"
-    )
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+    args = ["run", "--games", "200", "--players", "1", "--seed", "1", *["--quiet"] * quiet]
+    assert modules_loaded_by([*args, "--out", tmp_path / "out"], ("pandas",)) == []
+    r = invoke(*args, "--out", tmp_path / "again")
+    assert r.exit_code == 0, r.output
     assert ("Solo rating bands" in r.stdout) != quiet

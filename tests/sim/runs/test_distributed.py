@@ -8,22 +8,17 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from click.testing import CliRunner
 
-from cli import main
 from sim.runs import summary as summary_mod
 from sim.runs.dataset import done_chunks, read_manifest
 from sim.runs.runner import run
+from invoking import invoke
 
 distributed = pytest.importorskip("distributed")
 
 TABLE = {"games": 600, "players": 3, "strategies": ["greedy", "random", "greedy"], "rotate": True, "seed": 11,
          "log_turns": True}
 CHUNK = 100
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 def rows(out, name):
@@ -189,7 +184,7 @@ def test_script_with_a_user_strategy_on_a_local_cluster(tmp_path):
     ("tcp://127.0.0.1", "expected local, local:N or an address"),
 ])
 def test_scheduler_errors_create_nothing(tmp_path, scheduler, message):
-    r = CliRunner().invoke(main, ["run", "-n", "10", "--scheduler", scheduler, "--out", str(tmp_path / "a")])
+    r = invoke("run", "-n", "10", "--scheduler", scheduler, "--out", str(tmp_path / "a"))
     assert r.exit_code == 2 and message in r.output
     assert not (tmp_path / "a").exists()
 
@@ -262,9 +257,9 @@ def test_a_chunk_whose_retries_are_used_up(cluster, reference, tmp_path, monkeyp
     task = functools.partial(failing_task, folder=str(attempts), bad=2)
     monkeypatch.setattr(dist, "run_chunks", functools.partial(dist.run_chunks, task=task))
     out = tmp_path / "ds"
-    r = CliRunner().invoke(main, ["run", "-n", TABLE["games"], "-p", 3, "-s", "greedy", "-s", "random", "-s", "greedy",
-                                  "--seed", TABLE["seed"], "--log-turns", "--chunk-size", CHUNK, "--out", out,
-                                  "--scheduler", cluster.scheduler_address, "--retries", 1, "-q"])
+    r = invoke("run", "-n", TABLE["games"], "-p", 3, "-s", "greedy", "-s", "random", "-s", "greedy", "--seed",
+               TABLE["seed"], "--log-turns", "--chunk-size", CHUNK, "--out", out, "--scheduler",
+               cluster.scheduler_address, "--retries", 1, "-q")
     assert r.exit_code == 1, r.output
     assert r.stderr == (f"Error: the run stopped: chunk 2 failed 2 times on the cluster: RuntimeError: disk on fire; "
                         f"its finished chunks are kept in {out}: finish it with --out {out} and --resume\n"), r.stderr
@@ -294,8 +289,8 @@ def test_an_illegal_strategy_on_a_cluster(cluster, tmp_path):
     f = tmp_path / "cheat.py"
     f.write_text(CHEAT)
     out = tmp_path / "ds"
-    r = CliRunner().invoke(main, ["run", "-n", 300, "-p", 2, "-s", f"{f}:refill", "-s", "greedy", "--seed", 5,
-                                  "--chunk-size", CHUNK, "--out", out, "--scheduler", cluster.scheduler_address])
+    r = invoke("run", "-n", 300, "-p", 2, "-s", f"{f}:refill", "-s", "greedy", "--seed", 5, "--chunk-size", CHUNK,
+               "--out", out, "--scheduler", cluster.scheduler_address)
     assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.output
     assert r.stderr.startswith(f"Error: strategy '{f}:refill' (seat ") and " wrote to ps (the seats' counters) in " \
         "seed 5, game " in r.stderr and ", roll 1: " in r.stderr, r.stderr

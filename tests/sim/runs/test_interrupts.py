@@ -5,8 +5,6 @@ Each real process is sent SIGINT when something observable happens (a library ma
 the compiled-code cache or of the dataset appearing, a line printed), never after a fixed sleep.
 """
 import os
-import pty
-import select
 import signal
 import subprocess
 import sys
@@ -19,6 +17,7 @@ import pytest
 from sim.runs import interrupts
 from sim.runs.dataset import done_chunks, read_manifest
 from sim.runs.runner import run
+from terminal import Terminal
 
 ROOT = Path(__file__).resolve().parents[3]
 LINEUP = ["heuristic", "random"]
@@ -189,43 +188,17 @@ def test_ctrl_c_in_a_search_prints_the_best_so_far():
     assert "Interrupted. Best so far" in out.decode() and "heuristic:solo_joker=" in out.decode(), out
 
 
-def _read_until(fd, done, timeout) -> bytes:
-    """What the terminal `fd` shows until done(all read so far), end of file, or `timeout` seconds
-    (a read never blocks past the deadline: select first)."""
-    seen = b""
-    deadline = time.monotonic() + timeout
-    while not done(seen) and (left := deadline - time.monotonic()) > 0:
-        if not select.select([fd], [], [], min(left, 0.1))[0]:
-            continue
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:   # the terminal closes with the process
-            break
-        if not chunk:
-            break
-        seen += chunk
-    return seen
-
-
 def _interrupt_on_a_terminal(args, cwd=ROOT) -> str:
     """Run the command with stderr on a terminal, so that it shows progress; once it does, Ctrl-C.
     Returns what the terminal showed; the command must have ended with 130 and no traceback."""
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "cli", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=slave,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
-    os.close(slave)
-    try:
-        seen = _read_until(master, lambda seen: b"/s" in seen or proc.poll() is not None, 240)
-        assert b"/s" in seen, seen
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=120)
-        seen += _read_until(master, lambda seen: False, 5)   # the rest, until the terminal closes
-    finally:
-        os.close(master)
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 130 and b"Traceback" not in seen, seen[-2000:]
-    return seen.decode(errors="replace")
+    with Terminal(args, cwd) as t:
+        t.read_until(lambda seen: b"/s" in seen or t.proc.poll() is not None, 240)
+        assert b"/s" in t.seen, t.seen
+        t.proc.send_signal(signal.SIGINT)
+        t.proc.wait(timeout=120)
+        t.read_until(timeout=5)   # the rest, until the terminal closes
+    assert t.proc.returncode == 130 and b"Traceback" not in t.seen, t.seen[-2000:]
+    return t.text
 
 
 def test_ctrl_c_in_compare_while_it_plays():

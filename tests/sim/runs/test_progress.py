@@ -87,3 +87,18 @@ def test_the_command_line_loads_no_tqdm():
             "print('tqdm' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_progress_to_a_file_is_a_line_every_few_seconds(monkeypatch):
+    import io
+    from sim.runs import progress
+    lines = []
+    bar = progress.Progress(100, 0, stream=io.StringIO(), lines=lines.append, unit="training games")
+    for done in (10, 20, 30):
+        bar.update(done)
+    assert len(lines) == 1 and lines[0].startswith("10/100 training games (10%)")   # then none for 5 s
+    monkeypatch.setattr(progress, "LINE_SECONDS", 0.0)
+    bar.update(50, "mean score 30.00")
+    assert lines[-1].startswith("50/100 training games (50%)") and lines[-1].endswith("mean score 30.00")
+    quiet = progress.Progress(100, 0, stream=io.StringIO())
+    quiet.update(50)          # no lines asked for: nothing, as before

@@ -53,7 +53,8 @@ def test_layout_schema_and_manifest(reference):
     files = sorted(p.relative_to(reference).as_posix() for p in reference.rglob("*") if p.is_file())
     assert files == sorted(["manifest.json"] + [f"{t}/part-{c:06d}.parquet"
                                                  for t in ("games", "players", "turns") for c in range(3)])
-    for name, schema in SCHEMAS.items():
+    for name in ("games", "players", "turns"):     # no trace table without --trace
+        schema = SCHEMAS[name]
         for part in (reference / name).iterdir():
             assert pq.read_schema(part).remove_metadata().equals(schema.remove_metadata())
     m = read_manifest(reference)

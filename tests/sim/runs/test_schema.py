@@ -24,7 +24,7 @@ def test_the_markdown_tables_list_every_column_in_order():
 
 def test_a_played_chunk_s_tables_are_of_these_schemas():
     chunk = play_chunk(5, 0, 3, ["greedy"], players=2, log_turns=True)
-    for name in TABLES:
+    for name in ("games", "players", "turns"):     # the trace is written by a pass of its own (test_trace)
         table = chunk.to_arrow(name)
         assert table.schema.names == SCHEMAS[name].names
         assert [f.type for f in table.schema] == [f.type for f in SCHEMAS[name]]
