@@ -66,6 +66,7 @@ class PlaySession:
         self._analyse = analyse
         self._analysis = None           # {"status": "running" | "done" | "failed", ...}
         self._thread = None
+        self._trace, self._trace_lock = None, threading.Lock()     # the finished game's trace, for the review
         if game.over:
             self._finish()
 
@@ -206,9 +207,29 @@ class PlaySession:
         view = then.view()
         rolls = analysis.get("rolls") or []
         judged = rolls[decision] if decision < len(rolls) else {}
+        roll = self.game.losses[decision]["roll"]
         return {**view, "review": {"decision": decision, "decisions": n, "yours": self.game.losses[decision]["choice"],
                                    "learned": self.game.losses[decision]["best"], "loss": judged.get("loss"),
-                                   "luck": judged.get("luck")}}
+                                   "luck": judged.get("luck"), "chances": self._chances_at(roll)}}
+
+    def _chances_at(self, roll: int) -> dict:
+        """Each seat's chance of winning (solo: its expected final score) before roll `roll`, with
+        the sheets as the review draws them: the trace's row after the roll before (sim.runs.trace).
+        The game's trace is made once, outside the session's lock (seconds: the game played again)."""
+        with self._trace_lock:
+            if self._trace is None:
+                from sim.runs.trace import game_trace
+                from sim.state import PS_SCORE, PS_WINNER
+                g = self.game
+                c = g.gip.chunk()
+                self._trace = game_trace(g.seed, g.game, g.players, c.log, g.sheet, g.rules,
+                                         scores=c.seats[0, :, PS_SCORE], winners=c.seats[0, :, PS_WINNER])
+        rows = self._trace[self._trace["roll"] == roll - 1].sort_values("seat")
+        solo = self.game.players == 1
+        return {"roll": roll - 1, "solo": solo,
+                "seats": [{"seat": int(r.seat), "name": self.game.names[int(r.seat)],
+                           "win_prob": None if solo else float(r.win_prob),
+                           "expected_score": float(r.expected_score)} for r in rows.itertuples()]}
 
     def games(self) -> list[dict]:
         """The games of `play` kept beside this one (saved_games)."""

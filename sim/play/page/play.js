@@ -860,7 +860,10 @@ function reviewBox() {
     reviewBoxEl.append(el("h3", {}, "Your game, roll by roll"),
       el("p", {class: "explain"}, "Your sheet as it was before each of your decisions: your move crossed " +
          "white, learned's choice outlined; the loss of your move and the luck of the roll."),
-      prev, next, el("p", {id: "review-words"}), svg("svg", {id: "review-sheet", role: "img"}),
+      prev, next, el("p", {id: "review-words"}),
+      el("p", {id: "review-chances"}),
+      el("p", {id: "review-chances-what", class: "explain"}),
+      svg("svg", {id: "review-sheet", role: "img"}),
       el("div", {id: "review-others"}));
     setTimeout(() => stepReview(0), 0);
   }
@@ -902,6 +905,13 @@ function drawReview() {
     `you played ${moveText(r.yours)}, learned's best ${moveText(r.learned)}; loss ` +
     `${r.loss === null || r.loss === undefined ? "-" : r.loss.toFixed(2)}` +
     (r.luck === null || r.luck === undefined ? "" : `, luck of the roll ${signed(r.luck)}`) + ".";
+  const c = r.chances;
+  $("review-chances").textContent = !c ? "" : c.solo
+    ? `Expected final score: ${c.seats[0].expected_score.toFixed(1)}`
+    : "Chance of winning: " + c.seats.map((x) => `${seatName(x.seat)} ${Math.round(100 * x.win_prob)}%`).join(", ");
+  $("review-chances-what").textContent = !c ? "" : c.solo
+    ? "What learned expects you to finish with from your sheet before this roll (if learned played the rest)."
+    : "Each player's chance of winning before this roll, from the sheets then, by the win model fitted on learned's games.";
   $("review-prev").disabled = r.decision === 0;
   $("review-next").disabled = r.decision === r.decisions - 1;
 }
