@@ -169,6 +169,14 @@ def app(session, token: str, port: int) -> Guard:
             raise Refused(400, "bad request: review?decision=N") from None
         return answer(await run_in_threadpool(session.review, decision))
 
+    async def saved(request: Request):
+        q = request.query_params
+        try:
+            decision = int(q.get("decision", ""))
+        except ValueError:
+            raise Refused(400, "bad request: saved?folder=NAME&decision=N") from None
+        return answer(await run_in_threadpool(session.saved_review, q.get("folder", ""), decision))
+
     async def games(request: Request):
         return answer(await run_in_threadpool(session.games))
 
@@ -190,6 +198,7 @@ def app(session, token: str, port: int) -> Guard:
                Route("/api/undo", refused(undo), methods=["POST"]),
                Route("/api/games", refused(games), methods=["GET"]),
                Route("/api/review", refused(review), methods=["GET"]),
+               Route("/api/saved", refused(saved), methods=["GET"]),
                Route("/api/practice", refused(practice), methods=["POST"])]
     inner = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
     return Guard(inner, token, port)

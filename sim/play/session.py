@@ -67,6 +67,7 @@ class PlaySession:
         self._analysis = None           # {"status": "running" | "done" | "failed", ...}
         self._thread = None
         self._trace, self._trace_lock = None, threading.Lock()     # the finished game's trace, for the review
+        self._saved = {}                # another saved game being reviewed from the home page: its session
         if game.over:
             self._finish()
 
@@ -235,6 +236,28 @@ class PlaySession:
         """The games of `play` kept beside this one (saved_games)."""
         return saved_games(self.folder.parent)
 
+    def saved_review(self, name, decision) -> dict:
+        """review(decision) of the finished, analysed game kept beside this one in the folder `name`
+        (one of games()' folders: no other path is read), with its analysis's summary."""
+        if isinstance(decision, bool) or not isinstance(decision, int):
+            raise Refused(400, "bad request: saved?folder=NAME&decision=N")
+        if name == self.folder.name:
+            other = self
+        else:
+            if not any(g["folder"] == name and g["over"] for g in self.games()):
+                raise Refused(404, f"no finished game of yours is kept in {str(name)[:60]!r}")
+            with self.lock:
+                other = self._saved.get(name)
+            if other is None:
+                from .game import resume
+                other = PlaySession.resume(self.folder.parent / name, resume)
+                with self.lock:
+                    self._saved = {name: other}       # one at a time: each holds a game's arrays
+        a = other._analysis or {}
+        return {**other.review(decision), "saved": {
+            "folder": name, "score": a.get("score"), "you_won": a.get("you_won"), "players": a.get("players"),
+            "loss_per_decision": a.get("loss_per_decision"), "rating": a.get("rating")}}
+
     def set_coach(self, body) -> dict:
         if not isinstance(body, dict) or set(body) != {"game", "on", "threshold"} or not isinstance(body["on"], bool):
             raise Refused(400, 'bad request: the body must be {"game": ID, "on": true|false, "threshold": LOSS}')
@@ -345,8 +368,9 @@ class Starting:
     STAGES, and returns it with a function that waits until learned's judge is compiled (and
     any more to call once the game is ready)."""
 
-    def __init__(self, build, failed=None):
+    def __init__(self, build, failed=None, root=None):
         self.session = None
+        self.root = None if root is None else Path(root)      # where the saved games are
         self.error = None
         self._build, self._failed = build, failed
         self._stages = []           # [key, started, finished or None]
@@ -418,7 +442,13 @@ class Starting:
         return self._ready().hint(game, decision)
 
     def games(self):
+        # the home page lists the saved games while the game is still being prepared
+        if self.session is None and self.root is not None:
+            return saved_games(self.root)
         return self._ready().games()
+
+    def saved_review(self, name, decision):
+        return self._ready().saved_review(name, decision)
 
     def review(self, decision):
         return self._ready().review(decision)

@@ -375,6 +375,17 @@ def test_the_review_of_a_table_game_gives_each_seats_chance_of_winning(tmp_path)
             assert status == 200, data
             seen.append(json.loads(data)["review"]["chances"])
         assert client.send("GET", "api/review?decision=x")[0] == 400
+        # the home page's list and its review of a saved game: by its folder's name alone
+        status, _, data = client.send("GET", "api/games")
+        assert status == 200 and [(g["folder"], g["over"], g["players"]) for g in json.loads(data)] == [("game", True, 3)]
+        status, _, data = client.send("GET", "api/saved?folder=game&decision=1")
+        saved = json.loads(data)
+        assert status == 200 and saved["review"]["decision"] == 1 and saved["saved"]["players"] == 3
+        assert saved["review"]["chances"] == s.review(1)["review"]["chances"]
+        for bad in ("..", "../game", "nothing", "%2Fetc"):
+            status, _, data = client.send("GET", f"api/saved?folder={bad}&decision=0")
+            assert status == 404 and one_line(data).startswith("no finished game"), data
+        assert client.send("GET", "api/saved?folder=game&decision=x", headers={"Host": "evil.example"})[0] == 403
     finally:
         server.stop()
     c = s.game.gip.chunk()
@@ -386,3 +397,10 @@ def test_the_review_of_a_table_game_gives_each_seats_chance_of_winning(tmp_path)
         assert [x["win_prob"] for x in chances["seats"]] == pytest.approx(list(rows["win_prob"]))
     assert seen[0]["roll"] == 0 and seen[0]["seats"][0]["name"] != seen[0]["seats"][1]["name"]
     assert seen[-1]["roll"] == s.game.losses[-1]["roll"] - 1
+    # from the next game's page, and from the home page while that game is still being prepared
+    nxt = PlaySession.start(Game(players=1, seed=1), tmp_path / "next")
+    assert nxt.saved_review("game", 0)["review"]["chances"] == seen[0]
+    with pytest.raises(Refused, match="no finished game"):
+        nxt.saved_review("nothing", 0)
+    from sim.play.session import Starting
+    assert [g["folder"] for g in Starting(lambda stage: None, root=tmp_path).games()] == ["game", "next"]
