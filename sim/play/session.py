@@ -213,18 +213,15 @@ class PlaySession:
                                    "learned": self.game.losses[decision]["best"], "loss": judged.get("loss"),
                                    "luck": judged.get("luck"), "chances": self._chances_at(roll)}}
 
-    def _chances_at(self, roll: int) -> dict:
+    def _chances_at(self, roll: int) -> dict | None:
         """Each seat's chance of winning (solo: its expected final score) before roll `roll`, with
-        the sheets as the review draws them: the trace's row after the roll before (sim.runs.trace).
-        The game's trace is made once, outside the session's lock (seconds: the game played again)."""
+        the sheets as the review draws them: the trace's row after the roll before (sim.runs.trace);
+        None without a win model for the game (_game_trace). The game's trace is made once, outside the session's lock (seconds: the game played again)."""
         with self._trace_lock:
             if self._trace is None:
-                from sim.runs.trace import game_trace
-                from sim.state import PS_SCORE, PS_WINNER
-                g = self.game
-                c = g.gip.chunk()
-                self._trace = game_trace(g.seed, g.game, g.players, c.log, g.sheet, g.rules,
-                                         scores=c.seats[0, :, PS_SCORE], winners=c.seats[0, :, PS_WINNER])
+                self._trace = _game_trace(self.game)
+        if self._trace is False:
+            return None
         rows = self._trace[self._trace["roll"] == roll - 1].sort_values("seat")
         solo = self.game.players == 1
         return {"roll": roll - 1, "solo": solo,
@@ -312,6 +309,10 @@ class PlaySession:
         tmp.replace(self.folder / ANALYSIS_FILE)
         with self.lock:
             self._analysis = {"status": "done", **result}
+        try:                # the review's chances ready before the page asks (kernels loaded once a process)
+            self._chances_at(1)
+        except Exception:   # the review then says why, when it is asked for
+            pass
 
     def warm(self) -> None:
         """learned's judge compiled before the first hint or move needs it (Game.warm), outside the
@@ -322,6 +323,24 @@ class PlaySession:
         """Until the analysis in the background is done (tests, and a server stopping)."""
         if self._thread is not None:
             self._thread.join(timeout)
+
+
+def _game_trace(g):
+    """The finished game `g`'s trace (sim.runs.trace.game_trace), or False where learned has no
+    weights or no win model is kept for its sheet, players and rules (fitting one takes minutes:
+    `run --trace` does it, not the page)."""
+    from sim.runs.trace import game_trace, model_for
+    from sim.state import PS_SCORE, PS_WINNER
+    from strategies.learned import MissingWeights
+    c = g.gip.chunk()
+    try:
+        model = model_for(g.sheet, g.players, g.rules, fit_missing=False)
+        if model is None and g.players > 1:
+            return False
+        return game_trace(g.seed, g.game, g.players, c.log, g.sheet, g.rules, scores=c.seats[0, :, PS_SCORE],
+                          winners=c.seats[0, :, PS_WINNER], model=model)
+    except MissingWeights:
+        return False
 
 
 # --- the games played before ---------------------------------------------------------------------

@@ -356,7 +356,7 @@ def test_the_page_knows_the_tables_largest_size():
     assert PLAY_MAX_PLAYERS == MAX_SEATS
 
 
-def test_the_review_of_a_table_game_gives_each_seats_chance_of_winning(tmp_path):
+def test_the_review_of_a_table_game_gives_each_seats_chance_of_winning(tmp_path, monkeypatch):
     """Served as the page asks for it: every seat's chance before the roll, from the game's trace."""
     from sim.play.analysis import game_analysis
     from sim.runs.trace import game_trace
@@ -404,3 +404,10 @@ def test_the_review_of_a_table_game_gives_each_seats_chance_of_winning(tmp_path)
         nxt.saved_review("nothing", 0)
     from sim.play.session import Starting
     assert [g["folder"] for g in Starting(lambda stage: None, root=tmp_path).games()] == ["game", "next"]
+    # a game whose win model is not kept (another sheet or rules): no chances, and no fit of minutes
+    import sim.runs.trace as trace_module
+    monkeypatch.setattr(trace_module, "fit_model", lambda *a, **k: pytest.fail("the review fitted a win model"))
+    monkeypatch.setattr(trace_module.winmodel, "shipped", lambda: {})
+    monkeypatch.setattr(trace_module.winmodel, "stored_path", lambda *a: tmp_path / "no-model.json")
+    again = PlaySession.resume(tmp_path / "game", resume_game)
+    assert again.review(0)["review"]["chances"] is None and again.review(0)["review"]["decision"] == 0
