@@ -525,6 +525,19 @@ def test_any_screen_named_bots_and_take_backs(driver, tmp_path):
         assert [g["folder"] for g in games] == ["play-any"] and games[0]["practice"] and games[0]["players"] == 3
         assert "practice" in driver.find_element("id", "games-table").text
         p.click("#tab-opponents")
+        # the home page on a phone: no sideways scrolling, the tutorial from it, back to the game
+        viewport(driver, 420, 900)
+        driver.get(server.url)
+        p.wait(lambda _: driver.find_elements("id", "home-games-table"), "the home page's games", timeout=60)
+        assert "practice" in driver.find_element("id", "home-games-table").text
+        assert driver.execute_script("return document.documentElement.scrollWidth <= innerWidth")
+        p.click("#home-tutorial")
+        assert driver.find_element("id", "tutorial-step").text.lower().startswith("1 of 5")
+        p.click("#tutorial-close")
+        assert driver.find_element("id", "home-play").text == "Continue your game"
+        p.click("#home-play")
+        p.wait(lambda _: driver.find_element("id", "sheet").is_displayed(), "the game from the home page")
+        viewport(driver, WIDTH, HEIGHT)
         assert not p.errors()
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
