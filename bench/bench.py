@@ -250,8 +250,8 @@ def vector_steps_per_second(seconds: float, repeats: int, num_envs: int = VECTOR
     """Median steps (decisions) a second of the vector env (sim.agents.envs.EncoreVectorEnv) with
     uniformly random legal actions, in the calling thread's CPU time (its kernels use no other
     thread; CPU time, as "one core" says, where the machine's other jobs would otherwise count):
-    "kernels", sim.vector.step_batch and the compiled random_actions called directly; "step",
-    step_batch alone; "api", VectorEnv.step (copy=False) and env.random_actions, Gymnasium's
+    "kernels", sim.vector.step_rows and the compiled random_actions called directly; "step",
+    step_rows alone; "api", VectorEnv.step (copy=False) and env.random_actions, Gymnasium's
     interface."""
     from sim import vector
     from sim.agents.envs import EncoreVectorEnv

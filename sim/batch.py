@@ -28,12 +28,12 @@ BLOCK = 64
 
 _C1, _C2 = types.int64[::1], types.int64[:, ::1]
 PLAY_SIG = types.void(
-    StrategySet, _C1, types.float64[:, ::1], _C1, TablesType, types.uint64, types.int64, types.int64, types.int64,
-    _C1, _C2, types.uint64[:, ::1], _C2, _C2, types.uint64[:, ::1], types.int64[:], types.int64[:, :],
-    types.int64[:, :], types.none)
+    types.Tuple((StrategySet, _C1, types.float64[:, ::1], TablesType)), _C1, types.uint64, types.int64, types.int64,
+    types.int64, types.Tuple((_C1, _C2, types.uint64[:, ::1], _C2, _C2, types.uint64[:, ::1], types.int64[:])),
+    types.UniTuple(types.int64[:, :], 2), types.none)
 #: sim.engine.play's one signature in a batch (no user strategy: guest None).
 PlayFn = types.FunctionType(PLAY_SIG)
-#: play_batch's arguments (and the watched kernels'), each typed once.
+#: play_games's arguments (and the watched kernels'), each typed once.
 BATCH_SIG = types.void(
     StrategySet, types.int64[:], types.float64[:, :], types.int64[:], types.boolean, TablesType, types.uint64,
     types.int64, types.int64, types.int64, types.int64[:, :], types.int64[:, :, :],
@@ -72,18 +72,22 @@ def _scratch():
 
 
 @njit(cache=True, inline="always")
-def _play_block(game_fn, b, strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
-                dice_start, dice_log, log_start, log, scratch, guest):
+def _play_block(game_fn, b, line, run, out, scratch, guest):
     """Play the games of block b on one thread's scratch arrays with game_fn (sim.engine.play, or
-    its address); `guest`: None, or sim.guard's room for watching user strategies."""
+    its address): line (strats, kinds, params, tab) and the slots' seats (slots, rotate), run
+    (root, first, players, max_rolls), out (games, seats, dice_start, dice_log, log_start, log) as
+    play_games' arguments; `guest`: None, or sim.guard's room for watching user strategies."""
+    strats, kinds, params, tab, slots, rotate = line
+    root, first, players, max_rolls = run
+    games, seats, dice_start, dice_log, log_start, log = out
     st, ps, bb, cands, pending, rngs, game_slots = scratch
     for g in range(b * BLOCK, min(games.shape[0], (b + 1) * BLOCK)):
         number = first + g
         for s in range(players):
             game_slots[s] = slots[seat_slot(s, number, players, rotate)]
-        game_fn(strats, kinds, params, game_slots, tab, root, number, players, max_rolls,
-                st, ps, bb, cands, pending, rngs, games[g],
-                dice_log[dice_start[g]:dice_start[g + 1]], log[log_start[g]:log_start[g + 1]], guest)
+        game_fn((strats, kinds, params, tab), game_slots, root, number, players, max_rolls,
+                (st, ps, bb, cands, pending, rngs, games[g]),
+                (dice_log[dice_start[g]:dice_start[g + 1]], log[log_start[g]:log_start[g + 1]]), guest)
         # Element by element: an array assigned to a slice compiles Numba's shape-mismatch error,
         # with the string formatting it needs (about 2 s of a cold start, docs/performance.md).
         for s in range(players):
@@ -99,7 +103,7 @@ def _play_block(game_fn, b, strats, kinds, params, slots, rotate, tab, root, fir
 @njit(types.void(types.int64[::1], PlayFn, *BATCH_SIG.args), cache=True, nogil=True)
 def _play_blocks(claimed, game_fn, strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games,
                  seats, dice_start, dice_log, log_start, log):
-    """One thread's share of play_batch: blocks claimed from `claimed` until none is left, each
+    """One thread's share of play_games: blocks claimed from `claimed` until none is left, each
     game played by `game_fn` (sim.engine.play, compiled apart)."""
     # Uncounted views (sim.nbinternals) of the caller's arrays: each game's rows are views of them,
     # which would count references (an atomic add and subtract each, per game) where a
@@ -115,8 +119,8 @@ def _play_blocks(claimed, game_fn, strats, kinds, params, slots, rotate, tab, ro
     # Private copies: reference counts of shared arrays would bounce between cores.
     tab_b, params_b, kinds_b = copy_tables(tab), params.copy(), kinds.copy()
     while b < n_blocks:
-        _play_block(game_fn, b, strats, kinds_b, params_b, slots, rotate, tab_b, root, first, players, max_rolls,
-                    games, seats, dice_start, dice_log, log_start, log, scratch, None)
+        _play_block(game_fn, b, (strats, kinds_b, params_b, tab_b, slots, rotate), (root, first, players, max_rolls),
+                    (games, seats, dice_start, dice_log, log_start, log), scratch, None)
         b = _fetch_add(claimed, 1)
 
 
@@ -140,8 +144,8 @@ def _play_blocks_watched(claimed, strats, kinds, params, slots, rotate, tab, roo
     tab_b, params_b, kinds_b = copy_tables(tab), params.copy(), kinds.copy()
     guest = guest_arrays(kinds_b, params_b, tab_b)
     while b < n_blocks:
-        _play_block(play, b, strats, kinds_b, params_b, slots, rotate, tab_b, root, first, players, max_rolls,
-                    games, seats, dice_start, dice_log, log_start, log, scratch, guest)
+        _play_block(play, b, (strats, kinds_b, params_b, tab_b, slots, rotate), (root, first, players, max_rolls),
+                    (games, seats, dice_start, dice_log, log_start, log), scratch, guest)
         # The tables and parameters a user's strategy reads are its private copies, and
         # comparing them after every game would cost more than the game: once a block.
         # Every game of the block is marked; sim.runs.api.play_chunk finds the one that wrote.
@@ -163,12 +167,12 @@ def play_alone_watched(strats, kinds, params, slots, rotate, tab, root, first, p
     scratch = _scratch()
     tab_b, params_b, kinds_b = copy_tables(tab), params.copy(), kinds.copy()
     guest = guest_arrays(kinds_b, params_b, tab_b)
-    _play_block(play, 0, strats, kinds_b, params_b, slots, rotate, tab_b, root, first, players, max_rolls, games, seats,
-                dice_start, dice_log, log_start, log, scratch, guest)
+    _play_block(play, 0, (strats, kinds_b, params_b, tab_b, slots, rotate), (root, first, players, max_rolls),
+                (games, seats, dice_start, dice_log, log_start, log), scratch, guest)
     return guest[0], guest[1]
 
 
-def play_batch(strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
+def play_games(strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
                dice_start, dice_log, log_start, log):
     """Play games first .. first+len(games)-1 on Numba's threads; games[g] gets gres, seats[g]
     the players' ps rows.
@@ -197,7 +201,7 @@ def _play_batch_watched(*args):
 
 
 def alone_watched():
-    """play_alone_watched, compiled for play_batch's arguments on first use (an error's path)."""
+    """play_alone_watched, compiled for play_games's arguments on first use (an error's path)."""
     if JIT_DISABLED:
         return play_alone_watched
     if not play_alone_watched.signatures:
@@ -207,10 +211,10 @@ def alone_watched():
 
 
 def watched_batch():
-    """play_batch for a lineup with a user's strategy (same arguments); its kernel compiled for
-    play_batch's signature (or loaded from the cache) on first use."""
+    """play_games for a lineup with a user's strategy (same arguments); its kernel compiled for
+    play_games's signature (or loaded from the cache) on first use."""
     if not JIT_DISABLED and not _play_blocks_watched.signatures:
         _play_blocks_watched.compile((types.int64[::1], *BATCH_SIG.args))
-        # Only that signature, as play_batch's: strategies typed as function values, not each its own type.
+        # Only that signature, as play_games's: strategies typed as function values, not each its own type.
         _play_blocks_watched.disable_compile()
     return _play_batch_watched

@@ -15,6 +15,15 @@ end_of_roll, solo_move, move_alone, end_of_game), which play, training, the rese
 and the kit all call: the rules of a roll are written once, here. tests/test_layers.py checks
 that no module of strategies/ crosses boxes or settles awards itself.
 
+A game is played by two loops over that kernel: play here, every seat decided inside, and
+sim.step.advance, which stops at a seat decided outside and resumes there. They share the set-up
+(begin_game), the roll's dice (roll_logged), the decisions (decide, decide_guarded) and the end
+(end_game, empty_seats_check). play is not advance with no outside seat because that was slower
+where it counts: measured side by side (one thread, best of 6 alternated rounds, advance on
+uncounted views as sim.vector calls it), advance played greedy's four-player games at 0.86 of
+play's speed and heuristic's at 0.95 (solo 0.98 and 1.08): it reads and writes its place in the
+roll (sim.step's step row) at every decision, where play keeps it in registers.
+
 Rules references ("RULES section N") are to section N of docs/rules.md. The numbers of the rules
 (the '!' a sheet starts with, the penalties, the end, the solo game's length, the free rolls, the
 colour and column values, what a number joker stands for) are those of the game's tables:
@@ -384,6 +393,58 @@ def end_of_game(ps, bb, tab, players):
     return finish(ps, bb, tab, players)
 
 
+@njit(cache=True, inline="always")
+def begin_game(st, ps, bb, rngs, gres, tab, root, game, players, max_rolls):
+    """Set up game `game` of root seed `root` for `players` before its first roll: empty sheets
+    (reset), no results, each seat's random stream; returns the game's dice key. The one set-up of
+    a game: play and sim.step.begin call it."""
+    reset(st, ps, bb, tab, players, max_rolls)
+    for i in range(gres.shape[0]):      # loops, not slice assignments: see sim.batch._play_block
+        gres[i] = 0
+    key = game_key(root, game)
+    for s in range(MAX_SEATS):
+        for w in range(rngs.shape[1]):
+            rngs[s, w] = ZERO
+        rngs[s, 0] = seat_stream(key, s)
+    return key
+
+
+@njit(cache=True, inline="always")
+def roll_logged(st, key, roll, players, dice_log):
+    """start_roll, and the roll's dice into dice_log (when it has rows); returns the active seat."""
+    active = start_roll(st, key, roll, players)
+    if dice_log.shape[0] > 0:
+        for d in range(6):
+            dice_log[roll - 1, d] = st[ST_DICE + d]
+    return active
+
+
+@njit(cache=True, inline="always")
+def end_game(st, ps, bb, tab, gres, ended):
+    """The end of the game after roll st[ST_ROLL] (`ended`: by the rules, else by the roll cap or,
+    solo, its last roll): the rolls, capped, who ended it, the scores and winners into gres."""
+    players = st[ST_PLAYERS]
+    gres[GR_ROLLS] = st[ST_ROLL]
+    gres[GR_CAPPED] = 0 if (players == 1 or ended) else 1
+    if ended:
+        for s in range(players):
+            if popcount(np.uint64(ps[s, PS_COLOURS])) >= tab.rules[R_END_COLOURS]:
+                gres[GR_ENDED_BY] |= 1 << s
+    gres[GR_WINNERS] = end_of_game(ps, bb, tab, players)
+
+
+@njit(cache=True, inline="always")
+def empty_seats_check(ps, bb, kinds, slots, gres, players):
+    """A user's strategy at the table (PLAYER_GUARDED) may have written the rows of empty seats:
+    ERR_WRITE_SEEN_LATE if so (its private tables and parameters are checked apart: sim.batch)."""
+    for s in range(players):
+        if kinds[slots[s]] == PLAYER_GUARDED:   # one look covers every seat
+            wrote = empty_seats_written(ps, bb, players)
+            if wrote >= 0:
+                _fail(gres, ERR_WRITE_SEEN_LATE, 0, s, wrote)
+            break
+
+
 @njit(cache=True)
 def seat_in_turn(active, i):
     """The seat deciding i-th in a roll: the active seat, then the others in seat order."""
@@ -430,8 +491,17 @@ def log_move(log, gres, st, seat, is_active, avail, n, cd, nd, sub, cost):
 
 
 @njit(cache=True, inline="always")
-def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, avail, is_active, gres, log):
+def deciding(st, seat, avail, is_active):
+    """st says who decides now, as a strategy reads it: the seat, its dice, whether it is active."""
+    st[ST_SEAT] = seat
+    st[ST_AVAIL] = avail
+    st[ST_IS_ACTIVE] = is_active
+
+
+@njit(cache=True, inline="always")
+def decide(line, slots, game, seat, avail, is_active, log):
     """Seat's choice: (k, colour die, number die, subset row, cost); k = -1 pass, -2 invalid.
+    line is (strats, kinds, params, tab), game (st, ps, bb, cands, rngs, gres), as play groups them.
 
     kinds[slot] (sim.players.PLAYER_*) says how the seat's strategy runs: the
     reference players inline, the other built-ins through strats[slot] (an
@@ -440,9 +510,9 @@ def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, ava
     (PLAYER_PLACE: the table is only filled for the move log's count of
     choices). A user's strategy goes through decide_guarded instead.
     """
-    st[ST_SEAT] = seat
-    st[ST_AVAIL] = avail
-    st[ST_IS_ACTIVE] = is_active
+    strats, kinds, params, tab = line
+    st, ps, bb, cands, rngs, gres = game
+    deciding(st, seat, avail, is_active)
     slot = slots[seat]
     kind = kinds[slot]
     # A called strategy gets uncounted views (sim.nbinternals): it would otherwise count a
@@ -477,33 +547,21 @@ def decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, ava
         gres[GR_ERR_SEAT] = seat
         gres[GR_ERR_VALUE] = returned
         return -2, -1, -1, -1, 0
-    # Written out, not log_move: an inlined function that takes arrays counts references to them.
-    if log.shape[0] > 0:
-        r = gres[GR_LOG_ROWS]
-        gres[GR_LOG_ROWS] = r + 1
-        log[r, LOG_ROLL] = st[ST_ROLL]
-        log[r, LOG_SEAT] = seat
-        log[r, LOG_ACTIVE] = is_active
-        log[r, LOG_AVAIL] = avail
-        log[r, LOG_CHOICES] = n
-        log[r, LOG_CDIE] = cd
-        log[r, LOG_NDIE] = nd
-        log[r, LOG_SUB] = sub
-        log[r, LOG_COST] = cost
+    # Uncounted views: an inlined function that takes arrays counts references to them.
+    log_move(uncounted(log), uncounted(gres), uncounted(st), seat, is_active, avail, n, cd, nd, sub, cost)
     return k, cd, nd, sub, cost
 
 
 # Apart from decide, and not inlined: Numba counts a reference to every array an inlined
 # function receives, and passing `guest` through decide made every built-in's decisions half
-# as fast. play_batch compiles play with guest None, without this (see play).
+# as fast. play_games compiles play with guest None, without this (see play).
 @njit(cache=True)
-def decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, avail, is_active, gres, log,
-                   guest):
+def decide_guarded(line, slots, game, seat, avail, is_active, log, guest):
     """decide for a user's strategy (PLAYER_GUARDED, PLAYER_STRICT), watched by
     sim.guard.guarded_call: a write to what it is shown ends the game with ERR_WRITE."""
-    st[ST_SEAT] = seat
-    st[ST_AVAIL] = avail
-    st[ST_IS_ACTIVE] = is_active
+    strats, kinds, params, tab = line
+    st, ps, bb, cands, rngs, gres = game
+    deciding(st, seat, avail, is_active)
     slot = slots[seat]
     n = legal_choices(st, ps, bb, tab, cands)
     k, wrote = guarded_call(strats[slot], kinds[slot], slot, st[ST_PLAYERS], st, ps, bb, cands, n, tab, params,
@@ -521,26 +579,27 @@ def decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, s
 
 
 @njit(cache=True)
-def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
-         st, ps, bb, cands, pending, rngs, gres, dice_log, log, guest):
+def play(line, slots, root, game, players, max_rolls, arrays, logs, guest):
     """Play game `game` of root seed `root` to the end; results in ps and gres.
 
-    strats[slots[seat]] decides for seat, run as kinds[slots[seat]] (see decide),
-    with parameters params[slots[seat]].
-    pending (MAX_SEATS, 4) and rngs (MAX_SEATS, k) are scratch. dice_log and
-    log may have 0 rows (no log) or room for every roll / decision. `guest` is
-    None, or sim.guard's room for watching user strategies (sim.guard.guest_arrays).
+    line is (strats, kinds, params, tab): strats[slots[seat]] decides for seat, run as
+    kinds[slots[seat]] (see decide), with parameters params[slots[seat]], on the tables tab.
+    arrays is (st, ps, bb, cands, pending, rngs, gres): pending (MAX_SEATS, 4) and rngs
+    (MAX_SEATS, k) are scratch. logs is (dice_log, log), each 0 rows (no log) or room for every
+    roll / decision. `guest` is None, or sim.guard's room for watching user strategies
+    (sim.guard.guest_arrays).
     """
+    strats, kinds, params, tab = line
+    st, ps, bb, cands, pending, rngs, gres = arrays
+    dice_log, log = logs
     # Uncounted views (sim.nbinternals) of the arrays the caller keeps alive: each inlined call of
     # the turn kernel would otherwise count a reference on each array it is handed (solo greedy
-    # 15 % slower).
+    # 15 % slower), and so would each read of the groups handed to decide.
     st, ps, bb, pending = uncounted(st), uncounted(ps), uncounted(bb), uncounted(pending)
-    reset(st, ps, bb, tab, players, max_rolls)
-    gres[:] = 0
-    key = game_key(root, game)
-    for s in range(MAX_SEATS):
-        rngs[s, :] = ZERO
-        rngs[s, 0] = seat_stream(key, s)
+    cands, rngs, gres, log = uncounted(cands), uncounted(rngs), uncounted(gres), uncounted(log)
+    line = (strats, uncounted(kinds), uncounted(params), tab)
+    game_arrays = (st, ps, bb, cands, rngs, gres)
+    key = begin_game(st, ps, bb, rngs, gres, tab, root, game, players, max_rolls)
     solo = players == 1
     all_dice = SOLO_DICE if solo else ALL_DICE
     last_roll = st[ST_MAX_ROLLS]
@@ -548,10 +607,7 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
     roll = 0
     while roll < last_roll and not ended:
         roll += 1
-        active = start_roll(st, key, roll, players)
-        if dice_log.shape[0] > 0:
-            for d in range(6):      # not a slice assignment: see sim.batch._play_block
-                dice_log[roll - 1, d] = st[ST_DICE + d]
+        active = roll_logged(st, key, roll, players, dice_log)
 
         # The active player chooses first; passive players then see that choice and decide
         # independently: nobody's move is applied until all of them have chosen. One decision
@@ -562,13 +618,11 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
             seat = seat_in_turn(active, i)
             if i == 1:
                 is_active = ZERO_
-            # `guest is None` is decided when play is compiled (for play_batch: no user strategy).
+            # `guest is None` is decided when play is compiled (for play_games: no user strategy).
             if guest is not None and kinds[slots[seat]] >= PLAYER_GUARDED:
-                k, cd, nd, sub, cost = decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands,
-                                                      seat, avail, is_active, gres, log, guest)
+                k, cd, nd, sub, cost = decide_guarded(line, slots, game_arrays, seat, avail, is_active, log, guest)
             else:
-                k, cd, nd, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat,
-                                              avail, is_active, gres, log)
+                k, cd, nd, sub, cost = decide(line, slots, game_arrays, seat, avail, is_active, log)
             if k == -2:
                 return
             if i > 0:
@@ -579,19 +633,6 @@ def play(strats, kinds, params, slots, tab, root, game, players, max_rolls,
         passive_moves(ps, bb, tab, pending, players, active, roll)
         ended = end_of_roll(st, ps, bb, tab)
 
-    gres[GR_ROLLS] = roll
-    gres[GR_CAPPED] = 0 if (solo or ended) else 1
-    if ended:
-        for s in range(players):
-            if popcount(np.uint64(ps[s, PS_COLOURS])) >= tab.rules[R_END_COLOURS]:
-                gres[GR_ENDED_BY] |= 1 << s
-    gres[GR_WINNERS] = end_of_game(ps, bb, tab, players)
+    end_game(st, ps, bb, tab, gres, ended)
     if guest is not None:
-        # A user's strategy may have written the rows of empty seats (its private tables and
-        # parameters are checked after each block of games: sim.batch).
-        for s in range(players):
-            if kinds[slots[s]] == PLAYER_GUARDED:   # one look covers every seat
-                wrote = empty_seats_written(ps, bb, players)
-                if wrote >= 0:
-                    _fail(gres, ERR_WRITE_SEEN_LATE, 0, s, wrote)
-                break
+        empty_seats_check(ps, bb, kinds, slots, gres, players)

@@ -46,14 +46,14 @@ import types
 import warnings
 
 import numpy as np
-from numba import njit
+from numba import njit, types as nb
 
 from .numba_cache import GAME_PACKAGES, ROOT, cache_folder
 from .nbinternals import JIT_DISABLED, USER_MODULE_PREFIX
 from .players import PLAYER_GUARDED, PLAYER_STRICT
 from .state import BB_SIZE, CAND_SIZE, DECIDE_SIG, MAX_CANDS, MAX_SEATS, PS_SIZE, RNG_WORDS, ST_SIZE
 from .suggest import did_you_mean
-from .tables import copy_tables
+from .tables import TablesType, copy_tables
 
 # --- gres[GR_ERROR] (sim.engine) -----------------------------------------------
 ERR_INDEX = 1            # returned something that is not a candidate index or -1
@@ -97,6 +97,10 @@ _N_AT = _PLEN_AT + MAX_SEATS
 _INTS = _N_AT + 1
 _RNG_AT = MAX_SEATS * BB_SIZE     # in the saved bitboards' array, after them
 _BITS = _RNG_AT + RNG_WORDS
+
+
+#: guest_arrays' type: what a kernel that may play a user's strategy takes for watching it.
+GuestType = nb.Tuple((nb.int64[::1], nb.uint64[::1], nb.float64[:, ::1], TablesType))
 
 
 @njit(cache=True)

@@ -27,25 +27,23 @@ st[ST_AVAIL] its dice, st[ST_IS_ACTIVE] whether it is the active one; sim.engine
 lists its choices. Nobody's passive move of a roll is applied before every passive seat has
 chosen (RULES section 3), so an external passive seat never sees another's move of its roll.
 
-Many games step together as rows of arrays with a leading game axis, each row advanced by this
-same kernel (sim.vector for the environments, sim.batched for batched strategies; one game
-of the play page is one such row), compiled once for its one signature (stepper).
+Every game stepped from outside is a row of sim.vector.Rows (the one container of stepped games:
+the environments' games, batched strategies', the play page's one game), each row advanced by
+this same kernel, compiled once for its one signature (stepper). The set-up and the end of a game
+are sim.engine's (begin_game, end_game), as sim.engine.play's.
 """
 import numpy as np
 from numba import njit, types
 
-from .bits import popcount
 from .engine import (
-    ALL_DICE, GR_CAPPED, GR_ENDED_BY, GR_ROLLS, GR_WINNERS, SOLO_DICE, active_move, decide, decide_guarded,
-    end_of_game, end_of_roll, log_move, passive_moves, reset, seat_in_turn, start_roll,
+    ALL_DICE, SOLO_DICE, active_move, begin_game, decide, decide_guarded, deciding, empty_seats_check, end_game,
+    end_of_roll, log_move, passive_moves, roll_logged, seat_in_turn,
 )
+from .guard import GuestType
 from .players import PLAYER_EXTERNAL, PLAYER_GUARDED
-from .rng import game_key, seat_stream
-from .rules import R_END_COLOURS
 from .tables import TablesType
 from .nbinternals import JIT_DISABLED
-from .state import StrategySet, MAX_SEATS, PS_COLOURS, ST_ACTIVE, ST_AVAIL, ST_DICE, ST_IS_ACTIVE, ST_MAX_ROLLS, ST_PLAYERS, \
-    ST_ROLL, ST_SEAT
+from .state import StrategySet, ST_ACTIVE, ST_AVAIL, ST_IS_ACTIVE, ST_MAX_ROLLS, ST_PLAYERS, ST_ROLL, ST_SEAT
 
 SP_GAME = 0
 SP_KEY = 1
@@ -59,59 +57,42 @@ ONGOING = 0
 OVER = 1
 FAILED = 2
 
-_ZERO = np.uint64(0)
-
-
 @njit(cache=True)
 def begin(st, ps, bb, rngs, sp, gres, tab, root, game, players, max_rolls, dice_log):
     """Set up game `game` of root seed `root` for `players` (1: the solo game) at its first roll,
-    before anyone decides (as sim.engine.play begins it); `advance` then finds the first decider."""
-    reset(st, ps, bb, tab, players, max_rolls)
-    for i in range(gres.shape[0]):
-        gres[i] = 0
-    key = game_key(root, game)
-    for s in range(MAX_SEATS):
-        for w in range(rngs.shape[1]):
-            rngs[s, w] = _ZERO
-        rngs[s, 0] = seat_stream(key, s)
+    before anyone decides (sim.engine.begin_game, as sim.engine.play begins it); `advance` then
+    finds the first decider."""
+    key = begin_game(st, ps, bb, rngs, gres, tab, root, game, players, max_rolls)
     sp[SP_GAME] = game
     sp[SP_KEY] = np.int64(key)
     sp[SP_SEAT] = -1
     sp[SP_STATE] = ONGOING
-    _next_roll(st, sp, np.uint64(key), 1, players, dice_log)
+    _next_roll(st, sp, key, 1, players, dice_log)
 
 
 @njit(cache=True, inline="always")
 def _next_roll(st, sp, key, roll, players, dice_log):
-    start_roll(st, key, roll, players)
-    if dice_log.shape[0] > 0:
-        for d in range(6):
-            dice_log[roll - 1, d] = st[ST_DICE + d]
+    roll_logged(st, key, roll, players, dice_log)
     sp[SP_TURN] = 0
     sp[SP_AVAIL] = SOLO_DICE if players == 1 else ALL_DICE
 
 
-@njit(cache=True, inline="always")
-def _game_over(st, ps, bb, tab, sp, gres, ended):
-    """The end of the game as sim.engine.play ends it: rolls, capped, who ended it, the scores."""
-    players = st[ST_PLAYERS]
-    gres[GR_ROLLS] = st[ST_ROLL]
-    gres[GR_CAPPED] = 0 if (players == 1 or ended) else 1
-    if ended:
-        for s in range(players):
-            if popcount(np.uint64(ps[s, PS_COLOURS])) >= tab.rules[R_END_COLOURS]:
-                gres[GR_ENDED_BY] |= 1 << s
-    gres[GR_WINNERS] = end_of_game(ps, bb, tab, players)
-    sp[SP_SEAT] = -1
-    sp[SP_STATE] = OVER
-
-
 @njit(cache=True)
-def advance(strats, kinds, params, slots, tab, st, ps, bb, cands, pending, rngs, sp, gres, dice_log, log, guest):
+def advance(line, slots, game, logs):
     """Play the seats whose strategy is not external until an external seat is to decide or the
     game is over. Returns the external seat (also sp[SP_SEAT]; st set for its decision), or -1:
-    over, or failed (sp[SP_STATE]). Arguments as sim.engine.play's; slots[seat] is the seat's
-    strategy slot, PLAYER_EXTERNAL in kinds for the seats decided outside."""
+    over, or failed (sp[SP_STATE]). The arguments, grouped (ADVANCE_SIG), are sim.engine.play's:
+
+        line   (strats, kinds, params, tab, guest): the line-up, PLAYER_EXTERNAL in kinds for the
+               seats decided outside; the tables; sim.guard's room for a user's strategy
+        slots  slots[seat]: the seat's strategy slot
+        game   (st, ps, bb, cands, pending, rngs, sp, gres): the game's arrays and its step row
+        logs   (dice_log, log), 0 rows each for none
+    """
+    strats, kinds, params, tab, guest = line
+    st, ps, bb, cands, pending, rngs, sp, gres = game
+    dice_log, log = logs
+    dline, dgame = (strats, kinds, params, tab), (st, ps, bb, cands, rngs, gres)    # as decide takes them
     players = st[ST_PLAYERS]
     key = np.uint64(sp[SP_KEY])
     while sp[SP_STATE] == ONGOING:
@@ -121,7 +102,9 @@ def advance(strats, kinds, params, slots, tab, st, ps, bb, cands, pending, rngs,
             passive_moves(ps, bb, tab, pending, players, st[ST_ACTIVE], roll)
             ended = end_of_roll(st, ps, bb, tab)
             if ended or roll >= st[ST_MAX_ROLLS]:
-                _game_over(st, ps, bb, tab, sp, gres, ended)
+                end_game(st, ps, bb, tab, gres, ended)
+                empty_seats_check(ps, bb, kinds, slots, gres, players)
+                sp[SP_STATE] = OVER
                 break
             _next_roll(st, sp, key, roll + 1, players, dice_log)
             continue
@@ -130,17 +113,13 @@ def advance(strats, kinds, params, slots, tab, st, ps, bb, cands, pending, rngs,
         is_active = np.int64(1) if turn == 0 else np.int64(0)
         kind = kinds[slots[seat]]
         if kind == PLAYER_EXTERNAL:
-            st[ST_SEAT] = seat
-            st[ST_AVAIL] = avail
-            st[ST_IS_ACTIVE] = is_active
+            deciding(st, seat, avail, is_active)
             sp[SP_SEAT] = seat
             return seat
-        if guest is not None and kind >= PLAYER_GUARDED:
-            k, cd, nd, sub, cost = decide_guarded(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat,
-                                                  avail, is_active, gres, log, guest)
+        if kind >= PLAYER_GUARDED:
+            k, cd, nd, sub, cost = decide_guarded(dline, slots, dgame, seat, avail, is_active, log, guest)
         else:
-            k, cd, nd, sub, cost = decide(strats, kinds, params, rngs, slots, tab, st, ps, bb, cands, seat, avail,
-                                          is_active, gres, log)
+            k, cd, nd, sub, cost = decide(dline, slots, dgame, seat, avail, is_active, log)
         if k == -2:
             sp[SP_STATE] = FAILED
             break
@@ -164,10 +143,13 @@ def _apply(st, ps, bb, tab, pending, sp, seat, cd, nd, sub, cost):
 
 
 @njit(cache=True)
-def commit(st, ps, bb, tab, pending, sp, gres, log, n, cd, nd, sub, cost):
-    """The deciding external seat's move: dice cd, nd and placement row `sub` for `cost` '!', or a
-    pass (sub -1). The caller has checked that it is one of the seat's legal choices (n of them,
-    for the log). Call `advance` next."""
+def commit(game, tab, log, n, move):
+    """The deciding external seat's move (cd, nd, sub, cost): dice cd, nd and placement row `sub` for
+    `cost` '!', or a pass (sub -1), in `game` (st, ps, bb, pending, sp, gres). The caller has
+    checked that it is one of the seat's legal choices (n of them, for the log). Call `advance`
+    next."""
+    st, ps, bb, pending, sp, gres = game
+    cd, nd, sub, cost = move
     seat = sp[SP_SEAT]
     log_move(log, gres, st, seat, st[ST_IS_ACTIVE], st[ST_AVAIL], n, cd, nd, sub, cost)
     _apply(st, ps, bb, tab, pending, sp, seat, cd, nd, sub, cost)
@@ -176,10 +158,10 @@ def commit(st, ps, bb, tab, pending, sp, gres, log, n, cd, nd, sub, cost):
 
 _C1, _C2 = types.int64[::1], types.int64[:, ::1]
 #: advance's one signature: strategies typed as function values (as sim.batch.PLAY_SIG), so that
-#: one compiled kernel steps any line-up; no user's strategy (guest None).
+#: one compiled kernel steps any line-up; a user's strategy watched (guest: sim.guard.guest_arrays).
 ADVANCE_SIG = types.int64(
-    StrategySet, _C1, types.float64[:, ::1], _C1, TablesType, _C1, _C2, types.uint64[:, ::1], _C2, _C2,
-    types.uint64[:, ::1], _C1, _C1, _C2, _C2, types.none)
+    types.Tuple((StrategySet, _C1, types.float64[:, ::1], TablesType, GuestType)), _C1,
+    types.Tuple((_C1, _C2, types.uint64[:, ::1], _C2, _C2, types.uint64[:, ::1], _C1, _C1)), types.UniTuple(_C2, 2))
 
 
 def stepper():

@@ -1,34 +1,49 @@
-"""Many games stepped in one compiled call: the kernels of the vector environments.
+"""Rows of stepped games: the one container of games played a decision at a time, and its kernels.
 
-A batch is N games, each a row of sim.step's arrays with a leading game axis, held with what
-plays them and what a step writes in one `Batch` (a StructRef: the kernels' one argument). Each
-row's game waits at a decision of an external seat (sim.players.PLAYER_EXTERNAL: the agent's,
-or any seat decided outside; the other seats are built-in strategies, played inside
-sim.step.advance). `step_batch` takes one action per row (sim.observe's encoding), applies it
-(sim.step.commit), plays the built-in seats up to the row's next external decision, writes the
-decider's observation and mask into the batch arrays (sim.observe.observe_row), the reward, and
-whether the game ended; a finished game is followed by the row's next one (autoreset).
-`reset_batch` begins games; `check_actions` finds an illegal action without stepping.
+Every game stepped from outside is a row of a `Rows` (a StructRef: the kernels' one argument):
+the vector environments' N games, a batched strategy's games in progress (sim.batched), one game
+of the play page or the Gym env (sim.runs.game.GameInProgress, a Rows of one). A row is sim.step's
+arrays with a leading row axis; its game waits at a decision of an external seat
+(sim.players.PLAYER_EXTERNAL: the agent's, the person's, a batched strategy's; the other seats
+are strategies played inside sim.step.advance, a user's watched as in `run`, sim.guard).
 
-Game numbers: row i plays games first + i, first + i + stride, first + i + 2 * stride, ... (stride:
-the number of rows, as the environments use it), so a row's games do not depend on how long any
-other row's games last or on what the agent chose, and game g has the dice of `run`'s game g of
-the same root seed (sim.rng: dice are keyed by (root, game, roll)); with the built-in seats
-deciding as there, a game whose agent chooses as a strategy would is that strategy's game.
+    reset_rows   begin game games[i] in each row i with which[i], up to its first external
+                 decision, whose observation (sim.observe.observe_row) goes to row i of the obs
+    step_rows    one action per row (sim.observe's encoding), checked first (check_actions:
+                 nothing changes if one is illegal), applied (sim.step.commit), the built-in seats
+                 played up to the row's next external decision; its observation, the reward,
+                 whether the game ended; a finished game is followed by the row's next (autoreset)
+    apply_moves  step_rows with the moves already in b.moves (colour die, number die, placement
+                 row, '!'): a caller that checked them itself (GameInProgress)
+    reset_range, step_range   the same over rows lo..hi-1, without the GIL (sim.batched's threads)
 
-    Batch fields (FIELDS; arrays with a leading axis N unless said)
-        adv, strats, kinds, params, slots, tab   sim.step.advance (its address) and its line-up
+With `skip_forced` (config CF_SKIP_FORCED) a decision whose only legal action is pass is taken
+inside the step and play goes on: the caller sees only real decisions, and the reward of the
+skipped one (REWARD_SCORE: the change of the score since the seat's last decision) comes with the
+next. The games and their scores are the same either way.
+
+Game numbers: reset_rows says which game a row begins; autoreset begins the row's game + stride
+(the vector environments: row i plays games first + i, first + i + n, ... for n rows, whatever
+the other rows' games last or the agent chose). Game g has the dice of `run`'s game g of the same
+root seed (sim.rng: dice are keyed by (root, game, roll)); with the built-in seats deciding as
+there, a game whose outside seats choose as a strategy would is that strategy's game.
+
+    Rows fields (FIELDS; arrays with a leading axis N unless said)
+        adv, strats, kinds, params, tab, guest   sim.step.advance (its address), the line-up, the
+                                                 tables and sim.guard's room for a user's strategy
+        slots  int64 (N, MAX_SEATS)   each row's strategy slot of each seat
         table, ps, bb, pending, rngs, sp, gres   sim.step's arrays of each game (table: st; the
                                                  name st is taken in StructRef's constructor)
+        dice_log, log                 each row's dice and move log (0 rows each: no log)
         last   int64 (N, MAX_SEATS)   each seat's score (sim.engine.score_now) at its last
                                       decision (at the start: the starting score)
         wait   int8 (N,)              1 when the row's game is over and its next game begins at
                                       the next step (AUTORESET_NEXT_STEP), or waits for a reset
-        cands                         advance's candidate table: one for all rows
-        moves  int64 (N, 4)           scratch: the moves the actions stand for (check_actions)
+        moves  int64 (N, 4)           the moves a step applies (check_actions writes them)
         obs, final_obs                sim.observe's batch arrays (OBS_KEYS order)
         reward float64, terminated, truncated, ended bool (N,); final_scores int64 (N, MAX_SEATS)
-        config int64 (CF_SIZE,)       root seed, stride, players, roll cap, reward, autoreset
+        config int64 (CF_SIZE,)       root seed, stride, players, roll cap, reward, autoreset,
+                                      skip_forced
 
 Rewards (to the seat that decided, in the game its action was applied to):
     REWARD_SCORE   its score's change since its last decision (sim.engine.score_now; at the end
@@ -42,7 +57,7 @@ Autoreset (Gymnasium's modes, gymnasium.vector.AutoresetMode):
                          ignores that row's action and returns its first observation, reward 0
     AUTORESET_SAME_STEP  the step that ends a game begins the next one at once: obs is the new
                          game's first; the ended game's last observation goes into final_obs
-    AUTORESET_DISABLED   an ended row waits for reset_batch
+    AUTORESET_DISABLED   an ended row waits for reset_rows
 """
 from collections import namedtuple
 
@@ -50,15 +65,17 @@ import numpy as np
 from numba import njit, typeof, types
 from numba.experimental import structref
 
-from .engine import GR_CAPPED, GR_SIZE, score_now
+from .engine import GR_CAPPED, GR_SIZE, LOG_SIZE, legal_choices, score_now
+from .guard import GuestType, guest_arrays
 from .nbinternals import JIT_DISABLED, borrow, uncounted
 from .players import greedy_pick
-from .observe import canonical_rows, observe_row, uncounted_obs
+from .observe import canonical_rows, new_obs, observe_row, uncounted_obs
 from .rng import below
 from .state import (
     BB_SIZE, CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SCORE, PS_SIZE, RNG_WORDS, ST_SIZE, StrategySet,
 )
 from .step import ADVANCE_SIG, FAILED, OVER, SP_GAME, SP_SEAT, SP_SIZE, SP_STATE, begin, commit, stepper
+from .tables import TablesType
 
 REWARD_SCORE = 0
 REWARD_FINAL = 1
@@ -69,146 +86,179 @@ AUTORESET_NEXT_STEP = 0
 AUTORESET_SAME_STEP = 1
 AUTORESET_DISABLED = 2
 
-#: step_batch's return when every action was legal and every built-in seat decided legally.
+#: step_rows' return when every action was legal and every built-in seat decided legally.
 OK = -1
 
 #: sim.step.advance as the kernels call it: through its address, compiled apart (as sim.batch calls
 #: sim.engine.play), so that these kernels do not carry another copy of the whole game.
 AdvanceFn = types.FunctionType(ADVANCE_SIG)
 
-#: The fields of a Batch: what plays (advance, the strategies, their kinds, parameters and slots,
-#: the tables), the games (sim.step's arrays with a leading game axis, each seat's last score,
-#: the rows waiting for their next game, the candidate scratch), what a step writes (the
-#: observations, rewards, ends, final observations and scores) and the settings (config: CF_*).
-FIELDS = ("adv", "strats", "kinds", "params", "slots", "tab", "table", "ps", "bb", "pending", "rngs", "sp", "gres",
-          "last", "wait", "cands", "moves", "obs", "reward", "terminated", "truncated", "ended", "final_obs",
-          "final_scores", "config")
+#: The fields of a Rows, in four groups: what plays (PLAYS: advance, the strategies, their kinds and
+#: parameters, the tables, the guest), the games (GAMES: each row's slots, sim.step's arrays, logs,
+#: last scores, waits and moves), what a step writes (WRITES: observations, rewards, ends, final
+#: observations and scores) and the settings (config: CF_*).
+PLAYS = ("adv", "strats", "kinds", "params", "tab", "guest")
+GAMES = ("slots", "table", "ps", "bb", "pending", "rngs", "sp", "gres", "dice_log", "log", "last", "wait", "moves")
+WRITES = ("obs", "reward", "terminated", "truncated", "ended", "final_obs", "final_scores")
+FIELDS = PLAYS + GAMES + WRITES + ("config",)
 CF_ROOT = 0         # the root seed (the uint64's bits)
-CF_STRIDE = 1       # a row's next game is its game + stride
+CF_STRIDE = 1       # a row's next game (autoreset) is its game + stride
 CF_PLAYERS = 2
 CF_MAX_ROLLS = 3
 CF_REWARD = 4       # REWARD_*
 CF_AUTORESET = 5    # AUTORESET_*
-CF_SIZE = 6
+CF_SKIP_FORCED = 6  # 1: a decision whose only legal action is pass is taken inside the step
+CF_SIZE = 7
 
 
 @structref.register
-class BatchType(types.StructRef):
+class RowsType(types.StructRef):
     def preprocess_fields(self, fields):
         return tuple((name, types.unliteral(t)) for name, t in fields)
 
 
-class Batch(structref.StructRefProxy):
-    """A batch of games stepped together, as the kernels take it: one argument, whatever the
-    arrays. (A Numba call types each argument in Python: a tuple of arrays or of strategies
-    costs hundreds of microseconds a call, a StructRef a few.)"""
+class Rows(structref.StructRefProxy):
+    """Games stepped together, as the kernels take them: one argument, whatever the arrays. (A
+    Numba call types each argument in Python: a tuple of arrays or of strategies costs hundreds
+    of microseconds a call, a StructRef a few.)"""
 
 
-structref.define_proxy(Batch, BatchType, list(FIELDS))
+structref.define_proxy(Rows, RowsType, list(FIELDS))
 if JIT_DISABLED:
-    Batch = namedtuple("Batch", FIELDS)  # noqa: F811   (plain Python: the kernels read its fields alike)
-
-
-def _obs_type():
-    from .observe import new_obs
-    return typeof(tuple(new_obs(1, 1, 1).values()))
+    Rows = namedtuple("Rows", FIELDS)  # noqa: F811   (plain Python: the kernels read its fields alike)
 
 
 def _field_types():
-    from .tables import TablesType
     c1, c2, c3 = types.int64[::1], types.int64[:, ::1], types.int64[:, :, ::1]
-    obs = _obs_type()
-    return (AdvanceFn, StrategySet, c1, types.float64[:, ::1], c1, TablesType, c2, c3, types.uint64[:, :, ::1], c3,
-            types.uint64[:, :, ::1], c2, c2, c2, types.int8[::1], c2, c2, obs, types.float64[::1], types.boolean[::1],
-            types.boolean[::1], types.boolean[::1], obs, c2, c1)
+    u3 = types.uint64[:, :, ::1]
+    obs = typeof(tuple(new_obs(1, 1, 1).values()))
+    plays = (AdvanceFn, StrategySet, c1, types.float64[:, ::1], TablesType, GuestType)
+    games = (c2, c2, c3, u3, c3, u3, c2, c2, c3, c3, c2, types.int8[::1], c2)
+    writes = (obs, types.float64[::1], types.boolean[::1], types.boolean[::1], types.boolean[::1], obs, c2)
+    return plays, games, writes
+
+
+def rows_type():
+    """The one type of Rows the kernels are compiled for."""
+    plays, games, writes = _field_types()
+    return RowsType(list(zip(FIELDS, plays + games + writes + (types.int64[::1],))))
 
 
 @njit(cache=True)
-def _pack(adv, strats, kinds, params, slots, tab, table, ps, bb, pending, rngs, sp, gres, last, wait, cands, moves,
-          obs, reward, terminated, truncated, ended, final_obs, final_scores, config):
-    return Batch(adv, strats, kinds, params, slots, tab, table, ps, bb, pending, rngs, sp, gres, last, wait, cands,
-                 moves, obs, reward, terminated, truncated, ended, final_obs, final_scores, config)
+def _pack(adv, strats, plays, games, writes, config):
+    kinds, params, tab, guest = plays
+    slots, table, ps, bb, pending, rngs, sp, gres, dice_log, log, last, wait, moves = games
+    obs, reward, terminated, truncated, ended, final_obs, final_scores = writes
+    return Rows(adv, strats, kinds, params, tab, guest, slots, table, ps, bb, pending, rngs, sp, gres, dice_log, log,
+                last, wait, moves, obs, reward, terminated, truncated, ended, final_obs, final_scores, config)
 
 
-def new_batch(n, fns, kinds, params, slots, tab, obs, final_obs, root, players, max_rolls, reward="score",
-              autoreset=AUTORESET_NEXT_STEP, stride=None):
-    """A Batch of n games (begun by reset_batch) and its arrays by name (NumPy arrays the kernels
-    write in place): fns, kinds, params as a sim.runs.api.Lineup's, kinds with PLAYER_EXTERNAL for
-    the agent's seat; tab the KernelTables; obs, final_obs the tuples of sim.observe's batch arrays
-    (sim.observe.new_obs); `stride` [n] as in the module doc."""
-    arrays = dict(
+def _packer():
+    """_pack compiled for the one Rows type (or loaded from the cache)."""
+    if JIT_DISABLED:
+        return _pack
+    if not _pack.signatures:
+        plays, games, writes = _field_types()
+        _pack.compile(rows_type()(plays[0], plays[1], types.Tuple(plays[2:]), types.Tuple(games),
+                                  types.Tuple(writes), types.int64[::1]))
+        _pack.disable_compile()
+    return _pack
+
+
+def new_rows(n, fns, kinds, params, tab, k, players, max_rolls, root=0, slots=None, reward="score",
+             autoreset=AUTORESET_NEXT_STEP, stride=None, logged_rolls=0, skip_forced=False):
+    """A Rows of n games (begun by reset_rows) and its arrays by name (NumPy arrays the kernels
+    write in place; "obs" and "final_obs": sim.observe's batch arrays by name): fns, kinds, params
+    as a sim.runs.api.Lineup's, kinds with PLAYER_EXTERNAL for the seats decided outside; tab the
+    KernelTables, k its placement rows (sim.observe.n_actions less the pass); `slots` (n, MAX_SEATS)
+    each row's strategy slots [seat s: slot s]; `stride` [n] as in the module doc; `logged_rolls`:
+    room in each row for the dice and moves of that many rolls (0: no log); `skip_forced`: as in
+    the module doc."""
+    a = dict(
+        slots=np.tile(np.arange(MAX_SEATS, dtype=np.int64), (n, 1)) if slots is None else np.array(slots, np.int64),
         table=np.zeros((n, ST_SIZE), np.int64), ps=np.zeros((n, MAX_SEATS, PS_SIZE), np.int64),
         bb=np.zeros((n, MAX_SEATS, BB_SIZE), np.uint64), pending=np.zeros((n, MAX_SEATS, 4), np.int64),
-        rngs=np.zeros((n, MAX_SEATS, RNG_WORDS), np.uint64), sp=np.zeros((n, SP_SIZE), np.int64),
-        gres=np.zeros((n, GR_SIZE), np.int64), last=np.zeros((n, MAX_SEATS), np.int64), wait=np.zeros(n, np.int8),
-        cands=np.zeros((MAX_CANDS, CAND_SIZE), np.int64), moves=np.zeros((n, 4), np.int64), reward=np.zeros(n),
-        terminated=np.zeros(n, np.bool_), truncated=np.zeros(n, np.bool_), ended=np.zeros(n, np.bool_),
+        rngs=np.zeros((n, MAX_SEATS, RNG_WORDS), np.uint64), sp=np.full((n, SP_SIZE), -1, np.int64),
+        gres=np.zeros((n, GR_SIZE), np.int64), dice_log=np.zeros((n, logged_rolls, 6), np.int64),
+        log=np.zeros((n, logged_rolls * players, LOG_SIZE), np.int64), last=np.zeros((n, MAX_SEATS), np.int64),
+        wait=np.zeros(n, np.int8), moves=np.zeros((n, 4), np.int64),
+        obs=new_obs(n, players, k), reward=np.zeros(n), terminated=np.zeros(n, np.bool_),
+        truncated=np.zeros(n, np.bool_), ended=np.zeros(n, np.bool_), final_obs=new_obs(n, players, k),
         final_scores=np.zeros((n, MAX_SEATS), np.int64), config=np.zeros(CF_SIZE, np.int64))
-    config = arrays["config"]
+    config = a["config"]
     config[CF_ROOT] = np.uint64(root).astype(np.int64)
     config[CF_STRIDE] = n if stride is None else stride
     config[CF_PLAYERS] = players
     config[CF_MAX_ROLLS] = max_rolls
     config[CF_REWARD] = REWARDS[reward] if isinstance(reward, str) else reward
     config[CF_AUTORESET] = autoreset
+    config[CF_SKIP_FORCED] = int(bool(skip_forced))
     kinds = np.ascontiguousarray(kinds, np.int64)
     params = np.ascontiguousarray(params, np.float64)
-    slots = np.ascontiguousarray(slots, np.int64)
-    a = arrays
-    values = (advance_fn(), tuple(fns), kinds, params, slots, tab, a["table"], a["ps"], a["bb"], a["pending"],
-              a["rngs"], a["sp"], a["gres"], a["last"], a["wait"], a["cands"], a["moves"], tuple(obs), a["reward"],
-              a["terminated"], a["truncated"], a["ended"], tuple(final_obs), a["final_scores"], config)
-    packer = _packer()
-    return packer(*values), arrays
+    guest = guest_arrays(kinds, params, tab)
+    games = tuple(tuple(a[f].values()) if f in ("obs", "final_obs") else a[f] for f in GAMES)
+    writes = tuple(tuple(a[f].values()) if f in ("obs", "final_obs") else a[f] for f in WRITES)
+    return _packer()(advance_fn(), tuple(fns), (kinds, params, tab, guest), games, writes, config), a
 
 
 def advance_fn():
     """sim.step.advance, compiled for ADVANCE_SIG (or loaded from the cache), as the kernels here take
-    it: sim.step.stepper's, which also stops it compiling for other types (Numba 0.60 would
-    otherwise compile it anew for a tuple of strategies called from Python, sim.runs.game, and
-    fail)."""
+    it: sim.step.stepper's, which also stops it compiling for other types."""
     return stepper()
 
 
-@njit(cache=True, inline="always")
-def _start(adv, strats, kinds, params, slots, tab, st, ps, bb, cands, pending, rngs, sp, gres, last, root, game,
-           players, max_rolls, nolog):
-    """Begin game `game` in one row and play its built-in seats up to the first external decision;
-    every seat's last score is the starting score."""
-    begin(st, ps, bb, rngs, sp, gres, tab, root, game, players, max_rolls, nolog)
-    start = score_now(ps, bb, tab, 0)
-    for s in range(MAX_SEATS):
-        last[s] = start
-    adv(strats, kinds, params, slots, tab, st, ps, bb, cands, pending, rngs, sp, gres, nolog, nolog, None)
-
+# --- one row -----------------------------------------------------------------------------------
 
 @njit(cache=True)
-def reset_batch(b, which, games):
-    """Begin game games[i] in every row i with which[i], up to its first external decision, and write
-    that decision's observation into row i of b.obs. Returns the first row whose built-in seat failed
-    (sp[SP_STATE] FAILED, gres[GR_ERROR] says how), or OK."""
-    adv, strats, kinds, params, slots, tab = b.adv, b.strats, b.kinds, b.params, b.slots, b.tab
-    st, ps, bb, pending, rngs, sp = uncounted(b.table), uncounted(b.ps), uncounted(b.bb), uncounted(b.pending), \
-        uncounted(b.rngs), uncounted(b.sp)
-    gres, last, wait, cands, obs = uncounted(b.gres), uncounted(b.last), uncounted(b.wait), uncounted(b.cands), \
-        uncounted_obs(b.obs)
-    config = b.config
-    root, players, max_rolls = np.uint64(config[CF_ROOT]), config[CF_PLAYERS], config[CF_MAX_ROLLS]
-    nolog = np.zeros((0, 0), np.int64)      # no dice log, no move log (writable: advance's type)
-    failed = OK
-    for i in range(st.shape[0]):
-        if not which[i]:
-            continue
-        _start(adv, strats, kinds, params, slots, tab, st[i], ps[i], bb[i], cands, pending[i], rngs[i], sp[i],
-               gres[i], last[i], root, games[i], players, max_rolls, nolog)
-        wait[i] = 0
-        seat = sp[i, SP_SEAT]
-        if seat < 0:
-            if failed == OK:
-                failed = i
-            continue
-        observe_row(st[i], ps[i], bb[i], tab, seat, True, i, obs)
-    return failed
+def _count(st, ps, bb, tab, cands):
+    """The seat's legal choices (sim.engine.legal_choices), compiled once for the kernels here."""
+    return legal_choices(st, ps, bb, tab, cands)
+
+
+@njit(cache=True, inline="always")
+def _plays(b):
+    """(tables, guest) read once a kernel call, the guest's arrays as uncounted views (sim.nbinternals):
+    each inlined call handed them would otherwise count a reference to each, per row."""
+    ints, bits, gparams, gtab = b.guest
+    return b.tab, (uncounted(ints), uncounted(bits), uncounted(gparams), gtab)
+
+
+@njit(cache=True, inline="always")
+def _advance(b, i, tab, guest, cands):
+    """Row i's game played by its built-in seats up to its next external decision (sim.step.advance);
+    with skip_forced, a decision whose only legal action is pass is taken here and play goes on.
+    Returns the deciding seat, or -1 (the game is over, or failed: sp[SP_STATE])."""
+    st, ps, bb, pending = borrow(b, "table")[i], borrow(b, "ps")[i], borrow(b, "bb")[i], borrow(b, "pending")[i]
+    sp, gres, log = borrow(b, "sp")[i], borrow(b, "gres")[i], borrow(b, "log")[i]
+    skip = borrow(b, "config")[CF_SKIP_FORCED] != 0
+    line = (b.strats, borrow(b, "kinds"), borrow(b, "params"), tab, guest)
+    game = (st, ps, bb, cands, pending, borrow(b, "rngs")[i], sp, gres)
+    while True:
+        seat = b.adv(line, borrow(b, "slots")[i], game, (borrow(b, "dice_log")[i], log))
+        if seat < 0 or not skip or _count(st, ps, bb, tab, cands) > 0:
+            return seat
+        commit((st, ps, bb, pending, sp, gres), tab, log, 0, (-1, -1, -1, 0))
+
+
+@njit(cache=True, inline="always")
+def _begin(b, i, game, tab, guest, cands):
+    """Begin game `game` in row i and play its built-in seats up to the first external decision
+    (returned, or -1); every seat's last score is the starting score."""
+    config = borrow(b, "config")
+    st, ps, bb = borrow(b, "table")[i], borrow(b, "ps")[i], borrow(b, "bb")[i]
+    begin(st, ps, bb, borrow(b, "rngs")[i], borrow(b, "sp")[i], borrow(b, "gres")[i], tab, np.uint64(config[CF_ROOT]),
+          game, config[CF_PLAYERS], config[CF_MAX_ROLLS], borrow(b, "dice_log")[i])
+    start = score_now(ps, bb, tab, 0)
+    last = borrow(b, "last")[i]
+    for s in range(MAX_SEATS):
+        last[s] = start
+    borrow(b, "wait")[i] = 0
+    return _advance(b, i, tab, guest, cands)
+
+
+@njit(cache=True, inline="always")
+def _observe(b, i, tab, seat, deciding, obs):
+    observe_row(borrow(b, "table")[i], borrow(b, "ps")[i], borrow(b, "bb")[i], tab, seat, deciding, i, obs)
 
 
 @njit(cache=True, inline="always")
@@ -223,65 +273,93 @@ def _final_reward(ps, seat, players, mode):
     return own - best
 
 
+# --- the kernels -------------------------------------------------------------------------------
+
+@njit(cache=True, nogil=True)
+def reset_range(lo, hi, b, which, games):
+    """Begin game games[i] in every row i of lo..hi-1 with which[i], up to its first external
+    decision, and write that decision's observation into row i of b.obs. Returns the first row
+    whose built-in seat failed (sp[SP_STATE] FAILED, gres[GR_ERROR] says how), or OK."""
+    obs, (tab, guest) = uncounted_obs(b.obs), _plays(b)
+    cands = np.empty((MAX_CANDS, CAND_SIZE), np.int64)   # the call's own: slices run on several threads
+    failed = OK
+    for i in range(lo, hi):
+        if not which[i]:
+            continue
+        seat = _begin(b, i, games[i], tab, guest, cands)
+        if seat < 0:
+            if failed == OK:
+                failed = i
+            continue
+        _observe(b, i, tab, seat, True, obs)
+    return failed
+
+
+@njit(cache=True)
+def reset_rows(b, which, games):
+    """reset_range over every row."""
+    return reset_range(0, borrow(b, "table").shape[0], b, which, games)
+
+
+@njit(cache=True)
+def check_range(lo, hi, b, actions):
+    """The first row of lo..hi-1 whose action is none of its deciding seat's legal actions
+    (sim.observe), or OK; rows without a decision (a game over: sp[SP_SEAT] -1, waiting or not) take
+    no action. The moves the actions stand for go to b.moves, which apply_range applies."""
+    st, ps, bb, sp, moves = borrow(b, "table"), borrow(b, "ps"), borrow(b, "bb"), borrow(b, "sp"), borrow(b, "moves")
+    bad = canonical_rows(st[lo:hi], ps[lo:hi], bb[lo:hi], sp[lo:hi, SP_SEAT], b.tab, actions[lo:hi], moves[lo:hi])
+    return OK if bad < 0 else lo + bad
+
+
 @njit(cache=True)
 def check_actions(b, actions):
-    """The first row whose action is none of its deciding seat's legal actions (sim.observe), or OK;
-    rows without a decision (a game over: sp[SP_SEAT] -1, waiting or not) take no action. The moves
-    the actions stand for go to b.moves (scratch), which step_batch applies."""
-    return canonical_rows(b.table, b.ps, b.bb, b.sp[:, SP_SEAT], b.tab, actions, b.moves)
+    """check_range over every row."""
+    return check_range(0, borrow(b, "table").shape[0], b, actions)
 
 
-@njit(cache=True)
-def step_batch(b, actions):
-    """One action per row (sim.observe's encoding, for the row's deciding seat); see the module doc.
-
-    Every action is checked before anything changes: the first row whose action is illegal is
-    returned (nothing changed), else OK, or -2 - i for the first row i whose built-in seat failed
-    (its game stops there). Written per row: b.obs (the next decision's observation), b.reward,
-    b.terminated (the game ended by the rules), b.truncated (stopped by the roll cap), b.ended
-    (either: the game's final scores are in b.final_scores[i], and with AUTORESET_SAME_STEP its last
-    observation, from the seat that decided, in b.final_obs). Rows waiting (b.wait) take no
-    action: with AUTORESET_NEXT_STEP they begin their next game, reward 0; disabled, they are
-    left as they are."""
-    bad = check_actions(b, actions)
-    if bad != OK:
-        return bad
-    adv, strats, kinds, params, slots, tab = b.adv, b.strats, b.kinds, b.params, b.slots, b.tab
-    st, ps, bb, pending, rngs, sp = uncounted(b.table), uncounted(b.ps), uncounted(b.bb), uncounted(b.pending), \
-        uncounted(b.rngs), uncounted(b.sp)
-    gres, last, wait, cands, obs = uncounted(b.gres), uncounted(b.last), uncounted(b.wait), uncounted(b.cands), \
-        uncounted_obs(b.obs)
-    reward, terminated, truncated, ended = uncounted(b.reward), uncounted(b.terminated), uncounted(b.truncated), \
-        uncounted(b.ended)
-    final_obs, final_scores, config, moves = uncounted_obs(b.final_obs), uncounted(b.final_scores), b.config, \
-        uncounted(b.moves)
-    root, stride, players, max_rolls = np.uint64(config[CF_ROOT]), config[CF_STRIDE], config[CF_PLAYERS], \
-        config[CF_MAX_ROLLS]
-    reward_mode, autoreset = config[CF_REWARD], config[CF_AUTORESET]
-    nolog = np.zeros((0, 0), np.int64)      # no dice log, no move log (writable: advance's type)
+@njit(cache=True, nogil=True)
+def apply_range(lo, hi, b):
+    """Rows lo..hi-1 take the moves of b.moves (checked: check_range); see the module doc. Returns
+    OK, or -2 - i for the first row i whose built-in seat failed (its game stops there). Written
+    per row: b.obs (the next decision's observation), b.reward, b.terminated (the game ended by
+    the rules), b.truncated (stopped by the roll cap), b.ended (either: the game's final scores are
+    in b.final_scores[i], and with AUTORESET_SAME_STEP its last observation, from the seat that
+    decided, in b.final_obs). Rows waiting (b.wait) take no move: with AUTORESET_NEXT_STEP they
+    begin their next game, reward 0; else they are left as they are."""
+    tab, guest = _plays(b)
+    st, ps, bb, pending, sp = borrow(b, "table"), borrow(b, "ps"), borrow(b, "bb"), borrow(b, "pending"), \
+        borrow(b, "sp")
+    gres, log, last, wait, moves = borrow(b, "gres"), borrow(b, "log"), borrow(b, "last"), borrow(b, "wait"), \
+        borrow(b, "moves")
+    reward, terminated, truncated, ended = borrow(b, "reward"), borrow(b, "terminated"), borrow(b, "truncated"), \
+        borrow(b, "ended")
+    obs, final_obs, final_scores, config = uncounted_obs(b.obs), uncounted_obs(b.final_obs), \
+        borrow(b, "final_scores"), borrow(b, "config")
+    stride, players, reward_mode, autoreset = config[CF_STRIDE], config[CF_PLAYERS], config[CF_REWARD], \
+        config[CF_AUTORESET]
+    cands = np.empty((MAX_CANDS, CAND_SIZE), np.int64)   # the call's own: slices run on several threads
     failed = OK
-    for i in range(st.shape[0]):
+    for i in range(lo, hi):
         reward[i] = 0.0
         terminated[i] = False
         truncated[i] = False
         ended[i] = False
         if wait[i]:
             if autoreset == AUTORESET_NEXT_STEP:
-                _start(adv, strats, kinds, params, slots, tab, st[i], ps[i], bb[i], cands, pending[i], rngs[i],
-                       sp[i], gres[i], last[i], root, sp[i, SP_GAME] + stride, players, max_rolls, nolog)
-                wait[i] = 0
-                if sp[i, SP_SEAT] >= 0:
-                    observe_row(st[i], ps[i], bb[i], tab, sp[i, SP_SEAT], True, i, obs)
+                seat = _begin(b, i, sp[i, SP_GAME] + stride, tab, guest, cands)
+                if seat >= 0:
+                    _observe(b, i, tab, seat, True, obs)
                 elif failed == OK:
                     failed = -2 - i
             continue
         seat = sp[i, SP_SEAT]
         if seat < 0:      # a failed game: it stays so
             continue
-        commit(st[i], ps[i], bb[i], tab, pending[i], sp[i], gres[i], nolog, 0, moves[i, 0], moves[i, 1], moves[i, 2],
-               moves[i, 3])
-        adv(strats, kinds, params, slots, tab, st[i], ps[i], bb[i], cands, pending[i], rngs[i], sp[i], gres[i],
-            nolog, nolog, None)
+        # The log counts the seat's legal choices as the game loop does (every dice pair).
+        n = _count(st[i], ps[i], bb[i], tab, cands) if log.shape[1] > 0 else 0
+        commit((st[i], ps[i], bb[i], pending[i], sp[i], gres[i]), tab, log[i], n,
+               (moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3]))
+        after = _advance(b, i, tab, guest, cands)
         state = sp[i, SP_STATE]
         if state == OVER:
             if reward_mode == REWARD_SCORE:
@@ -295,56 +373,72 @@ def step_batch(b, actions):
             for s in range(players):
                 final_scores[i, s] = ps[i, s, PS_SCORE]
             if autoreset == AUTORESET_SAME_STEP:
-                observe_row(st[i], ps[i], bb[i], tab, seat, False, i, final_obs)
-                _start(adv, strats, kinds, params, slots, tab, st[i], ps[i], bb[i], cands, pending[i], rngs[i],
-                       sp[i], gres[i], last[i], root, sp[i, SP_GAME] + stride, players, max_rolls, nolog)
-                if sp[i, SP_SEAT] >= 0:
-                    observe_row(st[i], ps[i], bb[i], tab, sp[i, SP_SEAT], True, i, obs)
+                _observe(b, i, tab, seat, False, final_obs)
+                after = _begin(b, i, sp[i, SP_GAME] + stride, tab, guest, cands)
+                if after >= 0:
+                    _observe(b, i, tab, after, True, obs)
                 elif failed == OK:
                     failed = -2 - i
             else:
-                observe_row(st[i], ps[i], bb[i], tab, seat, False, i, obs)
+                _observe(b, i, tab, seat, False, obs)
                 wait[i] = 1
         elif state == FAILED:
             if failed == OK:
                 failed = -2 - i
         else:
-            seat = sp[i, SP_SEAT]
-            now = score_now(ps[i], bb[i], tab, seat)
+            now = score_now(ps[i], bb[i], tab, after)
             if reward_mode == REWARD_SCORE:
-                reward[i] = now - last[i, seat]
-            last[i, seat] = now
-            observe_row(st[i], ps[i], bb[i], tab, seat, True, i, obs)
+                reward[i] = now - last[i, after]
+            last[i, after] = now
+            _observe(b, i, tab, after, True, obs)
     return failed
 
 
-def _packer():
-    """_pack compiled for the one Batch type (or loaded from the cache)."""
-    if JIT_DISABLED:
-        return Batch
-    if not _pack.signatures:
-        fields = _field_types()
-        _pack.compile(BatchType(list(zip(FIELDS, fields)))(*fields))
-        _pack.disable_compile()
-    return _pack
+@njit(cache=True)
+def apply_moves(b):
+    """apply_range over every row."""
+    return apply_range(0, borrow(b, "table").shape[0], b)
+
+
+@njit(cache=True, nogil=True)
+def step_range(lo, hi, b, actions):
+    """One action per row of lo..hi-1 (sim.observe's encoding, for the row's deciding seat): every
+    action is checked before anything changes, and the first row whose action is illegal is
+    returned (nothing changed); else apply_range's return."""
+    bad = check_range(lo, hi, b, actions)
+    if bad != OK:
+        return bad
+    return apply_range(lo, hi, b)
+
+
+@njit(cache=True)
+def step_rows(b, actions):
+    """step_range over every row; see the module doc."""
+    return step_range(0, borrow(b, "table").shape[0], b, actions)
 
 
 def compiled():
-    """(reset_batch, step_batch, check_actions), compiled for the one Batch type on first use (or
-    loaded from the cache), with greedy_actions and observe_seat: the strategies typed as function
-    values (sim.state.StrategySet) and advance by its address (AdvanceFn), so that one compiled
-    kernel steps any line-up."""
-    if not JIT_DISABLED and not step_batch.signatures:
-        batch = BatchType(list(zip(FIELDS, _field_types())))
-        c1 = types.int64[::1]
-        check_actions.compile(types.int64(batch, c1))
-        reset_batch.compile(types.int64(batch, types.int8[::1], c1))
-        step_batch.compile(types.int64(batch, c1))
-        greedy_actions.compile(types.void(batch, c1))
-        observe_seat.compile(types.void(batch, types.int64, types.int64))
-        for kernel in (reset_batch, step_batch, check_actions, greedy_actions, observe_seat):
+    """(reset_rows, step_rows, check_actions), compiled for the one Rows type on first use (or
+    loaded from the cache), with the other kernels here: the strategies typed as function values
+    (sim.state.StrategySet) and advance by its address (AdvanceFn), so that one compiled kernel
+    steps any line-up."""
+    if not JIT_DISABLED and not step_rows.signatures:
+        rows = rows_type()
+        c1, i64 = types.int64[::1], types.int64
+        check_actions.compile(i64(rows, c1))
+        reset_rows.compile(i64(rows, types.int8[::1], c1))
+        step_rows.compile(i64(rows, c1))
+        apply_moves.compile(i64(rows))
+        reset_range.compile(i64(i64, i64, rows, types.int8[::1], c1))
+        step_range.compile(i64(i64, i64, rows, c1))
+        check_range.compile(i64(i64, i64, rows, c1))
+        apply_range.compile(i64(i64, i64, rows))
+        greedy_actions.compile(types.void(rows, c1))
+        observe_seat.compile(types.void(rows, i64, i64))
+        for kernel in (reset_rows, step_rows, check_actions, apply_moves, reset_range, step_range, check_range,
+                       apply_range, greedy_actions, observe_seat):
             kernel.disable_compile()
-    return reset_batch, step_batch, check_actions
+    return reset_rows, step_rows, check_actions
 
 
 @njit(cache=True)

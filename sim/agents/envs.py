@@ -37,19 +37,15 @@ from gymnasium.vector.utils import batch_space
 
 from .. import observe, vector
 from ..engine import GR_ERROR, GR_ERR_ROLL, GR_ERR_SEAT, GR_ERR_VALUE
-from ..players import PLAYER_EXTERNAL
 from ..state import MAX_SEATS, ST_ROLL
 from ..step import SP_GAME, SP_SEAT
 from ..tables import build_tables, kernel_tables
 from strategies.flat import flat_bounds, flat_observation
 from . import SOLO_ID, TABLE_ID, register
-from ..runs.api import lineup
+from ..runs.game import GameInProgress, outside_lineup
 from ..runs.defaults import ENV_OPPONENTS, ENV_REWARD, MAX_ROLLS, PLAYERS, SHEET, VECTOR_ENVS
 from ..runs.settings import MAX_GAME_INDEX, MAX_SEED, check_int
 
-#: What plays an agent's seat in the line-up before its kind is made external: a built-in that
-#: loads nothing (its decision function is never called).
-_PLACEHOLDER = "random"
 #: The observation's forms: sim.observe's dict of arrays, or one float32 vector (strategies.flat).
 OBS_FORMS = ("dict", "flat")
 _AUTORESET = {AutoresetMode.NEXT_STEP: vector.AUTORESET_NEXT_STEP, AutoresetMode.SAME_STEP: vector.AUTORESET_SAME_STEP,
@@ -125,11 +121,10 @@ class Table:
             raise ValueError(f"opponents must be one strategy spec, or a list of {others} (one per other seat), "
                              f"got {len(opponents)}")
         rest = iter(opponents)
-        specs = [_PLACEHOLDER if s in self.external else next(rest) for s in range(players)]
-        line = lineup(specs, sheet=sheet, players=players, rules=rules)
-        kinds = line.kinds.copy()
-        kinds[list(self.external)] = PLAYER_EXTERNAL
-        self.line, self.kinds, self.specs = line, kinds, tuple(line.specs)
+        #: The seats' specs, None for the agents' (sim.runs.game.outside_lineup).
+        self.strategies = [None if s in self.external else next(rest) for s in range(players)]
+        line = outside_lineup(self.strategies, sheet, rules)
+        self.line, self.kinds, self.specs = line, line.kinds, tuple(line.specs)
         self.opponents = tuple(opponents)
         self.sheet, self.rules = line.sheet, line.rules
         self.max_rolls = self.rules.solo_rolls if players == 1 else check_int("max_rolls", max_rolls, 1, 10_000)
@@ -167,12 +162,11 @@ class Table:
         return self.flat_space() if obs_form(obs) == "flat" else self.space()
 
     def batch(self, n, root, reward, autoreset):
-        """A sim.vector.Batch of n games and its arrays; obs and final_obs by name."""
-        obs, final_obs = observe.new_obs(n, self.players, self.k), observe.new_obs(n, self.players, self.k)
-        b, arrays = vector.new_batch(n, self.line.fns, self.kinds, self.line.params, np.arange(MAX_SEATS), self.tab,
-                                     obs.values(), final_obs.values(), root, self.players, self.max_rolls,
-                                     reward=reward_kind(reward), autoreset=autoreset)
-        return b, arrays, obs, final_obs
+        """A sim.vector.Rows of n games and its arrays; obs and final_obs by name."""
+        b, arrays = vector.new_rows(n, self.line.fns, self.kinds, self.line.params, self.tab, self.k,
+                                    self.players, self.max_rolls, root=root, reward=reward_kind(reward),
+                                    autoreset=autoreset)
+        return b, arrays, arrays["obs"], arrays["final_obs"]
 
 
 def reward_kind(reward) -> str:
@@ -214,21 +208,24 @@ def _illegal(name, arrays, obs, row, action, env_label):
 
 
 class OneGame:
-    """One game at a time of a Table, in a sim.vector batch of one (autoreset disabled): games 0, 1,
-    2, ... of a root seed, one a begin(). What EncoreEnv and the PettingZoo env (sim.agents.aec) step;
-    `arrays`, `obs` and `view` are the batch's arrays (sim.vector.new_batch), its observation and
-    a seat's look (sim.vector.observe_seat), rows of one."""
+    """One game at a time of a Table: games 0, 1, 2, ... of a root seed, one a begin(). What
+    EncoreEnv and the PettingZoo env (sim.agents.aec) step: a sim.runs.game.GameInProgress (the one
+    game stepped from outside, as the play page's) stepped by actions; `arrays`, `obs` and `view`
+    are its rows' arrays (sim.vector.new_rows), its observation and a seat's look
+    (sim.vector.observe_seat), rows of one."""
 
     def __init__(self, table: Table, name: str, seed, reward):
         self.table, self.name = table, name
         self.root = None if seed is None else _root(seed)
-        self.b, self.arrays, self.obs, self.view = table.batch(1, self.root or 0, reward, vector.AUTORESET_DISABLED)
-        self._reset, self._step = vector.compiled()[:2]
+        self.gip = GameInProgress(self.root or 0, 0, table.strategies, table.sheet, table.rules, table.max_rolls,
+                                  line=table.line, reward=reward, logged=False, start=False)
+        self.b, self.arrays, self.obs, self.view = self.gip.b, self.gip.arrays, self.gip.obs, self.gip.view
         self.game = None
 
     def begin(self, seed, options, draw) -> None:
         """The next game: game 0 of `seed` if given, options["game"] if given, else the one after
-        the last; draw() gives the root seed when none was ever given."""
+        the last; draw() gives the root seed when none was ever given. A strategy that fails (a
+        user's writing to the game) raises StrategyError, as in `run`."""
         if seed is not None:
             self.root, self.game = _root(seed), None
         elif self.root is None:
@@ -236,20 +233,14 @@ class OneGame:
         game = 0 if self.game is None else self.game + 1
         if options and "game" in options:
             game = check_int("game", options["game"], 0, MAX_GAME_INDEX)
-        self.arrays["config"][vector.CF_ROOT] = np.uint64(self.root).astype(np.int64)
-        failed = self._reset(self.b, np.ones(1, np.int8), np.array([game], np.int64))
         self.game = game
-        if failed != vector.OK:
-            raise _failed(self.arrays, 0, self.name)
+        self.gip.begin(game, self.root)
 
     def step(self, action) -> None:
         """The deciding seat takes `action`: IllegalAction, and nothing changed, if it may not."""
         action = _action(action, f"{self.name}, seat {self.seat}")
-        status = self._step(self.b, np.array([action], np.int64))
-        if status == 0:
+        if self.gip.act(action) == 0:
             raise _illegal(self.name, self.arrays, self.obs, 0, action, "")
-        if status != vector.OK:
-            raise _failed(self.arrays, 0, self.name)
 
     @property
     def seat(self) -> int:
@@ -339,7 +330,7 @@ class EncoreEnv(gymnasium.Env):
 
 class EncoreVectorEnv(VectorEnv):
     """num_envs games of one seat each (EncoreEnv's settings), stepped in one compiled call
-    (sim.vector.step_batch): env i plays games first + i, first + i + num_envs, ... of the root
+    (sim.vector.step_rows): env i plays games first + i, first + i + num_envs, ... of the root
     seed (reset(seed=s, options={"game": first}); first 0 by default). `autoreset_mode`: Gymnasium's
     (metadata["autoreset_mode"]); NEXT_STEP by default, SAME_STEP puts the ended game's last
     observation in info["final_obs"]. `copy`: return copies of the observation arrays (the
@@ -451,7 +442,7 @@ class EncoreVectorEnv(VectorEnv):
 
     @property
     def batch(self):
-        """The sim.vector.Batch that the kernels step (for kernels of one's own, and benchmarks)."""
+        """The sim.vector.Rows that the kernels step (for kernels of one's own, and benchmarks)."""
         return self._b
 
     @property

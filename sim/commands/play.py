@@ -82,7 +82,7 @@ def play(*, players=Default(D.PLAY_PLAYERS), opponents=Default(None), level=Defa
                                         coach=coach)
         return session, (lambda: child is not None and wait_for(child, "hints")), (child.wait if child else lambda: None)
 
-    serve(Starting(build), sock, browser=browser, say=say,
+    serve(Starting(build, root=folder.parent), sock, browser=browser, say=say,
           tell=lambda: note(f"Your game is kept in {folder} after every move: stop with Ctrl-C, continue "
                             f"with encore-sim play --resume {folder}"))
 

@@ -148,13 +148,15 @@ def app(session, token: str, port: int) -> Guard:
     async def state(request: Request):
         return answer(await run_in_threadpool(session.state))
 
-    async def hint(request: Request):
-        q = request.query_params
+    def decision(request: Request, usage: str) -> int:
         try:
-            decision = int(q.get("decision", ""))
+            return int(request.query_params.get("decision", ""))
         except ValueError:
-            raise Refused(400, "bad request: hint?game=ID&decision=N") from None
-        return answer(await run_in_threadpool(session.hint, q.get("game"), decision))
+            raise Refused(400, f"bad request: {usage}") from None
+
+    async def hint(request: Request):
+        n = decision(request, "hint?game=ID&decision=N")
+        return answer(await run_in_threadpool(session.hint, request.query_params.get("game"), n))
 
     async def play(request: Request):
         return answer(await run_in_threadpool(session.play, await body(request)))
@@ -163,11 +165,11 @@ def app(session, token: str, port: int) -> Guard:
         return answer(await run_in_threadpool(session.set_coach, await body(request)))
 
     async def review(request: Request):
-        try:
-            decision = int(request.query_params.get("decision", ""))
-        except ValueError:
-            raise Refused(400, "bad request: review?decision=N") from None
-        return answer(await run_in_threadpool(session.review, decision))
+        return answer(await run_in_threadpool(session.review, decision(request, "review?decision=N")))
+
+    async def saved(request: Request):
+        n = decision(request, "saved?folder=NAME&decision=N")
+        return answer(await run_in_threadpool(session.saved_review, request.query_params.get("folder", ""), n))
 
     async def games(request: Request):
         return answer(await run_in_threadpool(session.games))
@@ -190,6 +192,7 @@ def app(session, token: str, port: int) -> Guard:
                Route("/api/undo", refused(undo), methods=["POST"]),
                Route("/api/games", refused(games), methods=["GET"]),
                Route("/api/review", refused(review), methods=["GET"]),
+               Route("/api/saved", refused(saved), methods=["GET"]),
                Route("/api/practice", refused(practice), methods=["POST"])]
     inner = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
     return Guard(inner, token, port)

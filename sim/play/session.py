@@ -66,6 +66,8 @@ class PlaySession:
         self._analyse = analyse
         self._analysis = None           # {"status": "running" | "done" | "failed", ...}
         self._thread = None
+        self._trace, self._trace_lock = None, threading.Lock()     # the finished game's trace, for the review
+        self._saved = {}                # another saved game being reviewed from the home page: its session
         if game.over:
             self._finish()
 
@@ -206,13 +208,52 @@ class PlaySession:
         view = then.view()
         rolls = analysis.get("rolls") or []
         judged = rolls[decision] if decision < len(rolls) else {}
+        roll = self.game.losses[decision]["roll"]
         return {**view, "review": {"decision": decision, "decisions": n, "yours": self.game.losses[decision]["choice"],
                                    "learned": self.game.losses[decision]["best"], "loss": judged.get("loss"),
-                                   "luck": judged.get("luck")}}
+                                   "luck": judged.get("luck"), "chances": self._chances_at(roll)}}
+
+    def _chances_at(self, roll: int) -> dict | None:
+        """Each seat's chance of winning (solo: its expected final score) before roll `roll`, with
+        the sheets as the review draws them: the trace's row after the roll before (sim.runs.trace);
+        None without a win model for the game (_game_trace). The game's trace is made once, outside the session's lock (seconds: the game played again)."""
+        with self._trace_lock:
+            if self._trace is None:
+                self._trace = _game_trace(self.game)
+        if self._trace is False:
+            return None
+        rows = self._trace[self._trace["roll"] == roll - 1].sort_values("seat")
+        solo = self.game.players == 1
+        return {"roll": roll - 1, "solo": solo,
+                "seats": [{"seat": int(r.seat), "name": self.game.names[int(r.seat)],
+                           "win_prob": None if solo else float(r.win_prob),
+                           "expected_score": float(r.expected_score)} for r in rows.itertuples()]}
 
     def games(self) -> list[dict]:
         """The games of `play` kept beside this one (saved_games)."""
         return saved_games(self.folder.parent)
+
+    def saved_review(self, name, decision) -> dict:
+        """review(decision) of the finished, analysed game kept beside this one in the folder `name`
+        (one of games()' folders: no other path is read), with its analysis's summary."""
+        if isinstance(decision, bool) or not isinstance(decision, int):
+            raise Refused(400, "bad request: saved?folder=NAME&decision=N")
+        if name == self.folder.name:
+            other = self
+        else:
+            if not any(g["folder"] == name and g["over"] for g in self.games()):
+                raise Refused(404, f"no finished game of yours is kept in {str(name)[:60]!r}")
+            with self.lock:
+                other = self._saved.get(name)
+            if other is None:
+                from .game import resume
+                other = PlaySession.resume(self.folder.parent / name, resume)
+                with self.lock:
+                    self._saved = {name: other}       # one at a time: each holds a game's arrays
+        a = other._analysis or {}
+        return {**other.review(decision), "saved": {
+            "folder": name, "score": a.get("score"), "you_won": a.get("you_won"), "players": a.get("players"),
+            "loss_per_decision": a.get("loss_per_decision"), "rating": a.get("rating")}}
 
     def set_coach(self, body) -> dict:
         if not isinstance(body, dict) or set(body) != {"game", "on", "threshold"} or not isinstance(body["on"], bool):
@@ -268,6 +309,10 @@ class PlaySession:
         tmp.replace(self.folder / ANALYSIS_FILE)
         with self.lock:
             self._analysis = {"status": "done", **result}
+        try:                # the review's chances ready before the page asks (kernels loaded once a process)
+            self._chances_at(1)
+        except Exception:   # the review then says why, when it is asked for
+            pass
 
     def warm(self) -> None:
         """learned's judge compiled before the first hint or move needs it (Game.warm), outside the
@@ -278,6 +323,24 @@ class PlaySession:
         """Until the analysis in the background is done (tests, and a server stopping)."""
         if self._thread is not None:
             self._thread.join(timeout)
+
+
+def _game_trace(g):
+    """The finished game `g`'s trace (sim.runs.trace.game_trace), or False where learned has no
+    weights or no win model is kept for its sheet, players and rules (fitting one takes minutes:
+    `run --trace` does it, not the page)."""
+    from sim.runs.trace import game_trace, model_for
+    from sim.state import PS_SCORE, PS_WINNER
+    from strategies.learned import MissingWeights
+    c = g.gip.chunk()
+    try:
+        model = model_for(g.sheet, g.players, g.rules, fit_missing=False)
+        if model is None and g.players > 1:
+            return False
+        return game_trace(g.seed, g.game, g.players, c.log, g.sheet, g.rules, scores=c.seats[0, :, PS_SCORE],
+                          winners=c.seats[0, :, PS_WINNER], model=model)
+    except MissingWeights:
+        return False
 
 
 # --- the games played before ---------------------------------------------------------------------
@@ -324,8 +387,9 @@ class Starting:
     STAGES, and returns it with a function that waits until learned's judge is compiled (and
     any more to call once the game is ready)."""
 
-    def __init__(self, build, failed=None):
+    def __init__(self, build, failed=None, root=None):
         self.session = None
+        self.root = None if root is None else Path(root)      # where the saved games are
         self.error = None
         self._build, self._failed = build, failed
         self._stages = []           # [key, started, finished or None]
@@ -397,7 +461,13 @@ class Starting:
         return self._ready().hint(game, decision)
 
     def games(self):
+        # the home page lists the saved games while the game is still being prepared
+        if self.session is None and self.root is not None:
+            return saved_games(self.root)
         return self._ready().games()
+
+    def saved_review(self, name, decision):
+        return self._ready().saved_review(name, decision)
 
     def review(self, decision):
         return self._ready().review(decision)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import engine, guard, players as reference_players
-from ..batch import alone_watched, play_batch, watched_batch
+from ..batch import alone_watched, play_games, watched_batch
 from ..nbinternals import JIT_DISABLED
 from .gamelog import game_log, mask_cells
 from .settings import DEFAULT_MAX_ROLLS, MAX_GAME_INDEX, MAX_GAMES, MAX_SEED, Settings, check_int
@@ -199,8 +199,8 @@ def play_chunk(seed, first, count, strategies, players=None, sheet=SHEET,
     tab = kernel_tables(sheet, rules)
     if line.batched is not None:
         # A batched strategy decides for many games at once, from Python (sim.batched).
-        from ..batched import play_batched
-        games, seats, logs = play_batched(line, tab, seed, first, count, players, max_rolls,
+        from ..batched import play_stepped
+        games, seats, logs = play_stepped(line, tab, seed, first, count, players, max_rolls,
                                           chunk_max_rolls(max_rolls, players, rules), rotate, log_turns,
                                           BatchedStrategyError)
         chunk = Chunk(seed, first, line.specs, games, seats, _seat_slots(first, count, players, rotate, line),
@@ -211,7 +211,7 @@ def play_chunk(seed, first, count, strategies, players=None, sheet=SHEET,
     slots = np.arange(MAX_SEATS, dtype=np.int64) if len(line.specs) > 1 else np.zeros(MAX_SEATS, np.int64)
 
     # A user's strategy is watched (sim.guard): by a kernel of its own, compiled when first needed.
-    kernel = watched_batch() if (line.kinds[:MAX_SEATS] >= reference_players.PLAYER_GUARDED).any() else play_batch
+    kernel = watched_batch() if (line.kinds[:MAX_SEATS] >= reference_players.PLAYER_GUARDED).any() else play_games
 
     def run(dice_start, dice, log_start, log, first=first, count=count, kinds=line.kinds, kernel=kernel):
         games = np.zeros((count, engine.GR_SIZE), np.int64)

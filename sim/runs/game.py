@@ -6,23 +6,25 @@
     g.play(k)           # choice k (-1 passes); the strategies play up to the next decision of yours
     g.over, g.roll, g.scores()
 
-The game is sim.step's kernels on one row: game g of seed s has the dice of `run`'s game g of
-seed s, and the strategies decide as they do there, seats not rotated. The move log and the
-dice are kept (dataset's turns table), so a finished game is a Chunk (chunk()) that a dataset
-stores like any run's.
+The game is a row of sim.vector.Rows (the one container of stepped games), stepped by its
+kernels: game g of seed s has the dice of `run`'s game g of seed s, and the strategies decide as
+they do there (a user's watched, sim.guard: a write to the game stops it with run's error),
+seats not rotated. The move log and the dice are kept (dataset's turns table), so a finished
+game is a Chunk (chunk()) that a dataset stores like any run's. The Gym and PettingZoo envs' one
+game (sim.agents.envs.OneGame) is a GameInProgress too, stepped by actions (act) rather than by
+choices.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .. import engine, step
+from dataclasses import replace
+
+from .. import engine, step, vector
 from ..players import PLAYER_EXTERNAL
-from ..state import (
-    CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SCORE, PS_SIZE, RNG_WORDS, ST_AVAIL, ST_IS_ACTIVE, ST_ROLL, ST_SEAT,
-    ST_SIZE, BB_SIZE,
-)
-from ..tables import kernel_tables
-from .api import Lineup, lineup
+from ..state import CAND_SIZE, MAX_CANDS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_ROLL
+from ..tables import build_tables, kernel_tables
+from .api import Lineup, check_chunk, lineup
 from .chunk import Chunk
 from .settings import MAX_GAME_INDEX, MAX_SEED, check_int
 from .defaults import MAX_ROLLS, SHEET
@@ -36,62 +38,88 @@ class IllegalChoice(ValueError):
     """A choice that is not one of the deciding seat's legal choices; nothing was changed."""
 
 
+def outside_lineup(strategies, sheet=SHEET, rules=None, checked: bool = True) -> Lineup:
+    """The Lineup of a game whose seats with None in `strategies` (specs) are decided outside: their
+    kind PLAYER_EXTERNAL, a built-in that loads nothing standing in for them (its decision function
+    is never called). ValueError for a batched strategy, which plays batches of games."""
+    strategies = list(strategies)
+    specs = [_PLACEHOLDER if s is None else s for s in strategies]
+    line = lineup(specs, sheet=sheet, players=len(specs), checked=checked, rules=rules)
+    if line.batched is not None:   # its seat would be taken for the caller's (both are decided outside)
+        raise ValueError(f"strategy {next(sp for sp, b in zip(line.specs, line.batched) if b)!r} is batched: "
+                         "it plays batches of games (run, compare), not a game stepped one decision at a time")
+    kinds = line.kinds.copy()
+    kinds[[s for s, spec in enumerate(strategies) if spec is None]] = PLAYER_EXTERNAL
+    return replace(line, kinds=kinds)
+
+
 class GameInProgress:
     """Game `game` of root seed `seed`, seat s played by strategies[s] (a spec), or by the caller
-    where strategies[s] is None. `labels` names the caller's seats in results [default "you"]."""
+    where strategies[s] is None. `label` names the caller's seats in results [default "you"].
+    `line`: the outside_lineup of `strategies`, when made already; `reward`: what act's steps
+    reward (sim.vector.REWARDS); `logged`: keep the dice and move log (chunk()); `skip_forced`:
+    the caller's decisions whose only legal choice is pass are taken for it (sim.vector); `start`:
+    begin the game now (else begin() does)."""
 
     def __init__(self, seed: int, game: int, strategies, sheet=SHEET, rules=None, max_rolls: int = MAX_ROLLS,
-                 checked: bool = True, label: str = "you"):
-        seed = check_int("seed", seed, 0, MAX_SEED)
-        game = check_int("game", game, 0, MAX_GAME_INDEX)
+                 checked: bool = True, label: str = "you", line: Lineup | None = None, reward="score",
+                 logged: bool = True, skip_forced: bool = False, start: bool = True):
         strategies = list(strategies)
         external = [s is None for s in strategies]
         if not any(external):
             raise ValueError("a game in progress needs a seat of yours: None in strategies")
-        specs = [_PLACEHOLDER if s is None else s for s in strategies]
-        line = lineup(specs, sheet=sheet, players=len(specs), checked=checked, rules=rules)
-        if line.batched is not None:   # its seat would be taken for the caller's (both are decided outside)
-            raise ValueError(f"strategy {next(sp for sp, b in zip(line.specs, line.batched) if b)!r} is batched: "
-                             "it plays batches of games (run, compare), not a game stepped one decision at a time")
-        kinds = line.kinds.copy()
-        for s, ext in enumerate(external):
-            if ext:
-                kinds[s] = PLAYER_EXTERNAL
+        line = line or outside_lineup(strategies, sheet, rules, checked)
         labels = list(line.labels or line.specs)
         self.specs = tuple(label if ext else spec for spec, ext in zip(line.specs, external))
         self.labels = tuple(label if ext else name for name, ext in zip(labels, external))
-        self.line = Lineup(line.specs, line.fns, line.params, kinds, line.sheet, line.players, line.checked,
-                           self.labels, line.rules)
+        self.line = replace(line, labels=self.labels)
         self.external = tuple(external)
-        self.seed, self.game, self.players = seed, game, len(specs)
+        self.players = len(strategies)
         self.sheet, self.rules = line.sheet, line.rules
         self.max_rolls = self.rules.solo_rolls if self.players == 1 else check_int("max_rolls", max_rolls, 1, 10_000)
         self.tab = kernel_tables(self.sheet, self.rules)
-        self.slots = np.arange(MAX_SEATS, dtype=np.int64)
-        self.st = np.zeros(ST_SIZE, np.int64)
-        self.ps = np.zeros((MAX_SEATS, PS_SIZE), np.int64)
-        self.bb = np.zeros((MAX_SEATS, BB_SIZE), np.uint64)
+        k = len(build_tables(self.sheet, self.rules).size)
+        self.b, self.arrays = vector.new_rows(1, line.fns, line.kinds, line.params, self.tab, k, self.players,
+                                              self.max_rolls, reward=reward, autoreset=vector.AUTORESET_DISABLED,
+                                              logged_rolls=self.max_rolls if logged else 0, skip_forced=skip_forced)
+        a = self.arrays
+        # Row 0 of the rows' arrays: sim.step's arrays of the game, as the kernels write them.
+        self.st, self.ps, self.bb, self.sp, self.gres = a["table"][0], a["ps"][0], a["bb"][0], a["sp"][0], a["gres"][0]
+        self.dice_log, self.log = a["dice_log"][0], a["log"][0]
+        self.obs, self.view = a["obs"], a["final_obs"]
         self.cands = np.zeros((MAX_CANDS, CAND_SIZE), np.int64)
-        self.pending = np.zeros((MAX_SEATS, 4), np.int64)
-        self.rngs = np.zeros((MAX_SEATS, RNG_WORDS), np.uint64)
-        self.sp = np.zeros(step.SP_SIZE, np.int64)
-        self.gres = np.zeros(engine.GR_SIZE, np.int64)
-        self.dice_log = np.zeros((self.max_rolls, 6), np.int64)
-        self.log = np.zeros((self.max_rolls * self.players, engine.LOG_SIZE), np.int64)
-        step.begin(self.st, self.ps, self.bb, self.rngs, self.sp, self.gres, self.tab, np.uint64(seed), game,
-                   self.players, self.max_rolls, self.dice_log)
+        self._reset, self._step = vector.compiled()[:2]
         self._n = -1
-        self._advance()
+        self.seed, self.game = check_int("seed", seed, 0, MAX_SEED), None
+        if start:
+            self.begin(game)
 
     # --- stepping -----------------------------------------------------------------------
 
-    def _advance(self) -> None:
-        step.stepper()(self.line.fns, self.line.kinds, self.line.params, self.slots, self.tab, self.st, self.ps, self.bb,
-                     self.cands, self.pending, self.rngs, self.sp, self.gres, self.dice_log, self.log, None)
-        if self.sp[step.SP_STATE] == step.FAILED:
-            from .api import check_chunk
-            check_chunk(self.chunk(finished=False))
+    def begin(self, game: int, seed: int | None = None) -> None:
+        """Begin game `game` (of root seed `seed`, if given: else the seed's) up to the caller's
+        first decision."""
+        if seed is not None:
+            self.seed = check_int("seed", seed, 0, MAX_SEED)
+        self.game = check_int("game", game, 0, MAX_GAME_INDEX)
+        self.arrays["config"][vector.CF_ROOT] = np.uint64(self.seed).astype(np.int64)
+        self._done(self._reset(self.b, np.ones(1, np.int8), np.array([self.game], np.int64)) == vector.OK)
+
+    def _done(self, ok: bool) -> None:
+        """After a step: a strategy that failed (a user's that wrote to the game, say) raises
+        StrategyError as in `run` (check_chunk)."""
         self._n = -1
+        if not ok:
+            check_chunk(self.chunk(finished=False))
+            raise RuntimeError(f"game {self.game} of seed {self.seed} stopped at roll {self.roll}")
+
+    def act(self, action: int) -> int:
+        """The deciding seat takes `action` (sim.observe's encoding): the kernels' status
+        (sim.vector.step_rows: 0 if the action is not a legal one, and nothing changed; else OK)."""
+        status = self._step(self.b, np.array([action], np.int64))
+        if status != 0:
+            self._done(status == vector.OK)
+        return status
 
     @property
     def seat(self) -> int | None:
@@ -135,14 +163,8 @@ class GameInProgress:
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not -1 <= k < n:
             raise IllegalChoice(f"choice {k!r} is not a legal choice of seat {self.seat} at roll {self.roll}: "
                                 f"an index 0..{n - 1} of its {n} choices, or -1 to pass")
-        if k < 0:
-            cd = nd = sub = -1
-            cost = 0
-        else:
-            cd, nd, sub, cost = (int(x) for x in self.cands[k])
-        step.commit(self.st, self.ps, self.bb, self.tab, self.pending, self.sp, self.gres, self.log, n, cd, nd, sub,
-                    cost)
-        self._advance()
+        self.arrays["moves"][0] = (-1, -1, -1, 0) if k < 0 else self.cands[k]
+        self._done(vector.apply_moves(self.b) == vector.OK)
 
     # --- results ------------------------------------------------------------------------
 

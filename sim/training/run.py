@@ -31,7 +31,7 @@ from .table import OPPONENTS, train_table
 
 
 def table_lineup():
-    """Decision functions, kinds and parameters for play_batch: slot 0 is learned, with room for
+    """Decision functions, kinds and parameters for play_games: slot 0 is learned, with room for
     the sheet's layout and table weights after its parameters (train_table fills both), slots 1..
     the OPPONENTS of table training."""
     specs = [resolve("learned:deny=0")] + [resolve(o) for o in OPPONENTS]   # trained without denial

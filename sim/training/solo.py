@@ -69,7 +69,7 @@ def start_solo(st, ps, bb, tab, seed, game):
 
 @njit(cache=True)
 def play_one(W, tab, key, st, ps, bb, lay, sc, se, subs, costs, rewards, qs, idx, feats, gains, values):
-    """One game of play_batch from fresh arrays (start_solo) with dice key `key`, recorded in
+    """One game of play_for_learning from fresh arrays (start_solo) with dice key `key`, recorded in
     feats, gains and values (its rows of them); returns its score. Not inlined: its arguments,
     which the caller keeps alive, are used as uncounted views (sim.nbinternals), as the inlined
     rank_placements would otherwise count a reference to each array at every decision."""
@@ -90,19 +90,19 @@ def play_one(W, tab, key, st, ps, bb, lay, sc, se, subs, costs, rewards, qs, idx
     return ps[0, PS_SCORE]
 
 
-def play_batch(W, tab, seed, first, count, feats, gains, values, scores):
+def play_for_learning(W, tab, seed, first, count, feats, gains, values, scores):
     """Play games first..first+count-1 of `seed` with weights W (read only), over Numba's threads.
 
     Game i records, for each roll r = 1..30 (the rules' solo rolls), the active features of its afterstate
     (feats[i, r]), the reward of the move that made it (gains[i, r]: points, less the
     '!' it used) and the value the move was chosen by (values[i, r]); scores[i] its score.
     """
-    over_threads(_play_games, count, W, tab, seed, first, feats, gains, values, scores)
+    over_threads(_play_for_learning, count, W, tab, seed, first, feats, gains, values, scores)
 
 
 @njit(cache=True, nogil=True)
-def _play_games(lo, hi, W, tab, seed, first, feats, gains, values, scores):
-    """play_batch's games first+lo..first+hi-1 (rows lo..hi-1)."""
+def _play_for_learning(lo, hi, W, tab, seed, first, feats, gains, values, scores):
+    """play_for_learning's games first+lo..first+hi-1 (rows lo..hi-1)."""
     for i in range(lo, hi):
         st, ps, bb, _ = new_state()
         lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
@@ -185,7 +185,7 @@ def train(sheet=SHEET, games: int = DEFAULT_GAMES, seed: int = TRAIN_SEED, threa
     while done < games:
         n = min(BATCH, games - done)
         alpha = settings.alpha + (settings.alpha_end - settings.alpha) * done / games
-        play_batch(W, tab, seed, done, n, feats, gains, values, scores)
+        play_for_learning(W, tab, seed, done, n, feats, gains, values, scores)
         learn_batch(W, E, A, feats, gains, values, n, alpha, settings.lam, settings.tc, rolls)
         done += n
         if progress is not None:

@@ -8,7 +8,7 @@ decision maximises the final margin over the best opponent, the objective that w
 not its own score. Features: the seat's sheet (strategies.learned) and what it sees of the
 table (strategies.table_features), in the weights row of the game's stage.
 
-Games are played by the engine itself (sim.batch.play_batch, the very kernel of every run),
+Games are played by the engine itself (sim.batch.play_games, the very kernel of every run),
 with the move log on; each batch is half self-play (learned in every seat) and half one
 `learned` against built-ins (heuristic, then lookahead, alternately), the learner rotated
 through the seats, so that it does not overfit to itself. The logs are replayed through the
@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.batch import play_batch
+from sim.batch import play_games
 from sim.engine import GR_ROLLS, GR_SIZE, LOG_COST, LOG_SEAT, LOG_SIZE, LOG_SUB, end_of_roll, play_move, reset
 from sim.runs.defaults import SHEET, TRAIN_SEED, TRAIN_STEP, TRAIN_TABLE_GAMES
 from sim.rules import RULEBOOK, parse_rules
@@ -129,7 +129,7 @@ def train_table(lineup, sheet=SHEET, players: int = 4, games: int | None = None,
                 init=None, rules=RULEBOOK) -> np.ndarray:
     """Table weights (float32 (N_STAGES, N_ROW_TABLE)) of `learned` for `players` on `sheet`
     after `games` training games of `seed`; progress(done, the learner's win rate against the
-    built-ins in the last batch, None for a batch of self-play alone). `lineup` is (functions, kinds, parameters) for play_batch with
+    built-ins in the last batch, None for a batch of self-play alone). `lineup` is (functions, kinds, parameters) for play_games with
     learned in slot 0 and the OPPONENTS after it (sim.training.run.table_lineup); the weights
     start at `init` (continuing their training) or at 0, and each batch is played with those
     learnt so far. Every game is played under `rules` (a sim.rules.Rules or a --rules text), the
@@ -171,7 +171,7 @@ def train_table(lineup, sheet=SHEET, players: int = 4, games: int | None = None,
             at = 0 if part == 0 else n_self
             rows = slice(at, at + count)
             slots = np.zeros(MAX_SEATS, np.int64) if part == 0 else np.array([0] + [opp] * (MAX_SEATS - 1))
-            play_batch(fns, kinds, params, slots, part == 1, tab, np.uint64(seed), first, players, MAX_ROLLS,
+            play_games(fns, kinds, params, slots, part == 1, tab, np.uint64(seed), first, players, MAX_ROLLS,
                        res[rows], seats[rows], dice_start[:count + 1], dice, log_start[:count + 1], log)
             if part == 0:
                 learner[rows] = True

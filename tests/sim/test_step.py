@@ -81,3 +81,29 @@ def test_an_illegal_choice_raises_and_changes_nothing():
 def test_a_game_needs_a_seat_of_the_caller():
     with pytest.raises(ValueError, match="None in strategies"):
         GameInProgress(0, 0, ["greedy"])
+
+
+CHEAT = '''
+from sim.state import PS_JOKERS, ST_SEAT
+
+
+def jokers(st, ps, bb, cands, n, tab, params, rng):
+    ps[st[ST_SEAT], PS_JOKERS] += 1          # refill its own '!'
+    return n - 1
+'''
+
+
+def test_a_users_strategy_writing_to_the_game_is_refused_as_in_run(tmp_path):
+    """A user's strategy at the table of a game stepped from outside (the play page's, es.game's)
+    is watched as in `run` (sim.guard): the same error, naming the seat, the game and the roll."""
+    from sim.runs.api import StrategyError, play_game
+    f = tmp_path / "cheat.py"
+    f.write_text(CHEAT)
+    spec = f"{f}:jokers"
+    with pytest.raises(StrategyError, match="wrote to ps") as ran:
+        play_game(4, 2, ["greedy", spec])
+    with pytest.raises(StrategyError) as stepped:
+        g = GameInProgress(4, 2, [None, spec])
+        while not g.over:
+            g.play(greedy_index(g.choices()))
+    assert str(stepped.value) == str(ran.value)

@@ -295,6 +295,7 @@ function render() {
   renderTracker();
   renderTabs();
   renderEnd();
+  renderHome();
   $("folder").textContent = S.folder ? `Saved as ${S.folder}` : "";
 }
 
@@ -836,7 +837,7 @@ function renderEnd() {
     analysisView(body, a);
   }
   end.append(body);
-  if (a.status === "done") end.append(reviewBox());
+  if (a.status === "done" && document.body.dataset.view !== "home") end.append(gameReview());
   if (S.folder) {
     const p = el("p", {class: "saved", id: "saved"});
     p.append(document.createTextNode("Saved as a dataset: "), el("code", {}, S.folder),
@@ -849,6 +850,18 @@ function renderEnd() {
 // --- your game, stepped through: each of your decisions with the sheets as they were ----------
 
 let reviewAt = null;           // {decision, view} on show
+let reviewFrom = null;         // null: this game's review; {folder, decisions}: a saved game's (the home page)
+
+// The review box for this game (not a saved game's): set back to this game if it showed another.
+function gameReview() {
+  const box = reviewBox();
+  if (reviewFrom !== null) {
+    reviewFrom = null;
+    reviewAt = null;
+    setTimeout(() => stepReview(0), 0);
+  }
+  return box;
+}
 const reviewBoxEl = el("section", {id: "review", "aria-label": "Your game, roll by roll"});
 
 function reviewBox() {
@@ -860,7 +873,10 @@ function reviewBox() {
     reviewBoxEl.append(el("h3", {}, "Your game, roll by roll"),
       el("p", {class: "explain"}, "Your sheet as it was before each of your decisions: your move crossed " +
          "white, learned's choice outlined; the loss of your move and the luck of the roll."),
-      prev, next, el("p", {id: "review-words"}), svg("svg", {id: "review-sheet", role: "img"}),
+      prev, next, el("p", {id: "review-words"}),
+      el("p", {id: "review-chances"}),
+      el("p", {id: "review-chances-what", class: "explain"}),
+      svg("svg", {id: "review-sheet", role: "img"}),
       el("div", {id: "review-others"}));
     setTimeout(() => stepReview(0), 0);
   }
@@ -868,10 +884,12 @@ function reviewBox() {
 }
 
 async function stepReview(by) {
-  const n = S.decision;
+  const n = reviewFrom ? reviewFrom.decisions : S.decision;
   const k = Math.max(0, Math.min(n - 1, reviewAt === null ? 0 : reviewAt.decision + by));
   try {
-    const v = await request(`api/review?decision=${k}`, undefined, "Setting the game back to that roll");
+    const path = reviewFrom ? `api/saved?folder=${encodeURIComponent(reviewFrom.folder)}&decision=${k}`
+      : `api/review?decision=${k}`;
+    const v = await request(path, undefined, "Setting the game back to that roll");
     reviewAt = {decision: k, view: v};
     drawReview();
   } catch (e) {
@@ -902,6 +920,13 @@ function drawReview() {
     `you played ${moveText(r.yours)}, learned's best ${moveText(r.learned)}; loss ` +
     `${r.loss === null || r.loss === undefined ? "-" : r.loss.toFixed(2)}` +
     (r.luck === null || r.luck === undefined ? "" : `, luck of the roll ${signed(r.luck)}`) + ".";
+  const c = r.chances;
+  $("review-chances").textContent = !c ? "" : c.solo
+    ? `Expected final score: ${c.seats[0].expected_score.toFixed(1)}`
+    : "Chance of winning: " + c.seats.map((x) => `${x.seat === v.you ? "You" : x.name} ${Math.round(100 * x.win_prob)}%`).join(", ");
+  $("review-chances-what").textContent = !c ? "" : c.solo
+    ? "What learned expects you to finish with from your sheet before this roll (if learned played the rest)."
+    : "Each player's chance of winning before this roll, from the sheets then, by the win model fitted on learned's games.";
   $("review-prev").disabled = r.decision === 0;
   $("review-next").disabled = r.decision === r.decisions - 1;
 }
@@ -1018,29 +1043,67 @@ function renderTutorial() {
   $("tutorial-next").disabled = tutorialAt === TUTORIAL.length - 1;
 }
 
-async function loadGames() {
-  const box = $("games");
+// The games kept beside this one, in `box`: a table (with a Review button each where `review`) and
+// your level game by game; ids prefixed by `prefix` (the home page and the game's tab show both).
+async function loadGames(box = $("games"), prefix = "", review = false) {
   try {
     const games = await request("api/games", undefined, "Reading your saved games");
     window.encoreGames = games;
     box.replaceChildren();
     if (!games.length) { box.append(el("p", {}, "No games yet.")); return; }
-    const table = el("table", {id: "games-table"});
-    table.append(rowOf(["date", "players", "score", "level", ""], "th"));
+    const table = el("table", {id: `${prefix}games-table`});
+    table.append(rowOf(["date", "players", "score", "level", "", ...(review ? [""] : [])], "th"));
     for (const g of games.slice().reverse()) {
-      table.append(rowOf([g.date, String(g.players), g.score === null ? (g.over ? "" : "playing") : String(g.score),
-                          g.rated ? `${g.rated} ${g.rated_name}` : "", g.practice ? "practice" : ""], "td"));
+      const row = rowOf([g.date, String(g.players), g.score === null ? (g.over ? "" : "playing") : String(g.score),
+                         g.rated ? `${g.rated} ${g.rated_name}` : "", g.practice ? "practice" : ""], "td");
+      if (review) {
+        const cell = el("td");
+        if (g.over && g.moves) {
+          const b = el("button", {type: "button", class: "quiet-button review-saved", "data-folder": g.folder}, "Review");
+          b.addEventListener("click", () => reviewSaved(g));
+          cell.append(b);
+        }
+        row.append(cell);
+      }
+      table.append(row);
     }
     const rated = games.filter((g) => g.rated);
     if (rated.length) {
       box.append(el("h3", {}, "Your level, game by game"));
       box.append(bars(rated.map((g, k) => ({roll: k + 1, v: g.rated, label: `${g.date}: level ${g.rated}`})),
-                      {id: "level-chart", unit: "your level (1 beginner .. 5 learned)", across: "game"}));
+                      {id: `${prefix}level-chart`, unit: "your level (1 beginner .. 5 learned)", across: "game"}));
     }
     box.append(table);
   } catch (e) {
     box.replaceChildren(el("p", {class: "error"}, e.message));
   }
+}
+
+// A saved game stepped through on the home page: the review's box, moved there.
+function reviewSaved(g) {
+  reviewFrom = {folder: g.folder, decisions: g.moves};
+  reviewAt = null;
+  $("home-review").replaceChildren(el("h2", {id: "home-review-title"}, `Your game of ${g.date}` +
+    (g.score === null ? "" : `: ${g.score} points`) + (g.rated ? `, played like level ${g.rated} ${g.rated_name}` : "")),
+    reviewBox());
+  stepReview(0);
+}
+
+// The home page (#home, or no hash) or the game (#game): one page, two views.
+function setView() {
+  const home = location.hash !== "#game";
+  document.body.dataset.view = home ? "home" : "game";
+  if (home) {
+    loadGames($("home-games"), "home-", true);
+  } else if (S) {
+    render();
+  }
+  window.scrollTo(0, 0);
+}
+
+function renderHome() {
+  $("home-play").textContent = !S || (!S.over && !S.decision) ? "Start a new game"
+    : S.over ? "This game and its analysis" : "Continue your game";
 }
 
 // --- wiring -------------------------------------------------------------------------------
@@ -1078,5 +1141,9 @@ document.addEventListener("DOMContentLoaded", () => {
   document.addEventListener("keydown", (e) => {
     if (e.key === "Escape" && !$("picker").hidden) $("picker-cancel").click();
   });
+  $("home-play").addEventListener("click", () => { location.hash = "game"; });
+  $("home-tutorial").addEventListener("click", () => $("tutorial-open").click());
+  window.addEventListener("hashchange", setView);
+  setView();
   load();
 });

@@ -322,3 +322,23 @@ def test_the_dict_s_bounds_are_the_rules_own():
     table = EncoreEnv(players=2, rules="pass-penalty=1,colour-bonus=6/3", max_rolls=50).observation_space
     assert (table["score"].low.min(), table["score"].high.max()) == (-30 - 50, 41 + 30 + 8)
     assert table["roll"].high.max() == 50 and table["rules"].high.max() == 31
+
+
+def test_a_users_strategy_writing_to_the_game_is_refused_as_in_run(tmp_path):
+    """An opponent from a user's file is watched as in `run` (sim.guard): its write to the game
+    stops the env's game with run's error."""
+    from sim.runs.api import StrategyError, play_game
+    f = tmp_path / "cheat.py"
+    f.write_text("from sim.state import PS_JOKERS, ST_SEAT\n\n\n"
+                 "def jokers(st, ps, bb, cands, n, tab, params, rng):\n"
+                 "    ps[st[ST_SEAT], PS_JOKERS] += 1\n"
+                 "    return n - 1\n")
+    spec = f"{f}:jokers"
+    with pytest.raises(StrategyError, match="wrote to ps") as ran:
+        play_game(4, 2, ["greedy", spec])
+    env = EncoreEnv(players=2, opponents=spec, seed=4)
+    env.reset(options={"game": 2})
+    with pytest.raises(StrategyError) as stepped:
+        while True:
+            env.step(env.greedy_action())
+    assert str(stepped.value) == str(ran.value)

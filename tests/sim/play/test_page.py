@@ -153,7 +153,8 @@ class Player:
         actions.perform()
 
     def open(self, url: str) -> dict:
-        self.d.get(url)
+        """The game's view (#game: the URL alone opens the home page)."""
+        self.d.get(url + "#game")
         end = time.monotonic() + SLOW
         while self.state() is None and time.monotonic() < end:     # the page says what it prepares meanwhile
             preparing = self.d.execute_script("return window.encorePreparing || null")
@@ -360,6 +361,8 @@ def test_a_solo_game_played_by_clicking_and_analysed(driver, tmp_path):
         driver.execute_script("document.getElementById('review-next').scrollIntoView({block: 'center'})")
         p.click("#review-next")
         p.wait(lambda _: driver.find_element("id", "review-words").text.startswith("Decision 2 of 30"), "its next step")
+        assert driver.find_element("id", "review-chances").text.startswith("Expected final score: ")
+        assert "learned expects" in driver.find_element("id", "review-chances-what").text
         check_parts(p, "end")
         picture(p, "play-analysis.png", full=True)
         assert not p.errors()
@@ -405,6 +408,19 @@ def test_a_two_player_game_stopped_and_resumed(driver, tmp_path):
         assert s["over"] and s["players"] == 2 and not s["seats"][1]["yours"]
         assert p.counts.get("coached", 0) >= 1, p.counts
         read_end(p, 2, tmp_path)
+        # the home page: the URL alone; the games played listed, one of them stepped through
+        driver.get(server.url)
+        p.wait(lambda _: driver.find_elements("id", "home-games-table"), "the home page's games", timeout=60)
+        assert not driver.find_element("id", "sheet").is_displayed()
+        rows = driver.find_elements("css selector", "#home-games-table tr")[1:]
+        assert len(rows) == 1 and rows[0].text.split()[2:4] == ["2", str(s["seats"][0]["score"])], rows[0].text
+        assert driver.find_element("id", "home-play").text == "This game and its analysis"
+        p.click(".review-saved")
+        p.wait(lambda _: driver.find_element("id", "review-words").text.startswith("Decision 1 of "), "a saved game's review")
+        chances = driver.find_element("id", "review-chances").text
+        assert chances.startswith("Chance of winning: You ") and chances.count("%") == 2, chances
+        p.click("#home-play")
+        p.wait(lambda _: driver.find_element("id", "analysis").is_displayed(), "the game again")
         assert not p.errors()
     finally:
         server.stop()
@@ -509,6 +525,19 @@ def test_any_screen_named_bots_and_take_backs(driver, tmp_path):
         assert [g["folder"] for g in games] == ["play-any"] and games[0]["practice"] and games[0]["players"] == 3
         assert "practice" in driver.find_element("id", "games-table").text
         p.click("#tab-opponents")
+        # the home page on a phone: no sideways scrolling, the tutorial from it, back to the game
+        viewport(driver, 420, 900)
+        driver.get(server.url)
+        p.wait(lambda _: driver.find_elements("id", "home-games-table"), "the home page's games", timeout=60)
+        assert "practice" in driver.find_element("id", "home-games-table").text
+        assert driver.execute_script("return document.documentElement.scrollWidth <= innerWidth")
+        p.click("#home-tutorial")
+        assert driver.find_element("id", "tutorial-step").text.lower().startswith("1 of 5")
+        p.click("#tutorial-close")
+        assert driver.find_element("id", "home-play").text == "Continue your game"
+        p.click("#home-play")
+        p.wait(lambda _: driver.find_element("id", "sheet").is_displayed(), "the game from the home page")
+        viewport(driver, WIDTH, HEIGHT)
         assert not p.errors()
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

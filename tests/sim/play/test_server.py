@@ -339,6 +339,9 @@ def test_a_finished_game_is_saved_analysed_and_resumed_with_its_analysis(tmp_pat
     assert first["roll"] == 1 and first["seats"][0]["crossed"] == [] and first["review"]["yours"]["pass"]
     assert last["roll"] == 30 and last["review"]["loss"] == a["rolls"][29]["loss"]
     assert last["review"]["luck"] == a["rolls"][29]["luck"] and not last["over"]
+    # solo, the trace's expected final score before the roll: -22 points now, more to come
+    assert first["review"]["chances"]["solo"] and first["review"]["chances"]["roll"] == 0
+    assert first["review"]["chances"]["seats"][0]["expected_score"] > -22
     with pytest.raises(Refused, match="out of range"):
         again.review(30)
     (folder / "analysis.json").unlink()                                     # stopped while analysing
@@ -351,3 +354,60 @@ def test_the_page_knows_the_tables_largest_size():
     from sim.runs.defaults import PLAY_MAX_PLAYERS
     from sim.state import MAX_SEATS
     assert PLAY_MAX_PLAYERS == MAX_SEATS
+
+
+def test_the_review_of_a_table_game_gives_each_seats_chance_of_winning(tmp_path, monkeypatch):
+    """Served as the page asks for it: every seat's chance before the roll, from the game's trace."""
+    from sim.play.analysis import game_analysis
+    from sim.runs.trace import game_trace
+    from sim.state import PS_SCORE, PS_WINNER
+    s = PlaySession.start(Game(players=3, opponents="greedy", seed=5, game=0), tmp_path / "game",
+                          analyse=game_analysis)
+    while not s.game.over:
+        s.play({"game": s.id, "decision": s.game.decisions, "choice": 0 if s.game.count() else -1})
+    s.wait(300)
+    server = Server(s).start()
+    try:
+        client = Client(server)
+        seen = []
+        for d in (0, s.game.decisions // 2, s.game.decisions - 1):
+            status, _, data = client.send("GET", f"api/review?decision={d}")
+            assert status == 200, data
+            seen.append(json.loads(data)["review"]["chances"])
+        assert client.send("GET", "api/review?decision=x")[0] == 400
+        # the home page's list and its review of a saved game: by its folder's name alone
+        status, _, data = client.send("GET", "api/games")
+        assert status == 200 and [(g["folder"], g["over"], g["players"]) for g in json.loads(data)] == [("game", True, 3)]
+        status, _, data = client.send("GET", "api/saved?folder=game&decision=1")
+        saved = json.loads(data)
+        assert status == 200 and saved["review"]["decision"] == 1 and saved["saved"]["players"] == 3
+        assert saved["review"]["chances"] == s.review(1)["review"]["chances"]
+        for bad in ("..", "../game", "nothing", "%2Fetc"):
+            status, _, data = client.send("GET", f"api/saved?folder={bad}&decision=0")
+            assert status == 404 and one_line(data).startswith("no finished game"), data
+        assert client.send("GET", "api/saved?folder=game&decision=x", headers={"Host": "evil.example"})[0] == 403
+    finally:
+        server.stop()
+    c = s.game.gip.chunk()
+    trace = game_trace(s.game.seed, 0, 3, c.log, scores=c.seats[0, :, PS_SCORE], winners=c.seats[0, :, PS_WINNER])
+    for chances in seen:
+        assert not chances["solo"] and [x["seat"] for x in chances["seats"]] == [0, 1, 2]
+        assert abs(sum(x["win_prob"] for x in chances["seats"]) - 1) < 1e-6
+        rows = trace[trace["roll"] == chances["roll"]].sort_values("seat")
+        assert [x["win_prob"] for x in chances["seats"]] == pytest.approx(list(rows["win_prob"]))
+    assert seen[0]["roll"] == 0 and seen[0]["seats"][0]["name"] != seen[0]["seats"][1]["name"]
+    assert seen[-1]["roll"] == s.game.losses[-1]["roll"] - 1
+    # from the next game's page, and from the home page while that game is still being prepared
+    nxt = PlaySession.start(Game(players=1, seed=1), tmp_path / "next")
+    assert nxt.saved_review("game", 0)["review"]["chances"] == seen[0]
+    with pytest.raises(Refused, match="no finished game"):
+        nxt.saved_review("nothing", 0)
+    from sim.play.session import Starting
+    assert [g["folder"] for g in Starting(lambda stage: None, root=tmp_path).games()] == ["game", "next"]
+    # a game whose win model is not kept (another sheet or rules): no chances, and no fit of minutes
+    import sim.runs.trace as trace_module
+    monkeypatch.setattr(trace_module, "fit_model", lambda *a, **k: pytest.fail("the review fitted a win model"))
+    monkeypatch.setattr(trace_module.winmodel, "shipped", lambda: {})
+    monkeypatch.setattr(trace_module.winmodel, "stored_path", lambda *a: tmp_path / "no-model.json")
+    again = PlaySession.resume(tmp_path / "game", resume_game)
+    assert again.review(0)["review"]["chances"] is None and again.review(0)["review"]["decision"] == 0
