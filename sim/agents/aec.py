@@ -48,12 +48,13 @@ class EncoreAEC(AECEnv):
     """A table of `players` (2-6; 1 is the solo game, one agent) whose every seat is an agent.
     `seed`: the root seed of its games (reset(seed=...) sets another; None: drawn at the first
     reset); reset(options={"game": g}) plays game g next. `obs`: "dict" (sim.observe's arrays but
-    the mask) or "flat" (one float32 vector, strategies.flat)."""
+    the mask) or "flat" (one float32 vector, strategies.flat). `skip_forced`: a decision whose only
+    legal action is pass is taken inside the step (the agent is not asked)."""
 
     metadata = {"name": "encore_sim_v0", "render_modes": [], "is_parallelizable": False}
 
     def __init__(self, players=AEC_PLAYERS, sheet=SHEET, rules=None, reward=ENV_REWARD, seed=None,
-                 max_rolls=MAX_ROLLS, render_mode=None, obs="dict"):
+                 max_rolls=MAX_ROLLS, render_mode=None, obs="dict", skip_forced=False):
         super().__init__()
         players = check_int("players", players, 1, MAX_SEATS)
         self.table = Table(players, range(players), None, sheet, rules, max_rolls)
@@ -71,7 +72,8 @@ class EncoreAEC(AECEnv):
         self._pass_only = np.zeros(self.table.k + 1, np.int8)
         self._pass_only[-1] = 1
         self._action_spaces = {a: spaces.Discrete(self.table.k + 1) for a in self.possible_agents}
-        self.one = OneGame(self.table, NAME, seed, "score")     # rewards are worked out here, for every seat
+        # rewards are worked out here, for every seat
+        self.one = OneGame(self.table, NAME, seed, "score", skip_forced=bool(skip_forced))
         self._rng = np.random.default_rng(seed)
         self.agents = []
 

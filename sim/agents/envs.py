@@ -161,11 +161,11 @@ class Table:
         """The space of one decision's observation in the form `obs` ("dict" or "flat")."""
         return self.flat_space() if obs_form(obs) == "flat" else self.space()
 
-    def batch(self, n, root, reward, autoreset):
+    def batch(self, n, root, reward, autoreset, skip_forced=False):
         """A sim.vector.Rows of n games and its arrays; obs and final_obs by name."""
         b, arrays = vector.new_rows(n, self.line.fns, self.kinds, self.line.params, self.tab, self.k,
                                     self.players, self.max_rolls, root=root, reward=reward_kind(reward),
-                                    autoreset=autoreset)
+                                    autoreset=autoreset, skip_forced=skip_forced)
         return b, arrays, arrays["obs"], arrays["final_obs"]
 
 
@@ -214,11 +214,11 @@ class OneGame:
     are its rows' arrays (sim.vector.new_rows), its observation and a seat's look
     (sim.vector.observe_seat), rows of one."""
 
-    def __init__(self, table: Table, name: str, seed, reward):
+    def __init__(self, table: Table, name: str, seed, reward, skip_forced=False):
         self.table, self.name = table, name
         self.root = None if seed is None else _root(seed)
         self.gip = GameInProgress(self.root or 0, 0, table.strategies, table.sheet, table.rules, table.max_rolls,
-                                  line=table.line, reward=reward, logged=False, start=False)
+                                  line=table.line, reward=reward, logged=False, skip_forced=skip_forced, start=False)
         self.b, self.arrays, self.obs, self.view = self.gip.b, self.gip.arrays, self.gip.obs, self.gip.view
         self.game = None
 
@@ -268,18 +268,20 @@ class EncoreEnv(gymnasium.Env):
     built-in strategies (`opponents`: one spec for every other seat, or one each; "greedy" unless
     told). `seed`: the root seed of the games (reset(seed=...) sets another; None: drawn at the first
     reset). reset(options={"game": g}) plays game g next. `obs`: "dict" (sim.observe's arrays) or
-    "flat" (one float32 vector, strategies.flat). action_masks(): the legal actions now."""
+    "flat" (one float32 vector, strategies.flat). action_masks(): the legal actions now.
+    `skip_forced`: a decision whose only legal action is pass is taken inside the step, its reward
+    added to the next one's (the same games and scores, fewer decisions)."""
 
     metadata = {"render_modes": []}
 
     def __init__(self, players=PLAYERS, opponents=None, seat=0, sheet=SHEET, rules=None, reward=ENV_REWARD, seed=None,
-                 max_rolls=MAX_ROLLS, render_mode=None, obs="dict"):
+                 max_rolls=MAX_ROLLS, render_mode=None, obs="dict", skip_forced=False):
         self.table = Table(players, [seat], opponents, sheet, rules, max_rolls)
         self.seat = seat
         self.name = SOLO_ID if players == 1 else TABLE_ID
         self.reward_kind = reward_kind(reward)
         self.obs = obs_form(obs)
-        self.one = OneGame(self.table, self.name, seed, reward)
+        self.one = OneGame(self.table, self.name, seed, reward, skip_forced=bool(skip_forced))
         self.observation_space = self.table.observation_space(self.obs)
         self.action_space = LegalActions(self.table.k + 1, self.one.mask)
         self.render_mode = render_mode
@@ -335,13 +337,13 @@ class EncoreVectorEnv(VectorEnv):
     (metadata["autoreset_mode"]); NEXT_STEP by default, SAME_STEP puts the ended game's last
     observation in info["final_obs"]. `copy`: return copies of the observation arrays (the
     kernels write the same arrays at every step; copy=False hands them out as they are). `obs`:
-    "dict" or "flat" (EncoreEnv's). action_masks(): every env's legal actions."""
+    "dict" or "flat", `skip_forced` (EncoreEnv's). action_masks(): every env's legal actions."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, num_envs=VECTOR_ENVS, players=PLAYERS, opponents=None, seat=0, sheet=SHEET, rules=None,
                  reward=ENV_REWARD, seed=None, max_rolls=MAX_ROLLS, autoreset_mode=AutoresetMode.NEXT_STEP, copy=True,
-                 render_mode=None, obs="dict"):
+                 render_mode=None, obs="dict", skip_forced=False):
         self.num_envs = n = check_int("num_envs", num_envs, 1, 1 << 24)
         self.table = Table(players, [seat], opponents, sheet, rules, max_rolls)
         self.seat = seat
@@ -355,7 +357,7 @@ class EncoreVectorEnv(VectorEnv):
         self.copy = copy
         self._root = None if seed is None else _root(seed)
         self._b, self._arrays, self._obs, self._final_obs = self.table.batch(n, self._root or 0, reward_kind(reward),
-                                                                            _AUTORESET[mode])
+                                                                            _AUTORESET[mode], bool(skip_forced))
         self.single_action_space = spaces.Discrete(self.table.k + 1)
         self.action_space = LegalActionsBatch(self.table.k + 1, self._obs["action_mask"])
         self._reset, self._step, self._check = vector.compiled()[:3]

@@ -342,3 +342,66 @@ def test_a_users_strategy_writing_to_the_game_is_refused_as_in_run(tmp_path):
         while True:
             env.step(env.greedy_action())
     assert str(stepped.value) == str(ran.value)
+
+
+@pytest.mark.parametrize("players", [1, 4])
+def test_skipping_forced_passes_plays_the_same_games_and_rewards_in_fewer_decisions(players):
+    """skip_forced takes a decision whose only legal action is pass inside the step: the games, their
+    final scores and the rewards' sums are the same, and the agent is asked only the rest."""
+    played = {}
+    for skip in (False, True):
+        env = encore_sim.env(players, seed=9, skip_forced=skip)
+        games = []
+        for _ in range(3):
+            _, info = env.reset()
+            decisions = forced = 0
+            total = 0.0
+            while True:
+                forced += int(info["action_mask"].sum() == 1)
+                _, reward, terminated, truncated, info = env.step(env.greedy_action())
+                decisions += 1
+                total += reward
+                if terminated or truncated:
+                    break
+            games.append((info["scores"], total, decisions, forced))
+        played[skip] = games
+    for (scores, total, decisions, forced), (scores_, total_, decisions_, forced_) in zip(*played.values()):
+        assert (scores_, total_, forced_) == (scores, total, 0)
+        assert decisions_ == decisions - forced
+    if players > 1:
+        assert sum(g[3] for g in played[False]) > 0
+    expected = run_scores(9, 3, players)
+    assert [g[0] for g in played[True]] == expected.tolist()
+
+
+def test_skipping_forced_passes_in_the_vector_env_and_the_aec_env():
+    n = 3
+    counts, scores = {}, {}
+    for skip in (False, True):
+        venv = encore_sim.vector_env(n, 4, seed=13, skip_forced=skip)
+        venv.reset()
+        got, steps = {}, 0
+        while len(got) < n:
+            _, _, _, _, info = venv.step(venv.greedy_actions())
+            steps += 1
+            for i in np.flatnonzero(info.get("_scores", [])):
+                got[int(info["game"][i])] = info["scores"][i].tolist()
+        scores[skip], counts[skip] = got, steps
+    assert scores[True] == scores[False] == {g: s.tolist() for g, s in enumerate(run_scores(13, n, 4))}
+    assert counts[True] < counts[False]
+    steps = {}
+    for skip in (False, True):
+        aec = encore_sim.aec_env(3, seed=8, skip_forced=skip)
+        aec.reset()
+        steps[skip] = 0
+        for agent in aec.agent_iter():
+            _, _, terminated, truncated, info = aec.last()
+            if terminated or truncated:
+                final = info["scores"]
+                aec.step(None)
+                continue
+            assert not skip or aec.action_masks().sum() > 1
+            aec.step(aec.greedy_action())
+            steps[skip] += 1
+        assert final == run_scores(8, 1, 3)[0].tolist()
+    assert steps[True] < steps[False]
