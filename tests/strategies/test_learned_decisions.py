@@ -8,7 +8,7 @@ from sim.training import solo as T
 from strategies import learned_decisions as D
 from strategies import learned_value as V
 
-from test_learned_value import SEED, standard_search_kit
+from learned_kit import SEED, standard_search_kit
 
 
 def test_search_weighs_the_top_choices_and_only_the_close_calls():

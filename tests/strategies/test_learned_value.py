@@ -5,15 +5,12 @@ import numpy as np
 import pytest
 
 from sim import engine
-from sim.sheets import load_sheet
 from sim.state import BB_ALIVE, BB_TOUCH, PS_JOKERS, ST_DICE, ST_ROLL, new_state
-from sim.tables import N_GROUPS, build_tables, kernel_tables
+from sim.tables import build_tables, kernel_tables
 from sim.training import solo as T
 from strategies import learned_value as V
-from strategies import learned_weights as WF
-from strategies.features import EXPECT_SIZE
 
-SEED = 20261202
+from learned_kit import SEED, standard_search_kit
 
 
 def test_incremental_successor_value_is_exact():
@@ -53,14 +50,6 @@ def test_incremental_successor_value_is_exact():
                 checked += 1
             engine.cross(ps, bb, ktab, 0, moves[rng.integers(len(moves))], 0, 1)
     assert checked > 1000
-
-
-def standard_search_kit():
-    """The standard sheet's kernel tables, its shipped solo weights (float64) and the scratch of
-    a decision and of next_roll_value."""
-    ktab = kernel_tables(load_sheet("standard"))
-    W = np.asarray(WF.weights_array(load_sheet("standard")), np.float64).ravel()
-    return ktab, W, V.new_scratch(ktab), (np.empty(N_GROUPS), np.empty(EXPECT_SIZE))
 
 
 def test_next_roll_value_is_the_mean_best_reply_over_every_face():
