@@ -222,7 +222,26 @@ def test_compare_cli_report(tmp_path):
 
 # --- the browser -------------------------------------------------------------------------
 
-def test_every_figure_renders_in_a_real_browser(chromium, reports, comparison, tmp_path):
+@pytest.fixture(scope="module")
+def designer_reports(tmp_path_factory):
+    """The designer's pages: a traced dataset's report (the chances of a typical and of the most
+    dramatic game) and a sweep's compare-rules report (its measures, ranking and Pareto figure)."""
+    from sim.runs.trace import trace_dataset
+    folder = tmp_path_factory.mktemp("designer")
+    ds = folder / "traced"
+    run(ds, games=30, players=3, strategies=["learned", "greedy", "random"], seed=4, chunk_size=10)
+    trace_dataset(ds, samples=2)
+    traced = report(ds, folder / "traced.html")
+    assert [t.split(":")[0] for t in traced.figures[-2:]] == ["A typical game", "The most dramatic game"], traced.figures
+    sweep = folder / "sweep.html"
+    r = invoke("compare-rules", "jokers=7..9", "-p", "2", "-n", "40", "--by", "rolls", "--measures",
+               "--no-check-adaptation", "--report", sweep, "-q")
+    assert r.exit_code == 0, r.output
+    assert "The sweep: rolls against score" in sweep.read_text()
+    return [(traced.html, len(traced.figures)), (sweep, None)]
+
+
+def test_every_figure_renders_in_a_real_browser(chromium, reports, comparison, designer_reports, tmp_path):
     b = chromium
     # the checks can fail: a page with a broken figure, a console error and a network load
     bad = tmp_path / "bad.html"
@@ -232,12 +251,14 @@ def test_every_figure_renders_in_a_real_browser(chromium, reports, comparison, t
     assert "console: boom" in b.errors()
     assert "http://127.0.0.1:9/x.png" in b.requests()
     assert [f["ok"] for f in b.evaluate(FIGURES_JS)] == [False]
-    for r in (reports["turns"][1], reports["solo"][1], comparison[1]):
-        b.open(r.html.as_uri())
-        assert b.errors() == [], r.html
-        assert [u for u in b.requests() if not u.startswith("data:")] == [r.html.as_uri()]
+    pages = [(r.html, len(r.figures)) for r in (reports["turns"][1], reports["solo"][1], comparison[1])]
+    pages += designer_reports
+    for html, count in pages:
+        b.open(html.as_uri())
+        assert b.errors() == [], html
+        assert [u for u in b.requests() if not u.startswith("data:")] == [html.as_uri()]
         figures = b.evaluate(FIGURES_JS)
-        assert len(figures) == len(r.figures)
+        assert figures and len(figures) == (count or len(figures)), html
         for f in figures:
             assert f["ok"] and f["shown"] > 100, f
             clip = {k: f[k] for k in ("x", "y", "width", "height")}
