@@ -721,12 +721,15 @@ def _reported(report_file, quiet: bool):
 @_report_option("Also write an HTML report: the paired differences as a forest plot and the score distributions.")
 @_rules_option(RULES_HELP + " Every strategy plays under them.")
 @MEASURES
+@click.option("--trace", is_flag=True,
+              help="Also the measures of the per-roll trace (lead changes, drama, decided roll, comebacks, luck: "
+                   "docs/trace.md), paired as the others; each candidate's games are replayed for it (slower).")
 @UNCHECKED
 @PYTHON
 @TRAIN
 @_errors
 def compare(strategies, players, opponents, games, until_ci, max_games, seed, sheet, max_rolls, threads,
-            chunk_size, fmt, quiet, report_file, rules, measures, unchecked, python, train):
+            chunk_size, fmt, quiet, report_file, rules, measures, trace, unchecked, python, train):
     """Compare strategies on common random numbers (the same dice), paired against the first.
 
     Either --games N, or --until-ci X (at most --max-games; giving --games too is an error):
@@ -744,13 +747,13 @@ def compare(strategies, players, opponents, games, until_ci, max_games, seed, sh
                               until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
                               max_rolls=max_rolls, threads=threads, report=report_file,
                               progress=_progress_enabled(quiet), unchecked=unchecked, rules=rules, train=train,
-                              say=_say(quiet), measures=measures)
+                              say=_say(quiet), measures=measures, trace=trace)
     if fmt == "table":
         click.echo(format_table(result))
         if rules is not None and not rules.is_rulebook:
             click.echo("\n" + "\n".join(_players_lines(list(strategies) + list(opponents or ()), sheet,
                                                          result.settings["players"], rules)))
-    elif fmt == "csv" and measures:
+    elif fmt == "csv" and (measures or trace):
         _emit_measures(result.measures, result.not_measured)
     else:
         _emit(result.table, fmt, None, {"games": result.games, "settings": result.settings,

@@ -85,17 +85,18 @@ def compare(*strategies, players: int = D.PLAYERS, opponents=None, games: int | 
             until_ci: float | None = None, max_games: int | None = None, seed=D.SEED, sheet=D.SHEET,
             max_rolls: int = D.MAX_ROLLS, threads: int | None = None, chunk_size: int | None = None, report=None,
             progress: bool = False, unchecked: bool = False, rules=None, train: bool = False, say=None,
-            measures: bool = False):
+            measures: bool = False, trace: bool = False):
     """The candidates (the first is the baseline) on the same games, paired: sim.experiments.compare's
     Comparison. `games` [default: sim.runs.defaults.COMPARE_GAMES] or `until_ci` (at most
     `max_games`); `opponents`: one spec for every opponent seat, or one per opponent seat.
     `report`: an HTML file to write too (checked before any game is played). `measures`: the
-    designer's measures of each candidate's games too (sim.runs.measures)."""
+    designer's measures of each candidate's games too (sim.runs.measures); `trace`: with them the
+    measures of the games' per-roll trace (lead changes, drama, decided roll, comebacks, luck)."""
     from ..experiments.compare import compare as play
     return _reported(lambda: play(list(strategies), players=players, opponents=opponents, games=games, seed=seed,
                                   until_ci=until_ci, max_games=max_games, chunk_size=chunk_size, sheet=sheet,
                                   max_rolls=max_rolls, threads=threads, progress=progress, checked=not unchecked,
-                                  rules=rules, measures=measures), report, "compare_report", train, threads,
+                                  rules=rules, measures=measures, trace=trace), report, "compare_report", train, threads,
                      progress, say)
 
 

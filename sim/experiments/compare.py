@@ -100,14 +100,15 @@ def _games_needed(done: int, widest: float, until_ci: float) -> float:
     return done * (widest / until_ci) ** 2
 
 
-def candidate_results(line, seed, first, count, players, sheet, max_rolls=DEFAULT_MAX_ROLLS, frames=None):
+def candidate_results(line, seed, first, count, players, sheet, max_rolls=DEFAULT_MAX_ROLLS, frames=None,
+                      trace=False):
     """(scores, winner flags) of the candidate, slot 0 of lineup `line`, in games first .. first+count-1.
 
     Under the rules `line` was set up for. Solo it plays each game alone; at a table of `players` the
     seats rotate (sim.state.seat_slot),
     so in game g it sits in seat (-g) mod players. Raises StrategyError if a strategy made an
     illegal move. With `frames` (a list), the games are played with their move log and their
-    per-game frame of sim.runs.measures appended to it.
+    per-game frame of sim.runs.measures appended to it (with `trace`, the trace's measures joined).
     """
     chunk = play_chunk(seed, first, count, line, players=players, sheet=sheet, max_rolls=max_rolls,
                        rotate=players > 1, rules=line.rules,   # the rules the line-up was set up for
@@ -115,7 +116,7 @@ def candidate_results(line, seed, first, count, players, sheet, max_rolls=DEFAUL
     check_chunk(chunk)
     if frames is not None:
         from ..runs.measures import frame_of_chunk
-        frames.append(frame_of_chunk(chunk))
+        frames.append(frame_of_chunk(chunk, trace=trace))
     rows = chunk.seats[np.arange(count), np.argmax(chunk.slots == 0, axis=1)]
     return rows[:, PS_SCORE], rows[:, PS_WINNER]
 
@@ -141,7 +142,7 @@ def opponents_text(opponents, players: int) -> str:
 
 def compare(strategies, players=PLAYERS, opponents=None, games=None, seed=SEED, until_ci=None, max_games=None,
             chunk_size=None, sheet=SHEET, max_rolls=DEFAULT_MAX_ROLLS, threads=None,
-            progress=False, checked=True, rules=None, measures=False) -> Comparison:
+            progress=False, checked=True, rules=None, measures=False, trace=False) -> Comparison:
     """Compare the candidates (first = baseline) on common random numbers.
 
     `games` (default 10,000) and `until_ci` exclude each other; `max_games` (default
@@ -149,6 +150,8 @@ def compare(strategies, players=PLAYERS, opponents=None, games=None, seed=SEED, 
     opponent seat, or a list of one per opponent seat (a mixed table) [default: the first
     candidate]. `checked`: users' strategies are compiled with bounds checking. `rules`: the rule
     variants every candidate plays under (a sim.rules.Rules or a --rules text; None: the rulebook).
+    `measures`: the designer's measures of each candidate's games too (sim.runs.measures); `trace`:
+    with them the measures of each game's per-roll trace (sim.runs.trace.chunk_measures).
     """
     strategies = [strategies] if isinstance(strategies, str) else list(strategies)
     if len(strategies) < 2:
@@ -160,8 +163,8 @@ def compare(strategies, players=PLAYERS, opponents=None, games=None, seed=SEED, 
     lineups = [api.lineup([c] + seats, sheet=s.sheet, players=s.players, checked=s.checked, rules=s.rules)
                for c in strategies]
     numba.set_num_threads(s.threads)
-    frames = [[] for _ in lineups] if measures else None
-    tally = _play(lineups, s, until_ci, progress, frames)
+    frames = [[] for _ in lineups] if measures or trace else None
+    tally = _play(lineups, s, until_ci, progress, frames, trace)
     settings = {"players": s.players, "seed": s.seed, "sheet": s.sheet.name, "max_rolls": s.max_rolls,
                 "opponents": opponents, "until_ci": until_ci}
     if until_ci is not None:
@@ -237,12 +240,12 @@ class _Tally:
         self.done += len(base_s)
 
 
-def _play(lineups, s, until_ci, progress, frames=None) -> _Tally:
+def _play(lineups, s, until_ci, progress, frames=None, trace=False) -> _Tally:
     """Play the candidates batch by batch (s.games of them, or with until_ci until its target);
-    with `frames`, each candidate's per-game frames into its list."""
+    with `frames`, each candidate's per-game frames into its list (with `trace`, the trace's too)."""
     return play_batches(_Tally.of(len(lineups)), s, until_ci, progress, lambda first, count: [
         candidate_results(line, s.seed, first, count, s.players, s.sheet, s.max_rolls,
-                          None if frames is None else frames[i]) for i, line in enumerate(lineups)])
+                          None if frames is None else frames[i], trace) for i, line in enumerate(lineups)])
 
 
 def play_batches(tally, s, until_ci, progress, batch):
@@ -373,6 +376,6 @@ def format_table(result: Comparison) -> str:
     if result.measures is not None:
         from ..runs.measures import format_measures
         text += "\n\n" + format_measures(result.measures, result.not_measured, "the comparison",
-                                           how="the per-roll trace")
+                                           how="`compare --trace`")
     message = stop_message(result)
     return text if message is None else text + "\n\n" + message

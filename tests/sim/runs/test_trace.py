@@ -133,6 +133,21 @@ def test_compare_rules_pairs_the_traces_measures():
     assert rows.loc[("end-colours=3", "decided_roll", "game"), "diff"] > 0
 
 
+def test_compare_pairs_the_traces_measures_and_learned_against_random_is_decided_sooner():
+    """compare --trace: each candidate's games (seats rotated) traced and paired. learned against
+    random is decided earlier, with fewer lead changes, than learned against learned."""
+    from sim import commands
+    from invoking import invoke
+    r = commands.compare("learned", "random", players=2, opponents="learned", games=40, trace=True)
+    rows = r.measures.set_index(["side", "metric", "who"])
+    assert "--trace" not in r.not_measured and rows.loc[("learned", "lead_changes", "game"), "games"] == 40
+    assert rows.loc[("random", "decided_roll", "game"), "diff"] < 0
+    assert rows.loc[("random", "lead_changes", "game"), "diff"] < 0
+    csv = invoke("compare", "learned", "random", "-p", "2", "--opponents", "learned", "-n", "40", "--trace",
+                 "-f", "csv")
+    assert csv.exit_code == 0 and any(line.startswith("random,decided_roll,game,40,") for line in csv.stdout.splitlines())
+
+
 def test_run_with_trace_writes_it_after_the_games(tmp_path):
     from sim import commands
     said = []
