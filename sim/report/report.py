@@ -23,8 +23,8 @@ from .page import (
     escape, html_table, mistakes_table, pairs_table, render_page, write_files,
 )
 
-__all__ = ["FORMATS", "Report", "check_output", "collect", "compare_report", "default_output", "report",
-           "rules_report"]
+__all__ = ["FORMATS", "Report", "check_output", "collect", "compare_report", "default_output", "measures_sections",
+           "report", "rules_report"]
 
 
 def report(dataset, out=None, fmt: str = "html", figures_dir=None, progress: bool = False,
@@ -51,6 +51,7 @@ def report(dataset, out=None, fmt: str = "html", figures_dir=None, progress: boo
                          html_table(analysis_table(analysis))))
         if analysis["mistakes"]:
             sections.append(("Largest mistakes", html_table(mistakes_table(analysis))))
+    sections += measures_sections(dataset)
     if data["band_table"] is not None:
         rated = "" if data.get("rules", "rulebook") == "rulebook" else "; made for the rulebook's scores"
         sections.append((f"Solo rating bands (docs/rules.md, section 8{rated})",
@@ -59,6 +60,24 @@ def report(dataset, out=None, fmt: str = "html", figures_dir=None, progress: boo
                  pairs_table(dataset_settings(data)), data)
     pngs = write_files(out, page, figs, figures_dir)
     return Report(out, [f.title for f in figs], pngs)
+
+
+def measures_sections(dataset) -> list[tuple[str, str]]:
+    """(title, HTML) of the dataset's designer's measures with their 95% intervals and its completion
+    table (sim.runs.measures: the trace's among them where the dataset has one; those that need the
+    move log or the trace, and the dataset lacks, named in one line)."""
+    from ..runs.measures import aggregate, dataset_frame, display, missing, missing_line
+    frame = dataset_frame(dataset)
+    table = aggregate(frame)
+    shown, done = display(table), display(table, completion=True)
+    lacking = missing_line(missing(frame))
+    out = [("The designer's measures (95% CI; docs/design.md)",
+            html_table({c: list(shown[c]) for c in shown.columns}, left=("metric", "who"))
+            + (f"<p>{escape(lacking)}</p>" if lacking else ""))]
+    if len(done):
+        out.append(("Completion: how often each colour and column is completed, and first",
+                    html_table({c: list(done[c]) for c in done.columns}, left=("colour or column",))))
+    return out
 
 
 def compare_report(result, out, fmt: str = "html", figures_dir=None) -> Report:

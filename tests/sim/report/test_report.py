@@ -45,6 +45,22 @@ def reports(turns_ds, plain_ds, solo_ds, tmp_path_factory):
             for name, ds in (("turns", turns_ds), ("plain", plain_ds), ("solo", solo_ds))}
 
 
+@pytest.mark.parametrize("name", ["turns", "solo"])
+def test_the_designers_measures_are_summary_s(reports, name):
+    """The page's measures and completion tables are `summary --measures`' (sim.runs.measures),
+    cell for cell; a dataset without its move log says which measures it lacks."""
+    from sim.runs.measures import aggregate, dataset_frame, display
+    ds, r = reports[name]
+    p = page(r.html)
+    table = aggregate(dataset_frame(ds))
+    for want in (display(table), display(table, completion=True)):
+        if want.empty:       # no move log: no completion table
+            continue
+        shown = next(t for t in p.tables if t[0] == list(want.columns))
+        assert shown[1:] == [list(map(str, row)) for row in want.itertuples(index=False)]
+    assert ("run --log-turns" in r.html.read_text()) == (name == "solo")
+
+
 @pytest.mark.parametrize("name", ["turns", "plain", "solo"])
 def test_numbers_equal_summary(reports, name):
     ds, r = reports[name]
