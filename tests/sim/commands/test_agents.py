@@ -37,12 +37,13 @@ def test_the_defaults_are_sim_runs_defaults(made):
 
 def test_the_settings_given_are_handed_on(made):
     env(4, ["greedy", "random", "learned"], seat=2, sheet="blue", rules="jokers=6", reward="margin", seed=5,
-        max_rolls=80)
+        max_rolls=80, obs="flat", skip_forced=True)
     vector_env(8, 2, "random", autoreset_mode=AutoresetMode.SAME_STEP, copy=False, seed=1)
     aec_env(3, reward="final", seed=9)
     (_, _, e), (_, v_args, v), (_, _, a) = made
     assert e == {"players": 4, "opponents": ["greedy", "random", "learned"], "seat": 2, "sheet": "blue",
-                 "rules": "jokers=6", "reward": "margin", "seed": 5, "max_rolls": 80}
+                 "rules": "jokers=6", "reward": "margin", "seed": 5, "max_rolls": 80, "obs": "flat",
+                 "skip_forced": True}
     assert v_args == (8,) and (v["players"], v["opponents"], v["autoreset_mode"], v["copy"], v["seed"]) == (
         2, "random", AutoresetMode.SAME_STEP, False, 1)
     assert (a["players"], a["reward"], a["seed"]) == (3, "final", 9)
