@@ -3,7 +3,8 @@
 A batched strategy (strategies.interface.batched) is a plain Python function of a batch of
 observations (sim.observe's arrays, a leading axis of games) that returns one action per game.
 sim.runs.api.play_chunk plays a line-up holding one here (play_stepped), and so does everything
-that plays through it: run, compare, tune, analyse, replay.
+that plays through it: run, compare, tune, analyse, replay; a game stepped one decision at a time
+(sim.runs.game: es.game, the play page's opponents) asks it for one game (decide_one).
 
     rows      B games in progress at once: a sim.vector.Rows (the one container of stepped games),
               autoreset off, each row seated as run seats its game
@@ -191,6 +192,17 @@ def _decide(line, own, names, obs, a, actions, every_row, error) -> None:
             actions[:] = acts
         else:
             actions[rows] = acts
+
+
+def decide_one(line, slot: int, name: str, obs: dict, error=ValueError) -> int:
+    """The action of line's batched strategy in `slot` for the one game whose observation (a batch
+    of one) is `obs`: a game stepped one decision at a time (sim.runs.game) calls it where a
+    batched opponent decides. `error`, with one line, for what play_stepped refuses too."""
+    try:
+        out = line.batched[slot](obs, line.params[slot])
+    except Exception as e:   # noqa: BLE001 -- any error of the user's code: named in one line
+        raise error(_raised(name, e, line.batched[slot].fn)) from e
+    return int(_checked(out, 1, name, error)[0])
 
 
 def _raised(name: str, e: Exception, fn) -> str:

@@ -41,13 +41,11 @@ class IllegalChoice(ValueError):
 def outside_lineup(strategies, sheet=SHEET, rules=None, checked: bool = True) -> Lineup:
     """The Lineup of a game whose seats with None in `strategies` (specs) are decided outside: their
     kind PLAYER_EXTERNAL, a built-in that loads nothing standing in for them (its decision function
-    is never called). ValueError for a batched strategy, which plays batches of games."""
+    is never called). A batched strategy's seat is decided outside too: GameInProgress asks its
+    function, for a batch of one game."""
     strategies = list(strategies)
     specs = [_PLACEHOLDER if s is None else s for s in strategies]
     line = lineup(specs, sheet=sheet, players=len(specs), checked=checked, rules=rules)
-    if line.batched is not None:   # its seat would be taken for the caller's (both are decided outside)
-        raise ValueError(f"strategy {next(sp for sp, b in zip(line.specs, line.batched) if b)!r} is batched: "
-                         "it plays batches of games (run, compare), not a game stepped one decision at a time")
     kinds = line.kinds.copy()
     kinds[[s for s, spec in enumerate(strategies) if spec is None]] = PLAYER_EXTERNAL
     return replace(line, kinds=kinds)
@@ -107,11 +105,22 @@ class GameInProgress:
 
     def _done(self, ok: bool) -> None:
         """After a step: a strategy that failed (a user's that wrote to the game, say) raises
-        StrategyError as in `run` (check_chunk)."""
+        StrategyError as in `run` (check_chunk). Then a batched opponent deciding takes its action,
+        until the caller's seat decides or the game is over."""
         self._n = -1
         if not ok:
             check_chunk(self.chunk(finished=False))
             raise RuntimeError(f"game {self.game} of seed {self.seed} stopped at roll {self.roll}")
+        while (s := self.seat) is not None and not self.external[s]:
+            from ..batched import decide_one   # only a line-up with a batched opponent gets here
+            action = decide_one(self.line, s, self.labels[s], self.obs)
+            status = self._step(self.b, np.array([action], np.int64))
+            if status == 0:
+                raise ValueError(f"batched strategy {self.labels[s]!r} (seat {s}) chose action {action}, not a "
+                                 f"legal action, in seed {self.seed}, game {self.game}, roll {self.roll}")
+            self._n = -1
+            if status != vector.OK:
+                self._done(False)
 
     def act(self, action: int) -> int:
         """The deciding seat takes `action` (sim.observe's encoding): the kernels' status

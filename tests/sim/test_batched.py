@@ -290,7 +290,18 @@ def test_no_games_and_plain_python_play_as_compiled():
     assert np.array_equal(np.frombuffer(out, np.int64), np.concatenate((compiled.seats.ravel(), compiled.log.ravel())))
 
 
-def test_a_game_stepped_by_hand_refuses_a_batched_strategy():
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_game_stepped_by_hand_plays_a_batched_opponent_as_its_built_in(players):
+    """es.game and the play page step one game (GameInProgress): a batched opponent decides there
+    for a batch of one, and plays the very game its built-in twin plays."""
     from sim.runs.game import GameInProgress
-    with pytest.raises(ValueError, match="is batched"):
-        GameInProgress(0, 0, [None, f"{EXAMPLE}:greedy"])
+    others = ["heuristic", "random"][:players - 2]
+    chunks = []
+    for greedy in (greedy_in_order, "greedy"):
+        g = GameInProgress(11, 4, [None, greedy, *others])
+        while not g.over:
+            g.play(len(g.choices()) - 1)     # the caller: its last legal choice, else a pass
+        chunks.append(g.chunk())
+    assert same_games(*chunks)
+    example = GameInProgress(11, 4, [None, f"{EXAMPLE}:greedy", *others])   # a file's, as play's --opponents
+    assert example.seat == 0 and not example.over
