@@ -35,6 +35,7 @@ say "summary"
 "$sim" summary "$work/ds"
 "$sim" summary "$work/ds" -f csv -o "$work/summary.csv"
 test -s "$work/summary.csv"
+"$sim" summary "$work/ds" --measures | tail -4     # the designer's measures: scipy's bootstrap at its floor
 say "report"
 "$sim" report "$work/ds" -o "$work/report.html"
 test -s "$work/report.html"

@@ -49,6 +49,7 @@ sim.runs.trace when a dataset has one; NEEDS says which run option each missing 
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 
 import numpy as np
@@ -319,8 +320,12 @@ def _boot_ci(data, statistic) -> tuple[float, float]:
     if all(np.ptp(d) == 0 for d in data):     # every game the same: nothing to resample
         v = float(statistic(*data, axis=-1))
         return v, v
+    # SciPy 1.15 renamed the generator's keyword random_state to rng (the old name is deprecated);
+    # the floor, 1.13, knows only random_state. Either way the resamples are seeded: one interval.
+    seeded = {"rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state":
+              np.random.default_rng(0)}
     res = stats.bootstrap(data, statistic, paired=True, vectorized=True, n_resamples=RESAMPLES,
-                          method="percentile", rng=np.random.default_rng(0), batch=100)
+                          method="percentile", batch=100, **seeded)
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
