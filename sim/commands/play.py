@@ -96,11 +96,14 @@ def _game_analysis(folder) -> dict:
 # --- your game, from Python -------------------------------------------------------------------
 
 def game(*, players: int = D.PLAY_PLAYERS, opponents=None, level=None, seed: int | None = None,
-         game: int = D.PLAY_GAME, sheet=D.SHEET, rules=None, max_rolls: int = D.MAX_ROLLS, out=None):
+         game: int = D.PLAY_GAME, sheet=D.SHEET, rules=None, max_rolls: int = D.MAX_ROLLS, out=None,
+         people: int | None = None, names=None):
     """Your game against the bots, stepped from Python (sim.play.game.Game): you are seat 0 of
     `players`, against `opponents` (one spec for every other seat, or one per seat; default
     learned) or bots of `level` (strategies.levels); `seed` None: a fresh one. `out`: a folder
-    the game is saved in after every move (as `play` keeps it). ValueError (one line) for bad settings."""
+    the game is saved in after every move (as `play` keeps it). `people` (2..6) or `names` (one
+    per person): several people at one screen, seats 0..people-1 (g.seat: whose decision it is).
+    ValueError (one line) for bad settings."""
     from ..play.game import Game
     return Game(players=players, opponents=opponents, seed=seed, game=game, sheet=sheet, rules=rules, level=level,
-                max_rolls=max_rolls, folder=out)
+                max_rolls=max_rolls, folder=out, people=people, names=names)

@@ -10,6 +10,10 @@ cost of each of your moves, and the game saved as a dataset every command reads.
     g.view()         # everything the play page draws, as plain JSON data
     g = resume(path) # the game of a saved folder, at the decision it stopped at
 
+Several people at one screen (pass-and-play): Game(players=3, people=2, names=["Anna", "Ben"])
+seats the people at 0..people-1 and bots at the rest; g.seat says whose decision it is (the
+rules' order: the active player, then the passive ones), and g.play takes it for that seat.
+
 Game g of seed s has the dice of `run`'s game g of seed s, and the bots decide as in `run` (seats
 not rotated; sim.runs.game.GameInProgress underneath), so a player who takes hint()'s first row
 every time plays `run -s learned`'s game move for move (tests/sim/play/test_game.py).
@@ -69,21 +73,27 @@ class Game:
     list of one per seat; default learned) or against bots of `level` (strategies.levels: its
     number or name). `seed` None draws a fresh one. `folder`: a dataset folder the game is saved to
     after every move (None: only when save() is called). `practice`: your moves may be taken back
-    (take_back), which marks the game practice."""
+    (take_back), which marks the game practice.
+
+    `people` > 1 (or `names`, one per person): that many people at one screen, seats
+    0..people-1, each by their name (default "Player 1", ...); the bots then hold the seats after
+    theirs (`opponents` one spec for all of them, or one per bot seat)."""
 
     def __init__(self, players: int = PLAY_PLAYERS, opponents=None, seed: int | None = None, game: int = 0,
                  sheet=SHEET, rules=None, level=None, max_rolls: int = MAX_ROLLS, folder=None,
-                 practice: bool = False):
+                 practice: bool = False, people: int | None = None, names=None):
         players = check_int("players", players, 1, MAX_SEATS)
-        self.level, specs = _opponents(opponents, level, players)
+        self.people = people_names(people, names, players)   # [] for the one person of a game: "You"
+        n = max(1, len(self.people))
+        self.level, specs = _opponents(opponents, level, players, n)
         seed = secrets.randbits(32) if seed is None else seed
-        self.gip = GameInProgress(seed, game, [None] + specs, sheet=sheet, rules=rules, max_rolls=max_rolls,
-                                  label=PLAY_LABEL)
+        self.gip = GameInProgress(seed, game, [None] * n + specs, sheet=sheet, rules=rules, max_rolls=max_rolls,
+                                  label=list(self.people) or PLAY_LABEL)
         self.players, self.seed, self.game = players, self.gip.seed, self.gip.game
         self.sheet, self.rules, self.max_rolls = self.gip.sheet, self.gip.rules, self.gip.max_rolls
-        self.opponents = tuple(self.gip.specs[1:])      # canonical specs
+        self.opponents = tuple(self.gip.specs[n:])      # canonical specs
         self.labels = self.gip.labels
-        self.names = seat_names(self.opponents, self.level)
+        self.names = seat_names(self.opponents, self.level, self.people)
         self.practice = bool(practice)  # take-backs allowed (Game.take_back): the game is then practice
         self.takebacks = 0
         self.py_tab = build_tables(self.sheet, self.rules)
@@ -96,7 +106,8 @@ class Game:
         from .view import Awards
         self.awards = Awards(players)
         self.awards.watch(self.gip)
-        self.moves: list[dict] = []     # yours, one per roll: as the moves file holds them
+        self.moves: list[dict] = []     # the people's, in the order taken: as the moves files hold them
+        self.move_seats: list[int] = []  # whose each of them is
         self.losses: list[dict] = []    # the coach's word on each of them (play's return)
         self._advice = None             # (decision, strategies.advice.Advice) of the decision now
         self.folder = None
@@ -117,8 +128,21 @@ class Game:
 
     @property
     def seat(self) -> int | None:
-        """Your seat (0) while it is yours to decide; None once the game is over."""
+        """The person's seat deciding now (0 where you play alone); None once the game is over."""
         return self.gip.seat
+
+    @property
+    def seats(self) -> list[int]:
+        """The people's seats: [0] where you play alone."""
+        return list(range(max(1, len(self.people))))
+
+    def moves_of(self, seat: int) -> list[dict]:
+        """The moves of the person at `seat`, one per roll, as their moves file holds them."""
+        return [m for m, s in zip(self.moves, self.move_seats) if s == seat]
+
+    def losses_of(self, seat: int) -> list[dict]:
+        """The coach's words on the moves of the person at `seat`."""
+        return [w for w in self.losses if w["seat"] == seat]
 
     @property
     def active(self) -> bool:
@@ -209,7 +233,7 @@ class Game:
             raise IllegalChoice(f"choice {choice!r} is not a legal choice at roll {g.roll}: an index "
                                 f"0..{n - 1} of your {n} choices, or -1 to pass")
         choice = int(choice)
-        word = {"decision": self.decisions + 1, "roll": g.roll, "active": g.active,
+        word = {"decision": self.decisions + 1, "seat": g.seat, "roll": g.roll, "active": g.active,
                 "choice": _choice(self.py_tab, choice, cands[choice] if choice >= 0 else None),
                 "loss": None, "value": None, "learned": None, "best": None, "best_value": None}
         if self.advisor is not None:
@@ -221,6 +245,7 @@ class Game:
         move = _move(word["choice"])
         g.play(choice)
         self.moves.append(move)
+        self.move_seats.append(word["seat"])
         self.losses.append(word)
         self._advice = None
         self.awards.watch(g, word["roll"])
@@ -229,9 +254,9 @@ class Game:
         return word
 
     def take_back(self) -> None:
-        """Your last move taken back (practice only: the caller checks): the game is played again
-        from its record without it, so the same dice come back and the bots decide as before.
-        IllegalChoice if you have made no move yet."""
+        """The last move taken back (practice only: the caller checks), whoever's it was: the game
+        is played again from its record without it, so the same dice come back and the bots decide
+        as before. IllegalChoice if no move was made yet."""
         if not self.moves:
             raise IllegalChoice("no move of yours to take back")
         record = self.record()
@@ -260,6 +285,11 @@ class Game:
         self.advisor.advise(st, ps, bb, cands, len(cands), tab)
 
     @property
+    def last_seat(self) -> int | None:
+        """The seat of the last move taken (whose a take-back would undo); None before the first."""
+        return self.move_seats[-1] if self.move_seats else None
+
+    @property
     def last_loss(self) -> float | None:
         """What your last move cost against learned's best choice (analyse's loss); None before it."""
         return self.losses[-1]["loss"] if self.losses else None
@@ -271,6 +301,7 @@ class Game:
         return {"players": self.players, "seed": self.seed, "game": self.game, "sheet": self.sheet.name,
                 "rules": self.rules.text, "level": self.level, "opponents": list(self.opponents),
                 "labels": list(self.labels), "names": list(self.names), "max_rolls": self.max_rolls, "you": 0,
+                "people": list(self.people), "seats": self.seats,
                 "practice": self.practice, "practised": self.practised, "takebacks": self.takebacks}
 
     def view(self, hint: bool = False) -> dict:
@@ -283,8 +314,13 @@ class Game:
         for roll in view["log"]:    # each move in words too, as `replay` words it
             for m in roll["moves"]:
                 m["text"] = f"{self.names[m['seat']]}: {describe(m)}"
-        view.update(you=0, sheet=sheet_view(self.sheet, self.rules), settings=self.settings(),
-                    decisions=self.decisions, losses=self.losses, last_loss=self.last_loss,
+        # At one screen a person sees the coach's words on their own moves alone: another's passive
+        # move of this roll is not to be seen before the roll ends.
+        me = self.seat if self.seat is not None else 0
+        losses = self.losses_of(me) if self.people and not self.over else self.losses
+        view.update(you=me, sheet=sheet_view(self.sheet, self.rules), settings=self.settings(),
+                    decisions=self.decisions, losses=losses, last_loss=losses[-1]["loss"] if losses else None,
+                    last_seat=self.last_seat,
                     folder=None if self.folder is None else str(self.folder),
                     hints=self.advisor is not None, no_hints=self.no_advice)
         if hint and not self.over and self.advisor is not None:
@@ -296,8 +332,9 @@ class Game:
     def record(self) -> dict:
         """The game as plain JSON data that rebuilds it (Game.from_record): its settings and your
         moves so far."""
+        people = {"people": list(self.people)} if self.people else {}
         return {"format": RECORD_FORMAT, "version": 1, "players": self.players, "seed": self.seed,
-                "game": self.game, "opponents": list(self.opponents), "level": self.level,
+                "game": self.game, "opponents": list(self.opponents), "level": self.level, **people,
                 "sheet": {"name": self.sheet.name, "text": self.sheet.text}, "rules": self.rules.text,
                 "max_rolls": self.max_rolls, "label": PLAY_LABEL, "practice": self.practice,
                 "takebacks": self.takebacks, "moves": list(self.moves)}
@@ -311,9 +348,10 @@ class Game:
         try:
             sheet = parse_sheet(record["sheet"]["text"], record["sheet"]["name"])
             g = cls(players=record["players"], opponents=record["opponents"], seed=record["seed"],
-                    game=record["game"], sheet=sheet, rules=record["rules"], max_rolls=record["max_rolls"])
+                    game=record["game"], sheet=sheet, rules=record["rules"], max_rolls=record["max_rolls"],
+                    names=record.get("people") or None)
             g.level = record.get("level")
-            g.names = seat_names(g.opponents, g.level)
+            g.names = seat_names(g.opponents, g.level, g.people)
             g.practice, g.takebacks = bool(record.get("practice", False)), int(record.get("takebacks", 0))
             moves = record["moves"]
         except (KeyError, TypeError) as e:
@@ -361,14 +399,20 @@ class Game:
         from ..runs.api import check_chunk, play_chunk
         from ..runs.runner import git_revision, prepare, versions
 
-        moves = folder / MOVES_FILE
-        write_moves(moves, PLAY_LABEL, self.moves)
-        spec = f"recorded:moves={MOVES_FILE}"
-        settings = Settings.of(strategies=[spec, *self.opponents], players=self.players, games=self.game + 1,
+        # Each person's seat plays their moves from a file of its own, named by the seat (a name
+        # is the person's text, no file name), labelled by their name: their own row in results.
+        specs, files = [], {}
+        for seat in self.seats:
+            name = moves_file(seat, self.people)
+            write_moves(folder / name, self.labels[seat], self.moves_of(seat))
+            specs.append(f"recorded:moves={name}")
+            files[specs[-1]] = str((folder / name).resolve())
+        settings = Settings.of(strategies=[*specs, *self.opponents], players=self.players, games=self.game + 1,
                                seed=self.seed, sheet=self.sheet, rotate=False, max_rolls=self.max_rolls, threads=1,
                                chunk_size=1, log_turns=True, rules=self.rules)
-        stored, line, infos = prepare(settings, {spec: str(moves.resolve())})
-        infos[0]["in_dataset"] = MOVES_FILE      # found beside the manifest wherever the folder goes
+        stored, line, infos = prepare(settings, files)
+        for seat in self.seats:     # found beside the manifest wherever the folder goes
+            infos[seat]["in_dataset"] = moves_file(seat, self.people)
         chunk = play_chunk(self.seed, self.game, 1, line, players=self.players, sheet=self.sheet,
                            max_rolls=self.max_rolls, rotate=False, log_turns=True, rules=self.rules)
         check_chunk(chunk)
@@ -390,15 +434,25 @@ class Game:
             "versions": versions(), "git_revision": git_revision(), "kernel_sources": numba_cache.GAMES_DIGEST,
             "started": now, "finished": now, "error": None,
             # What a reader of the folder needs to know that it is a person's game, and whose seat.
-            "play": {"game": self.game, "seat": 0, "label": PLAY_LABEL, "level": self.level,
+            # "seats" and "labels": every person's (pass-and-play); "seat" and "label" the first's.
+            "play": {"game": self.game, "seat": 0, "label": self.labels[0], "level": self.level,
+                     "seats": self.seats, "labels": [self.labels[s] for s in self.seats], "people": list(self.people),
                      "names": list(self.names), "practice": self.practised, "takebacks": self.takebacks},
         })
 
     def _command(self) -> str:
         """The call that starts this game (the manifest's "command")."""
         opponents = f"level={self.level!r}" if self.level is not None else f"opponents={list(self.opponents)!r}"
+        if self.people:
+            opponents += f", names={list(self.people)!r}"
         return (f"encore_sim.game(players={self.players}, {opponents}, seed={self.seed}, game={self.game}, "
                 f"sheet={self.sheet.name!r}, rules={self.rules.text!r})")
+
+
+def moves_file(seat: int, people) -> str:
+    """The moves file of the person at `seat`: MOVES_FILE for the one person of a game (as games
+    saved before pass-and-play have it), moves-SEAT.json at one screen."""
+    return f"moves-{seat}.json" if people else MOVES_FILE
 
 
 #: The name the play page's session first knew the game by.
@@ -424,34 +478,73 @@ def resume(path) -> Game:
 
 # --- helpers -------------------------------------------------------------------------------
 
-def _opponents(opponents, level, players: int) -> tuple:
-    """(the level's name or None, a spec per seat after yours) from `opponents` or `level`."""
+def _opponents(opponents, level, players: int, people: int = 1) -> tuple:
+    """(the level's name or None, a spec per seat after the people's) from `opponents` or `level`."""
+    bots = players - people
     if level is not None:
         if opponents is not None:
             raise ValueError("give opponents or a level, not both")
         from strategies.levels import level_of
         lv = level_of(level)
-        return lv.name, [lv.spec] * (players - 1)
+        return lv.name, [lv.spec] * bots
     opponents = PLAY_OPPONENTS if opponents is None else opponents
     if isinstance(opponents, str):
-        return None, [opponents] * (players - 1)
+        return None, [opponents] * bots
     opponents = list(opponents)
     if len(opponents) == 1:
-        return None, opponents * (players - 1)
-    if len(opponents) != players - 1:
-        raise ValueError(f"{len(opponents)} opponents for {players} players: give one for every other seat "
-                         f"({players - 1}), or one for all")
+        return None, opponents * bots
+    if len(opponents) != bots:
+        raise ValueError(f"{len(opponents)} opponents for {players} players ({people} of them people): give one "
+                         f"for every bot's seat ({bots}), or one for all")
     return None, opponents
 
 
-def seat_names(opponents, level=None) -> list[str]:
-    """What the page calls each seat: "You", then the bots by their level's name or their strategy's
-    ("club"; "Bot 2 (club)" where there are several): a spec's parameters are for its tooltip."""
+#: The most people at one screen, and the longest name the page shows of one.
+MAX_PEOPLE, MAX_NAME = 6, 24
+
+
+def people_names(people, names, players: int) -> list[str]:
+    """The names of the people at one screen ([] for a game of one person, who is "You"): `names`
+    as given, else "Player 1".. for `people`. ValueError (one line) for a count or a name that
+    cannot be: names must tell the people apart in the results, where each is a strategy's label."""
+    if names is not None:
+        if isinstance(names, str):
+            names = names.split(",")
+        names = [n.strip() if isinstance(n, str) else n for n in names]
+        if people is not None and people != len(names):
+            raise ValueError(f"{people} people but {len(names)} names: give one name per person")
+        people = len(names)
+    if people is None or people == 1 and names is None:
+        return []
+    if isinstance(people, bool) or not isinstance(people, int) or not 1 <= people <= min(players, MAX_PEOPLE):
+        raise ValueError(f"people must be 1..{min(players, MAX_PEOPLE)} (the seats of the table), got {people!r}")
+    names = names or [f"Player {k}" for k in range(1, people + 1)]
+    seen = set()
+    for n in names:
+        if not isinstance(n, str) or not n or len(n) > MAX_NAME or not n.isprintable():
+            raise ValueError(f"a person's name is 1..{MAX_NAME} printable characters, got {str(n)[:40]!r}")
+        key = n.casefold()
+        if key in seen:
+            raise ValueError(f"two people are called {n!r}: each needs a name of their own")
+        if key == "you" or key.startswith("bot ") or key.split(":")[0].endswith(".py") or ":" in n:
+            raise ValueError(f"{n!r} cannot be a person's name: it reads as a bot's or as 'you'")
+        from strategies import REGISTRY
+        if key in {k.casefold() for k in REGISTRY}:
+            raise ValueError(f"{n!r} is a built-in strategy's name: a person needs another")
+        seen.add(key)
+    return names if people > 1 or names else []
+
+
+def seat_names(opponents, level=None, people=()) -> list[str]:
+    """What the page calls each seat: "You" (or the people's names), then the bots by their level's
+    name or their strategy's ("club"; "Bot 2 (club)" where there are several): a spec's parameters
+    are for its tooltip."""
     def short(spec: str) -> str:
         name, _, rest = spec.partition(":")
         return rest.split(",")[0] if name.endswith(".py") and rest else name
+    mine = list(people) or ["You"]
     bots = [level if level is not None else short(spec) for spec in opponents]
-    return ["You"] + (bots if len(bots) == 1 else [f"Bot {s} ({b})" for s, b in enumerate(bots, 1)])
+    return mine + (bots if len(bots) == 1 else [f"Bot {s} ({b})" for s, b in enumerate(bots, len(mine))])
 
 
 def _choice(tab, i: int, row=None) -> dict:
@@ -506,7 +599,8 @@ def _check_folder(folder: Path, game: Game) -> None:
     except (OSError, ValueError):
         record = None
     mine = game.record()
-    same = isinstance(record, dict) and all(record.get(k) == mine[k] for k in
-                                            ("format", "players", "seed", "game", "opponents", "sheet", "rules"))
+    same = isinstance(record, dict) and all(record.get(k) == mine.get(k) for k in
+                                            ("format", "players", "seed", "game", "opponents", "sheet", "rules",
+                                             "people"))
     if not same:
         raise ValueError(f"{folder} is not empty and holds no record of this game: save it to a folder of its own")

@@ -144,12 +144,14 @@ class Analysis:
     threads: int
     improvement: object = None      # sim.research.improvement.Improvement of learned's own games
     rating: dict | None = None      # a person's game (encore-sim play): their level (strategies.levels.rating)
+    ratings: dict | None = None     # several people's game (pass-and-play): each one's level, by their label
 
     def to_dict(self) -> dict:
         """As plain JSON data (an interval of one game, NaN, as null)."""
         return json_safe({"dataset": self.dataset, "players": self.players, "sheet": self.sheet, "seed": self.seed,
                        "games": self.games, "rollouts": self.rollouts, "judge": self.judge, "rows": self.rows,
-                       "mistakes": self.mistakes, **({"rating": self.rating} if self.rating else {})})
+                       "mistakes": self.mistakes, **({"rating": self.rating} if self.rating else {}),
+                       **({"ratings": self.ratings} if self.ratings else {})})
 
     def text(self) -> str:
         return format_text(self)
@@ -284,10 +286,15 @@ def analyse(dataset, strategy: str | None = None, rollouts: int = 0, games: int 
     s, sheet, W, judge, tab, py_tab, line = j.settings, j.sheet, j.W, j.judge, j.tab, j.py_tab, j.line
     labels = list(dict.fromkeys(s.strategies))
     play = read_manifest(dataset).get("play")
-    if strategy is None and isinstance(play, dict) and isinstance(play.get("label"), str):
-        strategy = play["label"]        # a person's game (encore-sim play): their seat alone, not the bots'
-        labels.append(strategy)         # the label its results carry (its seat plays `recorded`)
-    if strategy is not None and strategy not in labels:
+    people = [play["label"]] if isinstance(play, dict) and isinstance(play.get("label"), str) else []
+    if isinstance(play, dict) and isinstance(play.get("labels"), list) and play["labels"]:
+        people = [str(x) for x in play["labels"]]    # several people at one screen: each one's seat
+    if strategy is None and people:
+        # A person's game (encore-sim play): their seats alone, not the bots', by the labels
+        # their results carry (each person's seat plays `recorded`).
+        strategy = people[0] if len(people) == 1 else tuple(people)
+        labels.extend(people)
+    if strategy is not None and not isinstance(strategy, tuple) and strategy not in labels:
         raise AnalyseError(f"strategy {strategy!r} did not play in {dataset} (it holds {', '.join(labels)})")
     done = sorted(done_chunks(dataset))
     if not done:
@@ -366,12 +373,24 @@ def analyse(dataset, strategy: str | None = None, rollouts: int = 0, games: int 
     rows = _rows(folds, s.players, rollouts, improvement)
     found = sorted(heap, key=lambda x: -x[0])
     rated = None
-    person = [r for r in rows if isinstance(play, dict) and r["strategy"] == play.get("label") and r["seat"] is None]
-    if person and person[0]["decisions"]:
-        from strategies.levels import rating
-        rated = rating(person[0]["loss_per_decision"], person[0]["loss_per_decision_ci"], s.players)
+    ratings = {}
+    for who in people:
+        person = [r for r in rows if r["strategy"] == who and r["seat"] is None]
+        if person and person[0]["decisions"]:
+            from strategies.levels import rating
+            ratings[who] = rating(person[0]["loss_per_decision"], person[0]["loss_per_decision_ci"], s.players)
+    rated = ratings.get(people[0]) if people else None
     return Analysis(str(dataset), s.players, sheet.name, s.seed, done_games, rollouts, judge, rows,
-                    [m for _, _, m in found], time.monotonic() - t0, threads, improvement, rated)
+                    [m for _, _, m in found], time.monotonic() - t0, threads, improvement, rated,
+                    ratings if len(people) > 1 else None)
+
+
+def _among(labels, strategy):
+    """Which of `labels` (an array) are `strategy`'s: one label, or a tuple of them (the people of
+    a game at one screen); all where it is None."""
+    if strategy is None:
+        return np.ones(len(labels), bool)
+    return np.isin(labels, list(strategy) if isinstance(strategy, tuple) else [strategy])
 
 
 def _fold_block(folds, heap, out, log, log_start, chunk, first, stored, label, own, rollouts, strategy, keep, tab):
@@ -414,7 +433,7 @@ def _fold_block(folds, heap, out, log, log_start, chunk, first, stored, label, o
     labels = label.ravel()
     seats = np.tile(np.arange(players), n)
     for name in dict.fromkeys(labels):
-        if strategy is not None and name != strategy:
+        if not _among(np.array([name], dtype=object), strategy)[0]:
             continue
         mine = labels == name
         folds.setdefault((name, None), _Fold()).add(x[mine])
@@ -424,7 +443,7 @@ def _fold_block(folds, heap, out, log, log_start, chunk, first, stored, label, o
                 if sel.any():
                     folds.setdefault((name, s_), _Fold()).add(x[sel])
     if keep:
-        judged = np.ones(len(log), bool) if strategy is None else labels[unit] == strategy
+        judged = _among(labels[unit], strategy)
         cand = np.flatnonzero(judged & (loss > 0))
         if len(cand) > keep:
             cand = cand[np.argpartition(-loss[cand], keep - 1)[:keep]]
@@ -475,7 +494,7 @@ def _decisions_table(out, log, log_start, chunk, first, label, rollouts, strateg
     g = np.repeat(np.arange(n), np.diff(log_start))
     seat = log[:, LOG_SEAT]
     labels = label.ravel()[g * players + seat]
-    keep = np.ones(len(log), bool) if strategy is None else labels == strategy
+    keep = _among(labels, strategy)
     value_loss = out[:, J_BEST] - out[:, J_MADE]
     cells = np.array([" ".join(choice_text(tab, None, 0, i, 0, 0, 0)["cells"]) for i in range(len(tab.size))]
                      + [""], dtype=object)
@@ -571,7 +590,12 @@ def format_text(a: Analysis) -> str:
         for k, v in r["by_stage"].items():
             out.append(f"    {k:<12} {_fmt(v['loss_per_game'], v['loss_ci'])}")
         out.append("")
-    if a.rating is not None:
+    if a.ratings:
+        for who, rated in a.ratings.items():
+            words = rated["words"].replace("you played", "played", 1)
+            out.append(f"{who}: {words} (docs/levels.md).")
+        out.append("")
+    elif a.rating is not None:
         out.append(a.rating["words"][0].upper() + a.rating["words"][1:] + " (docs/levels.md).")
         out.append("")
     if a.improvement is not None:

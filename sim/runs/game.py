@@ -53,7 +53,8 @@ def outside_lineup(strategies, sheet=SHEET, rules=None, checked: bool = True) ->
 
 class GameInProgress:
     """Game `game` of root seed `seed`, seat s played by strategies[s] (a spec), or by the caller
-    where strategies[s] is None. `label` names the caller's seats in results [default "you"].
+    where strategies[s] is None. `label` names the caller's seats in results [default "you"]: one
+    name for all, or a list of one per caller's seat (several people at one screen).
     `line`: the outside_lineup of `strategies`, when made already; `reward`: what act's steps
     reward (sim.vector.REWARDS); `logged`: keep the dice and move log (chunk()); `skip_forced`:
     the caller's decisions whose only legal choice is pass are taken for it (sim.vector); `start`:
@@ -68,8 +69,12 @@ class GameInProgress:
             raise ValueError("a game in progress needs a seat of yours: None in strategies")
         line = line or outside_lineup(strategies, sheet, rules, checked)
         labels = list(line.labels or line.specs)
-        self.specs = tuple(label if ext else spec for spec, ext in zip(line.specs, external))
-        self.labels = tuple(label if ext else name for name, ext in zip(labels, external))
+        outside = [label] * sum(external) if isinstance(label, str) else list(label)
+        if len(outside) != sum(external):
+            raise ValueError(f"{len(outside)} labels for the {sum(external)} seats decided outside")
+        mine = iter(outside)
+        self.specs = tuple(next(mine) if ext else spec for spec, ext in zip(line.specs, external))
+        self.labels = tuple(self.specs[s] if ext else name for s, (name, ext) in enumerate(zip(labels, external)))
         self.line = replace(line, labels=self.labels)
         self.external = tuple(external)
         self.players = len(strategies)
