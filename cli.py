@@ -1263,13 +1263,18 @@ def list_strategies():
               help="Step through the finished game kept in FOLDER, roll by roll, with its analysis.")
 @click.option("--practice", is_flag=True, help="Practice mode: take back any of your moves and try another on the "
                                              "same dice (the game is then marked practice; the page can switch it).")
+@click.option("--people", type=click.IntRange(2, defaults.PLAY_MAX_PLAYERS), default=None, metavar="N",
+              help="Pass-and-play: N people at one screen (seats 1..N), the page handing over between them; bots "
+                   "hold the other seats of --players [default: 4 seats, or N and one per --opponents].")
+@click.option("--names", default=None, metavar="NAME,NAME",
+              help="The people's names, in seat order (pass-and-play) [default: Player 1, Player 2, ...].")
 @click.option("--port", type=click.IntRange(1, 65535), default=None,
               help="Serve on 127.0.0.1:PORT [default: a free port].")
 @click.option("--no-browser", is_flag=True, help="Only print the URL (the first line of output); open no browser.")
 @click.pass_context
 @_errors
 def play(ctx, players, opponents, level, sheet, rules, seed, game, max_rolls, out, resume_path, review_path, coach,
-         practice, port, no_browser):
+         practice, people, names, port, no_browser):
     """Play a game against the bots in your browser, with hints, a coach and your game analysed.
 
     Serves one page on 127.0.0.1 until Ctrl-C: its URL, with its secret token, is the one line printed
@@ -1278,7 +1283,7 @@ def play(ctx, players, opponents, level, sheet, rules, seed, game, max_rolls, ou
     _announce_compiling(_progress_enabled(False))
     from sim.commands import play as run_play
     given = _given(ctx, players=players, opponents=list(opponents), level=level, sheet=sheet, rules=rules, seed=seed,
-                   game=game, max_rolls=max_rolls)
+                   game=game, max_rolls=max_rolls, people=people, names=names)
     run_play(**given, out=out, resume=resume_path, review=review_path, coach=coach, practice=practice, port=port, browser=not no_browser,
              say=click.echo, note=lambda line: click.echo(line, err=True))
 

@@ -16,14 +16,17 @@ from .base import Default, value
 
 def play(*, players=Default(D.PLAY_PLAYERS), opponents=Default(None), level=Default(None), seed=Default(None),
          game=Default(D.PLAY_GAME), sheet=Default(D.SHEET), rules=Default(None), max_rolls=Default(D.MAX_ROLLS),
-         out=None, resume=None, review=None,
+         out=None, resume=None, review=None, people=Default(None), names=Default(None),
          coach: float | None = None, practice: bool = False, port: int | None = None, browser: bool = True,
          say=print, note=None) -> None:
     """Play a game against the bots on a page in the browser, served from 127.0.0.1 until Ctrl-C
     (sim.play.server): you are seat 0 of `players`, against `opponents` (one spec for every
     other seat, or one per seat) or bots of `level`; `seed` None: a fresh one. The game is kept in
     `out` [default: sim.runs.defaults.PLAY_FOLDER] after every move; `resume` continues the game
-    of such a folder, with its own settings. `coach`: the loss in points above which the page's
+    of such a folder, with its own settings. `people` (2..6) or `names` (a list, or one text
+    "Anna,Ben"): several people at one screen, seats 0..people-1, the bots after them (players
+    [default: the most of PLAY_PLAYERS and the people, or the people and one seat per opponent
+    given]); the page hands over between them. `coach`: the loss in points above which the page's
     coach speaks (None: it starts off). `practice`: take-backs allowed from the start. `review`: a finished
     game's folder, opened on its analysis to step through it roll by roll. say(url) prints the page's address, note(line) how to resume."""
     note = note or (lambda line: print(line, file=sys.stderr))
@@ -38,10 +41,11 @@ def play(*, players=Default(D.PLAY_PLAYERS), opponents=Default(None), level=Defa
     from ..play.server import listen, serve
     from ..play.session import STATE_FILE, PlaySession, Starting, compile_ahead, wait_for
 
+    many = 0
     if resume is not None:
         given = [name for name, v in (("players", players), ("opponents", opponents), ("level", level),
                                       ("seed", seed), ("game", game), ("sheet", sheet), ("rules", rules),
-                                      ("max_rolls", max_rolls))
+                                      ("max_rolls", max_rolls), ("people", people), ("names", names))
                  if not isinstance(v, Default)] + (["out"] if out is not None else [])
         if given:
             raise SettingError("{resume} continues a game with its own settings: leave out "
@@ -53,12 +57,22 @@ def play(*, players=Default(D.PLAY_PLAYERS), opponents=Default(None), level=Defa
         if not isinstance(opponents, Default) and not isinstance(level, Default):
             raise SettingError("{opponents} and {level} exclude each other: bots of a level, or the strategies named")
         n = value(players)
+        many = _people(value(people), value(names))
+        if many and isinstance(players, Default):
+            bots = list(value(opponents) or []) if not isinstance(value(opponents), str) else []
+            n = players = many + len(bots) if len(bots) > 1 else max(D.PLAY_PLAYERS, many)
         # sim.state's own check comes with the game, in the background: its import compiles
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= D.PLAY_MAX_PLAYERS:
             raise SettingError(f"{{players}} must be 1..{D.PLAY_MAX_PLAYERS}, got {n!r}")
         if value(level) is not None:
             from strategies.levels import level_of
             level_of(value(level))      # an unknown level is refused before the page is served
+        if many:
+            from ..play.game import people_names
+            try:
+                people_names(value(people), _names(value(names)), n)
+            except ValueError as e:
+                raise SettingError(str(e).replace("people must", "{people} must")) from None
         folder = Path(out) if out is not None else Path(_dt.datetime.now().strftime(D.PLAY_FOLDER))
         PlaySession.check_new(folder)
     sock = listen(port)     # before the game: a port in use is refused before a game folder is made
@@ -66,6 +80,8 @@ def play(*, players=Default(D.PLAY_PLAYERS), opponents=Default(None), level=Defa
     settings = dict(players=value(players), opponents=value(opponents), level=value(level),
                     seed=value(seed) if value(seed) is not None else secrets.randbits(32), game=value(game),
                     sheet=value(sheet), rules=value(rules), max_rolls=value(max_rolls))
+    if many:
+        settings.update(people=value(people), names=_names(value(names)))
 
     def build(stage):
         """The session, once its kernels are compiled in a child process (compile_ahead), and a
@@ -83,8 +99,19 @@ def play(*, players=Default(D.PLAY_PLAYERS), opponents=Default(None), level=Defa
         return session, (lambda: child is not None and wait_for(child, "hints")), (child.wait if child else lambda: None)
 
     serve(Starting(build, root=folder.parent), sock, browser=browser, say=say,
-          tell=lambda: note(f"Your game is kept in {folder} after every move: stop with Ctrl-C, continue "
+          tell=lambda: note(f"{'The' if many else 'Your'} game is kept in {folder} after every move: stop with Ctrl-C, continue "
                             f"with encore-sim play --resume {folder}"))
+
+
+def _names(names):
+    return names.split(",") if isinstance(names, str) else None if names is None else list(names)
+
+
+def _people(people, names) -> int:
+    """How many people play at the screen where `people` or `names` say (0: one, the usual game)."""
+    if people is not None:
+        return people
+    return len(_names(names)) if names is not None else 0
 
 
 def _game_analysis(folder) -> dict:

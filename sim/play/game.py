@@ -511,8 +511,10 @@ def people_names(people, names, players: int) -> list[str]:
         if isinstance(names, str):
             names = names.split(",")
         names = [n.strip() if isinstance(n, str) else n for n in names]
-        if people is not None and people != len(names):
-            raise ValueError(f"{people} people but {len(names)} names: give one name per person")
+        if people is not None and people < len(names):
+            raise ValueError(f"{people} people but {len(names)} names: give one name per person, or fewer")
+        if people is not None:      # the people without a name given are "Player K"
+            names += [f"Player {k}" for k in range(len(names) + 1, people + 1)]
         people = len(names)
     if people is None or people == 1 and names is None:
         return []

@@ -154,9 +154,18 @@ def app(session, token: str, port: int) -> Guard:
         except ValueError:
             raise Refused(400, f"bad request: {usage}") from None
 
+    def seat(request: Request, usage: str) -> int | None:
+        if "seat" not in request.query_params:
+            return None
+        try:
+            return int(request.query_params["seat"])
+        except ValueError:
+            raise Refused(400, f"bad request: {usage}") from None
+
     async def hint(request: Request):
         n = decision(request, "hint?game=ID&decision=N")
-        return answer(await run_in_threadpool(session.hint, request.query_params.get("game"), n))
+        k = seat(request, "hint?game=ID&decision=N&seat=S")
+        return answer(await run_in_threadpool(session.hint, request.query_params.get("game"), n, k))
 
     async def play(request: Request):
         return answer(await run_in_threadpool(session.play, await body(request)))
@@ -165,17 +174,22 @@ def app(session, token: str, port: int) -> Guard:
         return answer(await run_in_threadpool(session.set_coach, await body(request)))
 
     async def review(request: Request):
-        return answer(await run_in_threadpool(session.review, decision(request, "review?decision=N")))
+        return answer(await run_in_threadpool(session.review, decision(request, "review?decision=N"),
+                                              seat(request, "review?decision=N&seat=S")))
 
     async def saved(request: Request):
         n = decision(request, "saved?folder=NAME&decision=N")
-        return answer(await run_in_threadpool(session.saved_review, request.query_params.get("folder", ""), n))
+        k = seat(request, "saved?folder=NAME&decision=N&seat=S")
+        return answer(await run_in_threadpool(session.saved_review, request.query_params.get("folder", ""), n, k))
 
     async def games(request: Request):
         return answer(await run_in_threadpool(session.games))
 
     async def undo(request: Request):
         return answer(await run_in_threadpool(session.take_back, await body(request)))
+
+    async def people(request: Request):
+        return answer(await run_in_threadpool(session.set_people, await body(request)))
 
     async def practice(request: Request):
         return answer(await run_in_threadpool(session.set_practice, await body(request)))
@@ -193,7 +207,8 @@ def app(session, token: str, port: int) -> Guard:
                Route("/api/games", refused(games), methods=["GET"]),
                Route("/api/review", refused(review), methods=["GET"]),
                Route("/api/saved", refused(saved), methods=["GET"]),
-               Route("/api/practice", refused(practice), methods=["POST"])]
+               Route("/api/practice", refused(practice), methods=["POST"]),
+               Route("/api/people", refused(people), methods=["POST"])]
     inner = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
     return Guard(inner, token, port)
 

@@ -5,6 +5,11 @@
     s.play({"game": id, "decision": n, "choice": i})    # a move; Refused (4xx, one line) if bad
     s.hint(id, n)                                       # the decision view of this decision
 
+Several people at one screen (pass-and-play): a move, a hint, a take-back and a coach's setting
+name the seat of the person they are for ("seat"), which must be the seat whose turn it is (the
+person who moved last, for a take-back); each person has a coach of their own, and the state
+holds the coach's words on the moves of the person deciding alone.
+
 The page is a view: the game lives here, so a reload fetches it again, and the folder keeps
 enough after every move (play.json: the settings and the person's choices) to continue the game
 in a new server (`play --resume FOLDER`). A request names the game (its id, new for every
@@ -61,8 +66,9 @@ class PlaySession:
         self.folder = Path(folder)
         self.id = secrets.token_hex(8)
         self.lock = threading.Lock()
-        self.coach = {"on": coach is not None, "threshold": 1.0 if coach is None else float(coach)}
-        self.last_move = None           # the coach's word on the person's last move
+        self.coaches = {seat: {"on": coach is not None, "threshold": 1.0 if coach is None else float(coach)}
+                        for seat in self._seats()}
+        self.last_moves = {}            # seat -> the coach's word on that person's last move
         self._analyse = analyse
         self._analysis = None           # {"status": "running" | "done" | "failed", ...}
         self._thread = None
@@ -70,6 +76,49 @@ class PlaySession:
         self._saved = {}                # another saved game being reviewed from the home page: its session
         if game.over:
             self._finish()
+
+    # --- the people ----------------------------------------------------------------------
+
+    def _seats(self) -> list[int]:
+        return list(getattr(self.game, "seats", [0]))
+
+    @property
+    def several(self) -> bool:
+        """Whether several people play at this screen (pass-and-play)."""
+        return len(getattr(self.game, "people", ())) > 1
+
+    def _now(self) -> int:
+        """The seat of the person deciding now (the first person's once the game is over)."""
+        seat = getattr(self.game, "seat", None)
+        return self._seats()[0] if seat is None else seat
+
+    @property
+    def coach(self) -> dict:
+        """The coach of the person deciding now."""
+        return self.coaches[self._now()]
+
+    @coach.setter
+    def coach(self, value: dict) -> None:
+        self.coaches[self._now()] = value
+
+    @property
+    def last_move(self):
+        """The coach's word on the last move of the person deciding now."""
+        return self.last_moves.get(self._now())
+
+    def _seat(self, body: dict, whose: int | None, what: str) -> None:
+        """Refused unless the request's "seat" is `whose` (the seat the server says it must be for):
+        required at one screen of several people, where the page shows one person's sheet at a time;
+        the server, not the page, decides whose turn it is."""
+        seat = body.get("seat")
+        if seat is None and not self.several:
+            return
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise Refused(400, f"bad request: 'seat' must name the seat of the person {what}")
+        if seat != whose:
+            names = getattr(self.game, "names", None) or []
+            who = f"{names[whose]} (seat {whose})" if whose is not None and whose < len(names) else f"seat {whose}"
+            raise Refused(409, f"not seat {seat}'s turn: {what} is {who}'s; hand the screen over and reload the page")
 
     # --- the folder ----------------------------------------------------------------------
 
@@ -99,18 +148,26 @@ class PlaySession:
         if not kept.is_file():
             raise SettingError(f"{folder} holds no game of `play` to {{resume}} (no {STATE_FILE} in it)")
         try:
-            was = json.loads(kept.read_text()).get("coach")
+            data = json.loads(kept.read_text())
         except ValueError:
             raise SettingError(f"{kept} is damaged: not JSON") from None
+        was, each = data.get("coach"), data.get("coaches")
         s = cls(load(folder), folder, analyse, coach)
-        if coach is None and isinstance(was, dict) and isinstance(was.get("on"), bool):
-            s.coach = {"on": was["on"], "threshold": float(was.get("threshold", 1.0))}
+        if coach is None:
+            if not isinstance(each, dict):
+                each = {str(s._seats()[0]): was}
+            for seat in s._seats():
+                c = each.get(str(seat))
+                if isinstance(c, dict) and isinstance(c.get("on"), bool):
+                    s.coaches[seat] = {"on": c["on"], "threshold": float(c.get("threshold", 1.0))}
         return s
 
     def _keep(self) -> None:
         """play.json, written whole and then renamed over the old one (a crash leaves one of the two)."""
         tmp = self.folder / (STATE_FILE + ".tmp")
-        tmp.write_text(json.dumps({**self.game.record(), "coach": self.coach}, indent=1) + "\n")
+        coaches = {"coaches": {str(k): v for k, v in self.coaches.items()}} if self.several else {}
+        tmp.write_text(json.dumps({**self.game.record(), "coach": self.coaches[self._seats()[0]], **coaches},
+                                  indent=1) + "\n")
         tmp.replace(self.folder / STATE_FILE)
 
     # --- what the page reads -----------------------------------------------------------------
@@ -128,31 +185,36 @@ class PlaySession:
             "folder": str(self.folder),
             "coach": self.coach,
             "last_move": self.last_move,
+            "person": self._now(),          # whose coach and words these are
             "analysis": self._analysis if self._analysis is None or "started" not in self._analysis else
             {"status": self._analysis["status"], "seconds": round(time.monotonic() - self._analysis["started"], 1)},
             "settings": g.settings(),
         }
 
-    def hint(self, game: str, decision: int) -> dict:
+    def hint(self, game: str, decision: int, seat: int | None = None) -> dict:
         with self.lock:
             self._check(game, decision)
+            self._seat({"seat": seat}, self._now(), "whose hint it is")
             return {"game": self.id, "decision": self.game.decisions, "choices": self.game.hint_view()}
 
     # --- what the page changes ---------------------------------------------------------------
 
     def play(self, body) -> dict:
-        """The person's move {"game", "decision", "choice"} (choice -1: pass): checked, played, kept.
-        Returns the new state, its `last_move` the coach's word on this move."""
-        if not isinstance(body, dict) or set(body) != {"game", "decision", "choice"}:
+        """The person's move {"game", "decision", "choice"} (choice -1: pass; "seat" too at one
+        screen of several people): checked, played, kept. Returns the new state, its `last_move`
+        the coach's word on the last move of the person deciding next."""
+        if not isinstance(body, dict) or set(body) - {"seat"} != {"game", "decision", "choice"}:
             raise Refused(400, 'bad request: the body must be {"game": ID, "decision": N, "choice": I}')
         with self.lock:
             self._check(body.get("game"), body.get("decision"))
+            seat = self._now()
+            self._seat(body, seat, "this decision")
             n = self.game.count()
             i = _int(body, "choice", -1, 10 ** 9)
             if i >= n:
                 raise Refused(422, f"choice {i} is not a legal choice: decision {self.game.decisions} has "
                                    f"{n} choices (0..{n - 1}) and passing (-1)")
-            self.last_move = self.game.play(i)
+            self.last_moves[seat] = self.game.play(i)
             self._keep()
             if self.game.over:
                 self._finish()
@@ -160,8 +222,9 @@ class PlaySession:
 
     def take_back(self, body) -> dict:
         """Your last move taken back {"game", "decision"}: in practice mode alone (Refused 403 else),
-        checked here and not on the page: without it no move is changed once its next dice are seen."""
-        if not isinstance(body, dict) or set(body) != {"game", "decision"}:
+        checked here and not on the page: without it no move is changed once its next dice are seen.
+        At one screen of several people ("seat" too): the last move taken, by the person who took it."""
+        if not isinstance(body, dict) or set(body) - {"seat"} != {"game", "decision"}:
             raise Refused(400, 'bad request: the body must be {"game": ID, "decision": N}')
         with self.lock:
             if not self.game.practice:
@@ -172,8 +235,11 @@ class PlaySession:
                 raise Refused(409, "the game is over and saved: a finished game's moves stay as played")
             if not self.game.moves:
                 raise Refused(409, "no move of yours to take back")
+            last = getattr(self.game, "last_seat", None)
+            if self.several:
+                self._seat(body, last, "the last move")
             self.game.take_back()
-            self.last_move = None
+            self.last_moves.pop(self._seats()[0] if last is None else last, None)
             self._keep()
             return self._state()
 
@@ -191,26 +257,69 @@ class PlaySession:
             self._keep()
             return self._state()
 
-    def review(self, decision) -> dict:
+    def set_people(self, body) -> dict:
+        """Who plays at this screen {"game", "names": [NAME, ...]}, chosen on the page before the first
+        move: the people at seats 0.. by their names (one name or none: you alone), bots at the rest
+        of the table's seats, the same dice. Refused once a move was made (409)."""
+        if not isinstance(body, dict) or set(body) != {"game", "names"} or not isinstance(body["names"], list):
+            raise Refused(400, 'bad request: the body must be {"game": ID, "names": [NAME, ...]}')
+        with self.lock:
+            if body["game"] != self.id:
+                raise Refused(409, "another game: this server plays game " + self.id + "; reload the page")
+            g = self.game
+            if g.decisions or g.over:
+                raise Refused(409, "the game has begun: who plays is chosen before the first move")
+            names = body["names"] if len(body["names"]) > 1 else None
+            old = max(1, len(g.people))
+            n = len(names) if names else 1
+            bots = list(g.opponents)
+            if g.level is None and len(set(bots)) > 1:      # each bot seat's own spec, the people's dropped
+                bots = (bots[:1] * (old - n) + bots)[-(g.players - n):] if g.players > n else []
+            try:
+                new = type(g)(players=g.players, opponents=None if g.level is not None else (bots[:1] if len(set(bots)) == 1
+                              else bots) or None, level=g.level, seed=g.seed, game=g.game, sheet=g.sheet,
+                              rules=g.rules.text, max_rolls=g.max_rolls, practice=g.practice, names=names)
+            except ValueError as e:
+                raise Refused(422, str(e).splitlines()[0]) from None
+            self.game = new
+            first = self.coaches[self._seats()[0]] if self._seats()[0] in self.coaches else next(iter(self.coaches.values()))
+            self.coaches = {seat: dict(first) for seat in self._seats()}
+            self.last_moves = {}
+            self._keep()
+            return self._state()
+
+    def review(self, decision, seat=None) -> dict:
         """The finished game at your decision `decision` (0-based), as it was: every sheet, the dice,
         the rolls so far (the game played again from its record up to there), your move and
-        learned's with the loss and the luck of that roll from the analysis."""
+        learned's with the loss and the luck of that roll from the analysis. `seat`: whose decisions
+        (at one screen of several people; default the first person's)."""
         with self.lock:
             if not self.game.over or self._analysis is None or self._analysis.get("status") != "done":
                 raise Refused(409, "a game is reviewed once it is over and analysed")
-            n = len(self.game.moves)
+            seats = self._seats()
+            seat = seats[0] if seat is None else seat
+            if isinstance(seat, bool) or not isinstance(seat, int) or seat not in seats:
+                raise Refused(422, f"seat {seat!r} is no person's: {seats}")
+            # The person's decisions among everybody's, in the order taken.
+            order = [i for i, s in enumerate(getattr(self.game, "move_seats", None) or [seat] * len(self.game.moves))
+                     if s == seat]
+            n = len(order)
             if isinstance(decision, bool) or not isinstance(decision, int) or not 0 <= decision < n:
                 raise Refused(422, f"decision {decision!r} is out of range 0..{n - 1}")
             record = self.game.record()
             analysis = self._analysis
-        record["moves"] = record["moves"][:decision]
+        record["moves"] = record["moves"][:order[decision]]
         then = type(self.game).from_record(record)
         view = then.view()
-        rolls = analysis.get("rolls") or []
+        each = analysis.get("people") or [analysis]
+        mine = next((a for a in each if a.get("seat", seats[0]) == seat), {})
+        rolls = mine.get("rolls") or []
         judged = rolls[decision] if decision < len(rolls) else {}
-        roll = self.game.losses[decision]["roll"]
-        return {**view, "review": {"decision": decision, "decisions": n, "yours": self.game.losses[decision]["choice"],
-                                   "learned": self.game.losses[decision]["best"], "loss": judged.get("loss"),
+        word = self.game.losses[order[decision]]
+        roll = word["roll"]
+        return {**view, "you": seat, "review": {
+                                   "decision": decision, "decisions": n, "seat": seat, "yours": word["choice"],
+                                   "learned": word["best"], "loss": judged.get("loss"),
                                    "luck": judged.get("luck"), "chances": self._chances_at(roll)}}
 
     def _chances_at(self, roll: int) -> dict | None:
@@ -233,7 +342,7 @@ class PlaySession:
         """The games of `play` kept beside this one (saved_games)."""
         return saved_games(self.folder.parent)
 
-    def saved_review(self, name, decision) -> dict:
+    def saved_review(self, name, decision, seat=None) -> dict:
         """review(decision) of the finished, analysed game kept beside this one in the folder `name`
         (one of games()' folders: no other path is read), with its analysis's summary."""
         if isinstance(decision, bool) or not isinstance(decision, int):
@@ -251,12 +360,13 @@ class PlaySession:
                 with self.lock:
                     self._saved = {name: other}       # one at a time: each holds a game's arrays
         a = other._analysis or {}
-        return {**other.review(decision), "saved": {
+        return {**other.review(decision, seat), "saved": {
             "folder": name, "score": a.get("score"), "you_won": a.get("you_won"), "players": a.get("players"),
             "loss_per_decision": a.get("loss_per_decision"), "rating": a.get("rating")}}
 
     def set_coach(self, body) -> dict:
-        if not isinstance(body, dict) or set(body) != {"game", "on", "threshold"} or not isinstance(body["on"], bool):
+        if not isinstance(body, dict) or set(body) - {"seat"} != {"game", "on", "threshold"} \
+                or not isinstance(body["on"], bool):
             raise Refused(400, 'bad request: the body must be {"game": ID, "on": true|false, "threshold": LOSS}')
         t = body["threshold"]
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 100:
@@ -264,6 +374,7 @@ class PlaySession:
         with self.lock:
             if body["game"] != self.id:
                 raise Refused(409, "another game: this server plays game " + self.id + "; reload the page")
+            self._seat(body, self._now(), "the coach on show")
             self.coach = {"on": body["on"], "threshold": float(t)}
             self._keep()
             return self._state()
@@ -366,6 +477,13 @@ def saved_games(root: Path) -> list[dict]:
             "over": bool(analysis), "score": analysis.get("score"), "won": analysis.get("you_won"),
             "rated": rating.get("level"), "rated_name": rating.get("name"),
             "practice": bool(record.get("takebacks")),
+            # Several people at one screen: the game once, with each person's name, score and level.
+            "people": [{"seat": p.get("seat"), "name": p.get("name"), "score": p.get("score"),
+                        "won": p.get("you_won"), "rated": (p.get("rating") or {}).get("level"),
+                        "moves": p.get("decisions")}
+                       for p in analysis.get("people") or []]
+            or [{"seat": k, "name": n, "score": None, "won": None, "rated": None, "moves": None}
+                for k, n in enumerate(record.get("people") or [])],
         })
     games.sort(key=lambda g: g["date"])
     return games
@@ -457,8 +575,8 @@ class Starting:
             return {"preparing": self.preparing()}
         return {**self.session.state(), "preparing": self.preparing()}
 
-    def hint(self, game, decision):
-        return self._ready().hint(game, decision)
+    def hint(self, game, decision, seat=None):
+        return self._ready().hint(game, decision, seat)
 
     def games(self):
         # the home page lists the saved games while the game is still being prepared
@@ -466,11 +584,11 @@ class Starting:
             return saved_games(self.root)
         return self._ready().games()
 
-    def saved_review(self, name, decision):
-        return self._ready().saved_review(name, decision)
+    def saved_review(self, name, decision, seat=None):
+        return self._ready().saved_review(name, decision, seat)
 
-    def review(self, decision):
-        return self._ready().review(decision)
+    def review(self, decision, seat=None):
+        return self._ready().review(decision, seat)
 
     def play(self, body):
         return {**self._ready().play(body), "preparing": self.preparing()}
@@ -483,6 +601,9 @@ class Starting:
 
     def set_coach(self, body):
         return {**self._ready().set_coach(body), "preparing": self.preparing()}
+
+    def set_people(self, body):
+        return {**self._ready().set_people(body), "preparing": self.preparing()}
 
 
 # Numba's compiler holds the interpreter's lock for seconds at a time (LLVM), which would stop the
