@@ -15,6 +15,10 @@ let pick = fresh();            // what the person is choosing now
 let hintShown = null;          // {decision, choices} of the hint on show
 let polling = null;
 let tab = "sheet";             // the part of the page on show where not all fit: sheet, opponents, log
+// Pass-and-play: the seat whose sheet is on show. null until the person whose turn it is says it is
+// them (the hand-over screen), and again whenever the turn passes to another person or the page is
+// reloaded, so that nobody sees another's sheet, hint or coach by looking over a shoulder.
+let viewer = null;
 
 function fresh() {
   return {cd: null, nd: null, colour: null, number: null, cells: []};
@@ -83,6 +87,11 @@ function show(state) {
   }
   const newDecision = !S || S.decision !== state.decision || S.game !== state.game;
   S = state;
+  if (several()) {
+    if (S.over) viewer = viewer === null ? S.settings.seats[0] : viewer;
+    else if (S.seat !== viewer) viewer = null;
+    mark(S);
+  }
   window.encoreState = state;     // read by the browser test, and handy in the console
   if (newDecision) {
     pick = fresh();
@@ -135,7 +144,7 @@ function renderPreparing(p) {
 async function send(choice) {
   setBusy(true);
   try {
-    show(await request("api/play", {game: S.game, decision: S.decision, choice}, "The bots are playing"));
+    show(await request("api/play", {game: S.game, decision: S.decision, choice, ...mine()}, "The bots are playing"));
   } catch (e) {
     say(e.message, "error");
     await load();
@@ -282,6 +291,7 @@ function litCells() {
 
 function render() {
   if (!S) return;
+  renderHandover();
   renderScores();
   renderStatus();
   renderSheet($("sheet"), S.seats[you()], {big: true});
@@ -300,11 +310,61 @@ function render() {
 }
 
 function you() {
+  if (several()) return viewer === null ? S.settings.seats[0] : viewer;
   return S.seats.findIndex((s) => s.yours);
+}
+
+// --- several people at one screen (pass-and-play) ------------------------------------------
+
+function several() {
+  return Boolean(S && S.settings && S.settings.people && S.settings.people.length > 1);
+}
+
+// A request's "seat": the server takes a decision, hint or coach's setting for the seat whose turn it
+// is alone, and the page says whose sheet it shows.
+function mine(seat = you()) {
+  return several() ? {seat} : {};
+}
+
+// The sheet on show is "yours": the rest of the page draws it as the person's own.
+function mark(state) {
+  state.seats.forEach((seat, s) => { seat.yours = s === you(); });
+}
+
+function renderHandover() {
+  const box = $("handover");
+  const on = several() && !S.over && viewer === null && S.seat !== null;
+  document.body.dataset.handover = on ? "yes" : "no";
+  box.hidden = !on;
+  if (!on) return;
+  const name = S.seats[S.seat].name;
+  const role = S.you_active ? "you are the active player" : `${S.seats[S.active_seat].name} is active: you choose ` +
+    "from the dice left";
+  const go = el("button", {type: "button", id: "handover-go", class: "primary"}, `I'm ${name}, show my sheet`);
+  go.addEventListener("click", () => {
+    viewer = S.seat;
+    mark(S);
+    pick = fresh();
+    hintShown = null;
+    tab = "sheet";
+    render();
+    window.scrollTo(0, 0);
+  });
+  box.replaceChildren(el("h2", {id: "handover-title"}, `Pass to ${name}`),
+    el("p", {}, `Roll ${S.roll}: ${name}'s turn, ${role}. The sheet, the hint and the coach are ${name}'s alone: ` +
+       "hand the screen over, then click below."), go);
+  const last = S.last_seat;
+  if (S.settings.practice && last !== null && last !== undefined && last !== S.seat) {
+    const back = el("button", {type: "button", id: "handover-undo", class: "quiet-button"},
+                    `${S.seats[last].name}: take back your move`);
+    back.addEventListener("click", () => takeBack(last));
+    box.append(back);
+  }
 }
 
 function seatName(s) {
   const seat = S.seats[s];
+  if (several() && seat.yours) return `${seat.name} (you)`;
   return seat.yours ? "You" : seat.name;
 }
 
@@ -574,7 +634,7 @@ function renderControls() {
   $("hint").disabled = !mine || !S.hints;
   const practice = S.settings.practice;
   $("undo").hidden = !practice || S.over;
-  $("undo").disabled = !practice || S.decision === 0 || S.over;
+  $("undo").disabled = !practice || S.decision === 0 || S.over || (several() && S.last_seat !== you());
   $("practice-on").checked = practice;
   for (const b of document.querySelectorAll("#dice button")) {
     const [kind, d] = [b.dataset.die[0] === "c" ? "colour" : "number", Number(b.dataset.die.slice(1))];
@@ -626,17 +686,19 @@ async function saveCoach() {
   const threshold = Number($("coach-threshold").value);
   try {
     show(await request("api/coach", {game: S.game, on: $("coach-on").checked,
-                                     threshold: Number.isFinite(threshold) ? threshold : 1}));
+                                     threshold: Number.isFinite(threshold) ? threshold : 1, ...mine()}));
   } catch (e) {
     say(e.message, "error");
   }
 }
 
-async function takeBack() {
+async function takeBack(seat = you()) {
   setBusy(true);
   let word = ["Your last move is taken back: the same dice, choose again.", "info"];
   try {
-    show(await request("api/undo", {game: S.game, decision: S.decision}, "Taking your move back"));
+    const body = {game: S.game, decision: S.decision, ...mine(seat)};
+    if (several()) viewer = null;       // the move's person shows their sheet again
+    show(await request("api/undo", body, "Taking your move back"));
   } catch (e) {
     word = [e.message, "error"];
   } finally {
@@ -656,7 +718,8 @@ async function savePractice() {
 
 async function askHint() {
   try {
-    const h = await request(`api/hint?game=${encodeURIComponent(S.game)}&decision=${S.decision}`, undefined,
+    const h = await request(`api/hint?game=${encodeURIComponent(S.game)}&decision=${S.decision}` +
+                            (several() ? `&seat=${you()}` : ""), undefined,
                             "learned is ranking your choices");
     hintShown = h;
     render();
@@ -805,22 +868,33 @@ function renderEnd() {
   end.hidden = false;
   end.replaceChildren();
   const me = S.seats[you()];
-  const a = S.analysis || {status: "off"};
+  const a = personAnalysis();
   const head = el("div", {class: "end-head"});
   head.append(el("h2", {}, "Game over"));
   if (S.end) head.append(el("p", {class: "cause", id: "end-cause"}, S.end.text));
-  head.append(el("p", {class: "final-score", id: "final-score"}, `Your score: ${me.score}`));
+  if (several()) {      // each person's score, level and analysis: one at a time, chosen here
+    const who = el("p", {class: "people", id: "end-people"}, "Analysis of: ");
+    for (const s of S.settings.seats) {
+      const b = el("button", {type: "button", id: `end-person-${s}`, "aria-pressed": String(s === you()),
+                              class: s === you() ? "primary" : "quiet-button"}, S.seats[s].name);
+      b.addEventListener("click", () => { viewer = s; mark(S); reviewAt = null; render(); stepReview(0); });
+      who.append(b);
+    }
+    head.append(who);
+  }
+  head.append(el("p", {class: "final-score", id: "final-score"},
+                 several() ? `${me.name}'s score: ${me.score}` : `Your score: ${me.score}`));
   if (S.players === 1) {
     if (a.band) head.append(el("p", {class: "rating", id: "rating", title: `the rulebook's band ${a.band.scores}`},
                                `${a.band.stars}★ · ${a.band.rating}`));
   } else {
-    const winners = S.seats.filter((s) => s.winner).map((s) => seatName(s.seat));
+    const winners = S.seats.filter((s) => s.winner).map((s) => several() ? s.name : seatName(s.seat));
     head.append(el("p", {class: "winner", id: "winner"}, winners.length > 1
       ? `Winners: ${winners.join(", ")}` : winners[0] === "You" ? "You win!" : `Winner: ${winners[0]}`));
   }
   if (a.rating) {
     head.append(el("p", {class: "level", id: "level", title: a.rating.words},
-      `You played like level ${a.rating.level}, ${a.rating.name}` +
+      `${several() ? me.name : "You"} played like level ${a.rating.level}, ${a.rating.name}` +
       (a.rating.low !== a.rating.high ? ` (95%: level ${a.rating.low} to ${a.rating.high})` : "")));
   }
   if (S.settings.practised || a.practice) head.append(el("p", {class: "practice-mark", id: "practice-mark"},
@@ -883,12 +957,21 @@ function reviewBox() {
   return reviewBoxEl;
 }
 
+// The analysis of the person on show (several people at one screen: theirs among everybody's).
+function personAnalysis() {
+  const a = S.analysis || {status: "off"};
+  if (!several() || !a.people) return a;
+  return {...a.people.find((p) => p.seat === you()), status: a.status};
+}
+
 async function stepReview(by) {
-  const n = reviewFrom ? reviewFrom.decisions : S.decision;
+  const a = personAnalysis();
+  const n = reviewFrom ? reviewFrom.decisions : several() ? (a.decisions || 0) : S.decision;
   const k = Math.max(0, Math.min(n - 1, reviewAt === null ? 0 : reviewAt.decision + by));
   try {
-    const path = reviewFrom ? `api/saved?folder=${encodeURIComponent(reviewFrom.folder)}&decision=${k}`
-      : `api/review?decision=${k}`;
+    const seat = reviewFrom ? reviewFrom.seat : several() ? you() : null;
+    const path = (reviewFrom ? `api/saved?folder=${encodeURIComponent(reviewFrom.folder)}&decision=${k}`
+      : `api/review?decision=${k}`) + (seat === null || seat === undefined ? "" : `&seat=${seat}`);
     const v = await request(path, undefined, "Setting the game back to that roll");
     reviewAt = {decision: k, view: v};
     drawReview();
@@ -900,8 +983,13 @@ async function stepReview(by) {
 function drawReview() {
   const v = reviewAt.view, r = v.review;
   const saved = S;
+  const was = viewer;
   S = v;                        // the sheets are drawn as the game was then
   try {
+    if (several()) {
+      viewer = r.seat;
+      mark(v);
+    }
     const me = v.seats[you()];
     renderSheet($("review-sheet"), me, {big: false, marks: {chosen: r.yours.cells || [], hinted: r.learned ? r.learned.cells : []}});
     const others = $("review-others");
@@ -914,6 +1002,7 @@ function drawReview() {
     });
   } finally {
     S = saved;
+    viewer = was;
   }
   const dice = v.dice ? `dice ${v.dice.colour.join(" ")} | ${v.dice.number.join(" ")}` : "";
   $("review-words").textContent = `Decision ${r.decision + 1} of ${r.decisions}, roll ${v.roll} (${dice}): ` +
@@ -923,7 +1012,7 @@ function drawReview() {
   const c = r.chances;
   $("review-chances").textContent = !c ? "" : c.solo
     ? `Expected final score: ${c.seats[0].expected_score.toFixed(1)}`
-    : "Chance of winning: " + c.seats.map((x) => `${x.seat === v.you ? "You" : x.name} ${Math.round(100 * x.win_prob)}%`).join(", ");
+    : "Chance of winning: " + c.seats.map((x) => `${x.seat === v.you && !(v.settings.people || []).length ? "You" : x.name} ${Math.round(100 * x.win_prob)}%`).join(", ");
   $("review-chances-what").textContent = !c ? "" : c.solo
     ? "What learned expects you to finish with from your sheet before this roll (if learned played the rest)."
     : "Each player's chance of winning before this roll, from the sheets then, by the win model fitted on learned's games.";
@@ -1054,8 +1143,15 @@ async function loadGames(box = $("games"), prefix = "", review = false) {
     const table = el("table", {id: `${prefix}games-table`});
     table.append(rowOf(["date", "players", "score", "level", "", ...(review ? [""] : [])], "th"));
     for (const g of games.slice().reverse()) {
-      const row = rowOf([g.date, String(g.players), g.score === null ? (g.over ? "" : "playing") : String(g.score),
-                         g.rated ? `${g.rated} ${g.rated_name}` : "", g.practice ? "practice" : ""], "td");
+      const many = (g.people || []).length > 1;
+      const row = many
+        ? rowOf([g.date, `${g.players}: ${g.people.map((p) => p.name).join(", ")}`,
+                 g.over ? g.people.map((p) => `${p.name} ${p.score === null ? "" : p.score}`).join(", ") : "playing",
+                 g.people.filter((p) => p.rated).map((p) => `${p.name} ${p.rated}`).join(", "),
+                 g.practice ? "practice" : ""], "td")
+        : rowOf([g.date, String(g.players), g.score === null ? (g.over ? "" : "playing") : String(g.score),
+                 g.rated ? `${g.rated} ${g.rated_name}` : "", g.practice ? "practice" : ""], "td");
+      row.dataset.folder = g.folder;
       if (review) {
         const cell = el("td");
         if (g.over && g.moves) {
@@ -1067,7 +1163,7 @@ async function loadGames(box = $("games"), prefix = "", review = false) {
       }
       table.append(row);
     }
-    const rated = games.filter((g) => g.rated);
+    const rated = games.filter((g) => g.rated && !((g.people || []).length > 1));
     if (rated.length) {
       box.append(el("h3", {}, "Your level, game by game"));
       box.append(bars(rated.map((g, k) => ({roll: k + 1, v: g.rated, label: `${g.date}: level ${g.rated}`})),
@@ -1081,7 +1177,8 @@ async function loadGames(box = $("games"), prefix = "", review = false) {
 
 // A saved game stepped through on the home page: the review's box, moved there.
 function reviewSaved(g) {
-  reviewFrom = {folder: g.folder, decisions: g.moves};
+  const many = (g.people || []).length > 1;     // several people's game: the first person's decisions
+  reviewFrom = {folder: g.folder, decisions: many ? g.people[0].moves : g.moves, seat: many ? g.people[0].seat : null};
   reviewAt = null;
   $("home-review").replaceChildren(el("h2", {id: "home-review-title"}, `Your game of ${g.date}` +
     (g.score === null ? "" : `: ${g.score} points`) + (g.rated ? `, played like level ${g.rated} ${g.rated_name}` : "")),
@@ -1104,6 +1201,50 @@ function setView() {
 function renderHome() {
   $("home-play").textContent = !S || (!S.over && !S.decision) ? "Start a new game"
     : S.over ? "This game and its analysis" : "Continue your game";
+  renderPeople(false);
+}
+
+// Who plays at this screen, chosen before the first move: how many people (the others' seats are
+// bots) and their names. The server seats them (api/people).
+function renderPeople(changed) {
+  const box = $("home-people");
+  const open = Boolean(S && S.seats && !S.over && S.decision === 0 && S.players > 1);
+  box.hidden = !open;
+  if (!open) return;
+  const count = $("people-count");
+  const now = Math.max(1, (S.settings.people || []).length);
+  if (!changed && document.activeElement !== count) {
+    count.replaceChildren(...Array.from({length: S.players}, (_, k) =>
+      el("option", {value: String(k + 1), selected: k + 1 === now}, k === 0 ? "1 (you against the bots)" : String(k + 1))));
+  }
+  const n = Number(count.value) || now;
+  const names = $("people-names");
+  const kept = Array.from(names.querySelectorAll("input")).map((i) => i.value);
+  names.replaceChildren();
+  for (let k = 0; k < n && n > 1; k++) {
+    const given = kept[k] !== undefined ? kept[k] : (S.settings.people || [])[k] || "";
+    const input = el("input", {type: "text", id: `people-name-${k}`, maxlength: "24", placeholder: `Player ${k + 1}`,
+                               "aria-label": `name of player ${k + 1} (seat ${k + 1})`});
+    input.value = given;
+    names.append(el("label", {}, `Seat ${k + 1} `), input);
+  }
+  $("people-bots").textContent = S.players - n ? `${S.players - n} bot${S.players - n > 1 ? "s" : ""} ` +
+    `(${S.seats[S.players - 1].label}) hold${S.players - n > 1 ? "" : "s"} the other seats.` : "No bots: people alone.";
+}
+
+async function savePeople() {
+  const n = Number($("people-count").value);
+  const names = n > 1 ? Array.from({length: n}, (_, k) => $(`people-name-${k}`).value.trim() || `Player ${k + 1}`) : [];
+  try {
+    viewer = null;
+    show(await request("api/people", {game: S.game, names}));
+    $("people-message").textContent = n > 1 ? `Seated: ${names.join(", ")}. Start the game, then pass the screen ` +
+      "round when the page asks." : "You play alone against the bots.";
+    $("people-message").className = "";
+  } catch (e) {
+    $("people-message").textContent = e.message;
+    $("people-message").className = "error";
+  }
 }
 
 // --- wiring -------------------------------------------------------------------------------
@@ -1113,7 +1254,9 @@ document.addEventListener("DOMContentLoaded", () => {
   $("pass").addEventListener("click", () => { hidePicker(); $("pass-confirm").hidden = false; $("pass-yes").focus(); });
   $("pass-yes").addEventListener("click", () => { $("pass-confirm").hidden = true; send(-1); });
   $("pass-no").addEventListener("click", () => { $("pass-confirm").hidden = true; });
-  $("undo").addEventListener("click", takeBack);
+  $("undo").addEventListener("click", () => takeBack());
+  $("people-count").addEventListener("change", () => renderPeople(true));
+  $("people-save").addEventListener("click", savePeople);
   $("practice-on").addEventListener("change", savePractice);
   window.addEventListener("resize", () => { if (S) renderTabs(); });
   for (const b of document.querySelectorAll("#tabs button")) {

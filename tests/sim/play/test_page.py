@@ -542,3 +542,92 @@ def test_any_screen_named_bots_and_take_backs(driver, tmp_path):
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
         server.stop()
+
+
+# --- several people at one screen (pass-and-play) ------------------------------------------------
+
+def test_two_people_and_a_bot_hand_the_screen_over_to_the_end(driver, tmp_path):
+    """Who plays chosen on the home page (two people by name, a bot on the third seat), then the
+    game played to its end by clicking: whenever the turn passes to the other person the page
+    shows "Pass to NAME" and nothing of the last one's sheet, hint or coach until NAME says it is
+    them; a reload hands over again; at a phone's size too. At the end each person's analysis and
+    review, and the home page lists the game once with both names."""
+    from selenium.webdriver.common.by import By
+    server = PlayServer("--players", "3", "--opponents", "greedy", "--seed", "3", "--game", "1",
+                        "--out", "results/play-people", cwd=tmp_path)
+    try:
+        p = Player(driver, 4)
+        driver.get(server.url)
+        p.wait(lambda s: s.get("seats") is not None, "the game")
+        p.wait(lambda _: driver.find_element(By.ID, "home-people").is_displayed(), "who plays")
+        driver.find_element(By.CSS_SELECTOR, '#people-count option[value="2"]').click()
+        driver.execute_script("document.getElementById('people-count').dispatchEvent(new Event('change'))")
+        for k, name in enumerate(("Anna", "Ben")):
+            field = driver.find_element(By.ID, f"people-name-{k}")
+            field.clear()
+            field.send_keys(name)
+        assert "1 bot" in driver.find_element(By.ID, "people-bots").text
+        p.click("#people-save")
+        s = p.wait(lambda t: t["settings"]["people"] == ["Anna", "Ben"], "the people seated")
+        p.click("#home-play")
+        handovers, seen_phone, reloaded = 0, False, False
+        while not s["over"]:
+            name = s["seats"][s["seat"]]["name"]
+            if driver.find_element(By.ID, "handover").is_displayed():
+                assert driver.find_element(By.ID, "handover-title").text == f"Pass to {name}"
+                assert not driver.find_element(By.ID, "sheet").is_displayed()
+                assert not driver.find_element(By.ID, "hint-panel").is_displayed()
+                assert not driver.find_element(By.ID, "dice").is_displayed()
+                if handovers == 3 and not seen_phone:       # the hand-over on a phone
+                    viewport(driver, 420, 900)
+                    assert driver.execute_script("return document.documentElement.scrollWidth <= innerWidth")
+                    assert driver.find_element(By.ID, "handover-go").is_displayed()
+                    seen_phone = True
+                assert driver.find_element(By.ID, "handover-go").text == f"I'm {name}, show my sheet"
+                p.click("#handover-go")
+                handovers += 1
+                if seen_phone:
+                    assert driver.find_element(By.ID, "sheet").is_displayed()
+                    viewport(driver, WIDTH, HEIGHT)
+            else:
+                assert handovers == 0 or s["decision"] > 0
+            assert driver.find_element(By.ID, "sheet").is_displayed()
+            status = driver.find_element(By.ID, "status").text
+            assert status.startswith(f"Roll {s['roll']}"), status
+            mine = driver.find_element(By.CSS_SELECTOR, f'#scores .score[data-seat="{s["seat"]}"]')
+            assert "you" in mine.get_attribute("class").split() and f"{name} (you)" in mine.text
+            if s["decision"] == 6 and not reloaded:         # a reload hands over again, to the same person
+                driver.refresh()
+                s = p.wait(lambda t: t.get("seats") is not None and t["decision"] == 6, "the game after a reload")
+                p.wait(lambda _: driver.find_element(By.ID, "handover").is_displayed(), "the hand-over again")
+                reloaded = True
+                continue
+            k = s["decision"]
+            p.move(s)
+            s = p.wait(lambda t: t["decision"] == k + 1 or t["over"], f"decision {k + 1}")
+        assert seen_phone and reloaded and handovers >= 20, handovers
+        assert p.counts["hint"] >= 5 and p.counts["clicked"] >= 5, p.counts
+        folder = tmp_path / "results/play-people"
+        moves = [json.loads((folder / f"moves-{k}.json").read_text()) for k in (0, 1)]
+        assert [m["player"] for m in moves] == ["Anna", "Ben"] and len(moves[0]["moves"]) == len(moves[1]["moves"]) == s["roll"]
+        # each person's analysis and review
+        s = p.wait(lambda t: t["analysis"] and t["analysis"]["status"] != "running", "the analysis")
+        assert s["analysis"]["status"] == "done" and not driver.find_element(By.ID, "handover").is_displayed()
+        people = s["analysis"]["people"]
+        for k in (0, 1):
+            p.click(f"#end-person-{k}")
+            p.wait(lambda _: driver.find_element(By.ID, "final-score").text ==
+                   f"{people[k]['name']}'s score: {s['seats'][k]['score']}", f"{people[k]['name']}'s score")
+            facts = driver.find_element(By.ID, "facts").text
+            assert f"{people[k]['loss_total']:.2f}" in facts, facts
+            p.wait(lambda _: driver.find_element(By.ID, "review-words").text.startswith(
+                f"Decision 1 of {people[k]['decisions']}"), f"{people[k]['name']}'s review")
+        # the home page: the game once, with both names
+        driver.get(server.url)
+        p.wait(lambda _: driver.find_elements(By.ID, "home-games-table"), "the home page's games", timeout=60)
+        rows = driver.find_elements(By.CSS_SELECTOR, "#home-games-table tr")[1:]
+        assert len(rows) == 1 and "Anna, Ben" in rows[0].text, [r.text for r in rows]
+        assert not p.errors()
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        server.stop()
