@@ -180,3 +180,21 @@ def test_who_plays_is_chosen_on_the_page_before_the_first_move(tmp_path):
     with pytest.raises(Refused, match="has begun"):
         s.set_people({"game": s.id, "names": ["Anna"]})
     assert s.game.people == ["Anna", "Ben", "Cleo"]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--people", "3", "--players", "2"], "--people must be 1..2"),
+    (["--names", "Anna,anna"], "two people are called 'anna'"),
+    (["--people", "2", "--names", "Anna,Ben,Cleo"], "give one name per person"),
+    (["--people", "7"], "--people"),
+    (["--resume", "nowhere", "--names", "Anna,Ben"], "leave out --names"),
+])
+def test_bad_people_options_are_one_line_and_exit_2(args, words, tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+    cli = Path(__file__).resolve().parents[3] / "cli.py"
+    out = subprocess.run([sys.executable, str(cli), "play", *args, "--no-browser"], capture_output=True, text=True,
+                         timeout=120, cwd=tmp_path)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and words in out.stderr, out.stderr
+    assert out.stdout == "" and not list(tmp_path.iterdir())
