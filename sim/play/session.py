@@ -480,9 +480,10 @@ def saved_games(root: Path) -> list[dict]:
             # Several people at one screen: the game once, with each person's name, score and level.
             "people": [{"seat": p.get("seat"), "name": p.get("name"), "score": p.get("score"),
                         "won": p.get("you_won"), "rated": (p.get("rating") or {}).get("level"),
-                        "moves": p.get("decisions")}
+                        "rated_name": (p.get("rating") or {}).get("name"), "moves": p.get("decisions")}
                        for p in analysis.get("people") or []]
-            or [{"seat": k, "name": n, "score": None, "won": None, "rated": None, "moves": None}
+            or [{"seat": k, "name": n, "score": None, "won": None, "rated": None, "rated_name": None,
+                "moves": None}
                 for k, n in enumerate(record.get("people") or [])],
         })
     games.sort(key=lambda g: g["date"])

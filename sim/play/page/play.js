@@ -1154,7 +1154,14 @@ async function loadGames(box = $("games"), prefix = "", review = false) {
       row.dataset.folder = g.folder;
       if (review) {
         const cell = el("td");
-        if (g.over && g.moves) {
+        if (g.over && many) {            // a Review each: every person steps through their own decisions
+          for (const p of g.people.filter((p) => p.moves)) {
+            const b = el("button", {type: "button", class: "quiet-button review-saved", "data-folder": g.folder,
+                                    "data-seat": String(p.seat)}, `Review ${p.name}`);
+            b.addEventListener("click", () => reviewSaved(g, p));
+            cell.append(b);
+          }
+        } else if (g.over && g.moves) {
           const b = el("button", {type: "button", class: "quiet-button review-saved", "data-folder": g.folder}, "Review");
           b.addEventListener("click", () => reviewSaved(g));
           cell.append(b);
@@ -1175,14 +1182,16 @@ async function loadGames(box = $("games"), prefix = "", review = false) {
   }
 }
 
-// A saved game stepped through on the home page: the review's box, moved there.
-function reviewSaved(g) {
-  const many = (g.people || []).length > 1;     // several people's game: the first person's decisions
-  reviewFrom = {folder: g.folder, decisions: many ? g.people[0].moves : g.moves, seat: many ? g.people[0].seat : null};
+// A saved game stepped through on the home page: the review's box, moved there; `person` (one of
+// g.people) for a game of several people, whose decisions are stepped through.
+function reviewSaved(g, person = null) {
+  const who = person || {moves: g.moves, seat: null, name: "Your", score: g.score, rated: g.rated, rated_name: g.rated_name};
+  reviewFrom = {folder: g.folder, decisions: who.moves, seat: who.seat};
   reviewAt = null;
-  $("home-review").replaceChildren(el("h2", {id: "home-review-title"}, `Your game of ${g.date}` +
-    (g.score === null ? "" : `: ${g.score} points`) + (g.rated ? `, played like level ${g.rated} ${g.rated_name}` : "")),
-    reviewBox());
+  const title = (person ? `${person.name}'s game of ${g.date}` : `Your game of ${g.date}`) +
+    (who.score === null || who.score === undefined ? "" : `: ${who.score} points`) +
+    (who.rated ? `, played like level ${who.rated}${who.rated_name ? " " + who.rated_name : ""}` : "");
+  $("home-review").replaceChildren(el("h2", {id: "home-review-title"}, title), reviewBox());
   stepReview(0);
 }
 

@@ -627,6 +627,13 @@ def test_two_people_and_a_bot_hand_the_screen_over_to_the_end(driver, tmp_path):
         p.wait(lambda _: driver.find_elements(By.ID, "home-games-table"), "the home page's games", timeout=60)
         rows = driver.find_elements(By.CSS_SELECTOR, "#home-games-table tr")[1:]
         assert len(rows) == 1 and "Anna, Ben" in rows[0].text, [r.text for r in rows]
+        # a Review each on the home page: Ben's steps through Ben's own decisions
+        buttons = rows[0].find_elements(By.CSS_SELECTOR, ".review-saved")
+        assert [b.text for b in buttons] == ["Review Anna", "Review Ben"], [b.text for b in buttons]
+        p.click('.review-saved[data-seat="1"]')
+        p.wait(lambda _: driver.find_element(By.ID, "review-words").text.startswith(
+            f"Decision 1 of {people[1]['decisions']}"), "Ben's saved review")
+        assert driver.find_element(By.ID, "home-review-title").text.startswith("Ben's game of ")
         assert not p.errors()
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
