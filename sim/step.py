@@ -42,7 +42,7 @@ from .engine import (
 from .guard import GuestType
 from .players import PLAYER_EXTERNAL, PLAYER_GUARDED
 from .tables import TablesType
-from .nbinternals import JIT_DISABLED
+from .nbinternals import JIT_DISABLED, uncounted
 from .state import StrategySet, ST_ACTIVE, ST_AVAIL, ST_IS_ACTIVE, ST_MAX_ROLLS, ST_PLAYERS, ST_ROLL, ST_SEAT
 
 SP_GAME = 0
@@ -92,6 +92,13 @@ def advance(line, slots, game, logs):
     strats, kinds, params, tab, guest = line
     st, ps, bb, cands, pending, rngs, sp, gres = game
     dice_log, log = logs
+    # Uncounted views (sim.nbinternals) of the caller's arrays, as play takes them: every tuple
+    # unpacked or built and every inlined call here would otherwise count a reference to each
+    # (measured on the vector env: solo 10 % and four players 15 % faster with them).
+    st, ps, bb, cands, pending, rngs, sp, gres = uncounted(st), uncounted(ps), uncounted(bb), uncounted(cands), \
+        uncounted(pending), uncounted(rngs), uncounted(sp), uncounted(gres)
+    kinds, params, slots = uncounted(kinds), uncounted(params), uncounted(slots)
+    dice_log, log = uncounted(dice_log), uncounted(log)
     dline, dgame = (strats, kinds, params, tab), (st, ps, bb, cands, rngs, gres)    # as decide takes them
     players = st[ST_PLAYERS]
     key = np.uint64(sp[SP_KEY])
@@ -149,6 +156,9 @@ def commit(game, tab, log, n, move):
     checked that it is one of the seat's legal choices (n of them, for the log). Call `advance`
     next."""
     st, ps, bb, pending, sp, gres = game
+    st, ps, bb, pending, sp, gres = uncounted(st), uncounted(ps), uncounted(bb), uncounted(pending), uncounted(sp), \
+        uncounted(gres)
+    log = uncounted(log)
     cd, nd, sub, cost = move
     seat = sp[SP_SEAT]
     log_move(log, gres, st, seat, st[ST_IS_ACTIVE], st[ST_AVAIL], n, cd, nd, sub, cost)

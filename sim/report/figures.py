@@ -67,6 +67,20 @@ def bar_lengths(y, lo, hi):
     return [np.maximum(y - np.asarray(lo, float), 0), np.maximum(np.asarray(hi, float) - y, 0)]
 
 
+def share_steps(ax, x, y, colour, label, mean, linewidth=1.4):
+    """One distribution as a share per value: a step line over a light fill, its mean dashed."""
+    ax.fill_between(x, y, step="mid", color=colour, alpha=0.15, linewidth=0)
+    ax.step(x, y, where="mid", color=colour, linewidth=linewidth, label=label)
+    ax.axvline(mean, color=colour, linestyle="--", linewidth=1)
+
+
+def share_axes(ax, xlabel):
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("share of games")
+    percent_axis(ax)
+    ax.legend(frameon=False, fontsize=8)
+
+
 def fig_scores(names, hists, means, colours) -> Figure:
     fig, ax = new_figure()
     lo = min(min(hists[n]) for n in names)
@@ -76,14 +90,8 @@ def fig_scores(names, hists, means, colours) -> Figure:
         h = hists[name]
         total = sum(h.values())
         y = np.array([h.get(int(v), 0) for v in x]) / total
-        c = colours[name]
-        ax.fill_between(x, y, step="mid", color=c, alpha=0.15, linewidth=0)
-        ax.step(x, y, where="mid", color=c, linewidth=1.4, label=f"{short(name)} (mean {means[name]:.2f})")
-        ax.axvline(means[name], color=c, linestyle="--", linewidth=1)
-    ax.set_xlabel("final score")
-    ax.set_ylabel("share of games")
-    percent_axis(ax)
-    ax.legend(frameon=False, fontsize=8)
+        share_steps(ax, x, y, colours[name], f"{short(name)} (mean {means[name]:.2f})", means[name])
+    share_axes(ax, "final score")
     return Figure("scores", "Score distribution", "Share of games ending on each score, per strategy; "
                    "dashed lines mark the means (the summary's mean score).", fig)
 
@@ -502,14 +510,9 @@ def fig_rule_lengths(result) -> Figure:
         y = np.array([h[k] for k in x]) / sum(h.values())
         mean = float((x * y).sum())
         same = " = A" if i and h == first else ""   # drawn over A's line: the legend says so
-        ax.step(x, y, where="mid", color=colours[label], linewidth=2.6 if i == 0 else 1.4,
-                label=f"{short(label)}{' (A)' if i == 0 else ''} (mean {mean:.1f}){same}")
-        ax.fill_between(x, y, step="mid", color=colours[label], alpha=0.15, linewidth=0)
-        ax.axvline(mean, color=colours[label], linestyle="--", linewidth=1)
-    ax.set_xlabel("rolls per game")
-    ax.set_ylabel("share of games")
-    percent_axis(ax)
-    ax.legend(frameon=False, fontsize=8)
+        share_steps(ax, x, y, colours[label], f"{short(label)}{' (A)' if i == 0 else ''} (mean {mean:.1f}){same}",
+                    mean, linewidth=2.6 if i == 0 else 1.4)
+    share_axes(ax, "rolls per game")
     return Figure("rule-lengths", "Game length", "Share of games lasting each number of rolls under each rule "
                    "set, on the same dice; dashed lines mark the means.", fig)
 

@@ -442,6 +442,11 @@ function narrow() {
   return window.matchMedia("(max-width: 899px)").matches;
 }
 
+// A phone's width (play.css's same query): the sheet's side panel goes below it.
+function phone() {
+  return window.matchMedia("(max-width: 599px)").matches;
+}
+
 function boxLabel(cell, colour, star, crossed) {
   return `${cell}, ${colour}${star ? ", star" : ""}${crossed ? ", crossed" : ""}`;
 }
@@ -465,9 +470,12 @@ function renderSheet(root, seat, {big, marks = null}) {
   const chosen = new Set(marks ? marks.chosen : big ? pick.cells : []);
   const hinted = new Set(marks ? marks.hinted : big && hintShown && hintShown.choices.length ? hintShown.choices[0].cells : []);
   const recent = new Set(marks ? [] : recentCells(seat.seat));
-  const width = LEFT + 15 * STEP + 190, height = TOP + 7 * STEP + 76;
+  // On a phone the colour bonuses and the '!' go below the boxes, which then take the whole width.
+  const across = big && phone();
+  const below = TOP + 7 * STEP + 76;
   root.replaceChildren();
-  root.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  root.setAttribute("viewBox", across ? `2 0 ${LEFT + 15 * STEP - GAP} ${below + 108}`
+                                      : `0 0 ${LEFT + 15 * STEP + 190} ${below}`);
   root.setAttribute("class", big ? (interactive && ready() ? "sheet big choosing" : "sheet big") : "sheet small");
   if (big) root.setAttribute("aria-label", `Your sheet: ${seat.crossed.length} boxes crossed`);
   for (let c = 0; c < 15; c++) {
@@ -538,12 +546,13 @@ function renderSheet(root, seat, {big, marks = null}) {
       root.append(g);
     }
   }
-  // Colour bonuses and jokers, at the side.
-  const sx = LEFT + 15 * STEP + 18;
-  root.append(svg("text", {x: sx, y: 21, class: "side-title"}, "Colours"));
+  // Colour bonuses and jokers, at the side, or below in a row each.
+  const sx = across ? LEFT : LEFT + 15 * STEP + 18;
+  root.append(svg("text", {x: sx, y: across ? below + 8 : 21, class: "side-title"}, "Colours"));
   const coloursTaken = new Set(S.colours_taken);
   COLOURS.forEach((colour, i) => {
-    const y = TOP + i * 34;
+    const y = across ? below + 18 : TOP + i * 34;
+    const sx = across ? LEFT + i * 140 : LEFT + 15 * STEP + 18;
     const got = seat.colours[colour];
     root.append(svg("rect", {x: sx, y, width: 30, height: 26, rx: 5, class: `swatch-box ${colour}`}));
     if (got) root.append(svg("text", {x: sx + 15, y: y + 19, class: "done-mark"}, "✓"));
@@ -558,9 +567,9 @@ function renderSheet(root, seat, {big, marks = null}) {
       root.append(g);
     }
   });
-  const jy = TOP + 5 * 34 + 14;
+  const jy = across ? below + 54 : TOP + 5 * 34 + 14;
   root.append(svg("text", {x: sx, y: jy + 4, class: "side-title"}, "Jokers"));
-  const perRow = 4;
+  const perRow = across ? sh.jokers : 4;
   for (let j = 0; j < sh.jokers; j++) {
     const used = j >= seat.jokers_left;
     const cx = sx + 14 + (j % perRow) * 32, cy = jy + 26 + Math.floor(j / perRow) * 32;
@@ -1267,7 +1276,13 @@ document.addEventListener("DOMContentLoaded", () => {
   $("people-count").addEventListener("change", () => renderPeople(true));
   $("people-save").addEventListener("click", savePeople);
   $("practice-on").addEventListener("change", savePractice);
-  window.addEventListener("resize", () => { if (S) renderTabs(); });
+  let wasPhone = phone();
+  window.addEventListener("resize", () => {
+    if (!S) return;
+    renderTabs();
+    if (phone() !== wasPhone) renderSheet($("sheet"), S.seats[you()], {big: true});
+    wasPhone = phone();
+  });
   for (const b of document.querySelectorAll("#tabs button")) {
     b.addEventListener("click", () => {
       tab = b.dataset.tab;

@@ -13,6 +13,7 @@ import pytest
 
 import sim.experiments.tune as tune_mod
 from invoking import invoke
+from user_strategy import MOST
 from sim.runs import api
 from sim.experiments.compare import candidate_results
 from sim.runs.summary import Z95
@@ -22,22 +23,6 @@ from strategies import resolve
 ROOT = Path(__file__).resolve().parents[3]
 START = "heuristic:solo_joker=0,solo_colour=0.1"
 PARAMS = ["solo_joker=0..3", "solo_colour=0..2"]
-
-USER = '''
-from sim.state import CAND_COST, CAND_SUB
-from strategies import strategy
-
-
-@strategy(params={"joker_cost": 0.0, "min_boxes": 1.0})
-def choose(st, ps, bb, cands, n, tab, params, rng):
-    """Most boxes, each joker costing joker_cost boxes; passes below min_boxes."""
-    best, best_value = -1, params[1] - 0.5
-    for i in range(n):
-        value = tab.size[cands[i, CAND_SUB]] - params[0] * cands[i, CAND_COST]
-        if value > best_value:
-            best, best_value = i, value
-    return best
-'''
 
 
 @pytest.fixture
@@ -137,7 +122,7 @@ def test_cli_json_and_out(tmp_path):
 
 def test_cli_table_output_and_a_users_strategy(tmp_path):
     path = tmp_path / "mine.py"
-    path.write_text(USER)
+    path.write_text(MOST)
     r = invoke("tune", f"{path}:choose:min_boxes=2", "--param", "joker_cost=0..3", "--budget", 2_100, "--seed", 1,
                "--validate-games", 1_000)
     assert r.exit_code == 0, r.output

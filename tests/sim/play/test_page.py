@@ -450,7 +450,9 @@ def boxes(d) -> dict:
         .filter((e) => { const r = e.getBoundingClientRect(), p = e.parentElement.getBoundingClientRect();
                          return r.width && (r.right > p.right + 1 || r.left < p.left - 1); })
         .map((e) => e.className + ': ' + e.textContent);
+      const face = document.querySelector('#sheet .box .face');
       return {scroll: document.documentElement.scrollWidth, inner: innerWidth, height: innerHeight,
+              box: face && face.getClientRects().length ? face.getBoundingClientRect().width : null,
               sheet: at('#sheet'), dice: at('#dice'), tabs: at('#tabs'), opponents: at('#opponents'),
               log: at('#log-panel'), overflowing: out};""")
 
@@ -503,6 +505,7 @@ def test_any_screen_named_bots_and_take_backs(driver, tmp_path):
                 p.click("#tab-sheet")
                 b = boxes(driver)
                 assert b["sheet"]["top"] < height, (width, b)
+                assert b["box"] >= 24 and b["scroll"] <= b["inner"], (width, b)   # a phone's whole width (issue 64)
                 picture(p, "play-phone.png", width=width, height=height)
             else:
                 p.click("#tab-opponents")
