@@ -26,7 +26,7 @@ from sim.engine import GR_ROLLS, GR_SIZE, LOG_COST, LOG_SEAT, LOG_SIZE, LOG_SUB,
 from sim.runs.defaults import SHEET, TRAIN_SEED, TRAIN_STEP, TRAIN_TABLE_GAMES
 from sim.rules import RULEBOOK, parse_rules
 from sim.sheets import load_sheet
-from sim.state import MAX_SEATS, PS_JOKERS, PS_SIZE, PS_WINNER, ST_ROLL, new_state
+from sim.state import MAX_SEATS, PS_JOKERS, PS_SIZE, PS_WINNER, ST_ROLL
 from sim.tables import kernel_tables
 from sim.threads import over_threads
 from sim.training.solo import fresh_arrays
