@@ -74,7 +74,7 @@ def choice_values(W, st, ps, bb, cands, n, tab, values):
     deciding in st; returns the row of the best value (-1: passing; the first on ties, as learned
     and analyse break them)."""
     scratch = new_scratch(tab)
-    subs, costs, qs = scratch[3], scratch[4], scratch[6]
+    _, _, _, subs, costs, _, qs = scratch
     seat = st[ST_SEAT]
     jokers = ps[seat, PS_JOKERS]
     if st[ST_PLAYERS] == 1:

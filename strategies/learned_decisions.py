@@ -117,7 +117,7 @@ def decide_table(W, base, st, ps, bb, cands, n, tab, deny, scratch):
     tc = stack_i64(TC_SIZE)
     te = stack_f64(TE_SIZE)
     m = rank_table(W, base, st, ps, bb, st[ST_SEAT], tab, scratch, tc, te)
-    subs, costs, qs = scratch[3], scratch[4], scratch[6]
+    _, _, _, subs, costs, _, qs = scratch
     best = 0
     for i in range(1, m):
         if qs[i] > qs[best]:
