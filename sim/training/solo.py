@@ -67,7 +67,8 @@ def start_solo(st, ps, bb, tab, seed, game):
     return game_key(np.uint64(seed), game)
 
 
-@njit(cache=True)
+# Inlined, as sim.research.rollouts' set-up: a function of its own is a compile of its own.
+@njit(cache=True, inline="always")
 def fresh_arrays(tab, n_active):
     """A training game's arrays: the game (st, ps, bb, fresh from new_state), learned's ranking's
     scratch (learned.new_scratch) and room for an afterstate's n_active feature indices."""
