@@ -33,12 +33,22 @@ PLAY_SIG = types.void(
     types.UniTuple(types.int64[:, :], 2), types.none)
 #: sim.engine.play's one signature in a batch (no user strategy: guest None).
 PlayFn = types.FunctionType(PLAY_SIG)
-#: play_games's arguments (and the watched kernels'), each typed once.
+#: play_games's arguments (and the watched kernels'), each typed once, as the kernels take them
+#: grouped (_grouped): the line-up (strats, kinds, params, tab, slots, rotate), the run (root,
+#: first, players, max_rolls) and the results (games, seats, dice_start, dice_log, log_start, log).
 BATCH_SIG = types.void(
-    StrategySet, types.int64[:], types.float64[:, :], types.int64[:], types.boolean, TablesType, types.uint64,
-    types.int64, types.int64, types.int64, types.int64[:, :], types.int64[:, :, :],
-    types.int64[:], types.int64[:, :], types.int64[:], types.int64[:, :],
+    types.Tuple((StrategySet, types.int64[:], types.float64[:, :], TablesType, types.int64[:], types.boolean)),
+    types.Tuple((types.uint64, types.int64, types.int64, types.int64)),
+    types.Tuple((types.int64[:, :], types.int64[:, :, :], types.int64[:], types.int64[:, :], types.int64[:],
+                 types.int64[:, :])),
 )
+
+
+def _grouped(strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats, dice_start,
+             dice_log, log_start, log):
+    """play_games's arguments as its kernels take them (BATCH_SIG): (line, run, out)."""
+    return ((strats, kinds, params, tab, slots, rotate), (root, first, players, max_rolls),
+            (games, seats, dice_start, dice_log, log_start, log))
 
 
 def _python_fetch_add(counter, delta):
@@ -101,10 +111,11 @@ def _play_block(game_fn, b, line, run, out, scratch, guest):
 # BLOCK games from a shared counter (an atomic add) until none is left. nogil: the threads run at
 # once, and the runner plays the next chunk on a worker thread while it writes this one.
 @njit(types.void(types.int64[::1], PlayFn, *BATCH_SIG.args), cache=True, nogil=True)
-def _play_blocks(claimed, game_fn, strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games,
-                 seats, dice_start, dice_log, log_start, log):
+def _play_blocks(claimed, game_fn, line, run, out):
     """One thread's share of play_games: blocks claimed from `claimed` until none is left, each
-    game played by `game_fn` (sim.engine.play, compiled apart)."""
+    game played by `game_fn` (sim.engine.play, compiled apart); line, run and out as _play_block's."""
+    strats, kinds, params, tab, slots, rotate = line
+    games, seats, dice_start, dice_log, log_start, log = out
     # Uncounted views (sim.nbinternals) of the caller's arrays: each game's rows are views of them,
     # which would count references (an atomic add and subtract each, per game) where a
     # parallel=True kernel's loop body gets its arrays without counts.
@@ -119,19 +130,20 @@ def _play_blocks(claimed, game_fn, strats, kinds, params, slots, rotate, tab, ro
     # Private copies: reference counts of shared arrays would bounce between cores.
     tab_b, params_b, kinds_b = copy_tables(tab), params.copy(), kinds.copy()
     while b < n_blocks:
-        _play_block(game_fn, b, (strats, kinds_b, params_b, tab_b, slots, rotate), (root, first, players, max_rolls),
+        _play_block(game_fn, b, (strats, kinds_b, params_b, tab_b, slots, rotate), run,
                     (games, seats, dice_start, dice_log, log_start, log), scratch, None)
         b = _fetch_add(claimed, 1)
 
 
 @njit(cache=True, nogil=True)
-def _play_blocks_watched(claimed, strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games,
-                         seats, dice_start, dice_log, log_start, log):
+def _play_blocks_watched(claimed, line, run, out):
     """_play_blocks for a lineup with a user's strategy, which is watched (sim.guard).
 
     kinds[MAX_SEATS + i], if given, is the length of slot i's parameters (the
     rest of its row in params is padding).
     """
+    strats, kinds, params, tab, slots, rotate = line
+    games, seats, dice_start, dice_log, log_start, log = out
     games, seats, slots = uncounted(games), uncounted(seats), uncounted(slots)
     dice_start, dice_log = uncounted(dice_start), uncounted(dice_log)
     log_start, log = uncounted(log_start), uncounted(log)
@@ -144,7 +156,7 @@ def _play_blocks_watched(claimed, strats, kinds, params, slots, rotate, tab, roo
     tab_b, params_b, kinds_b = copy_tables(tab), params.copy(), kinds.copy()
     guest = guest_arrays(kinds_b, params_b, tab_b)
     while b < n_blocks:
-        _play_block(play, b, (strats, kinds_b, params_b, tab_b, slots, rotate), (root, first, players, max_rolls),
+        _play_block(play, b, (strats, kinds_b, params_b, tab_b, slots, rotate), run,
                     (games, seats, dice_start, dice_log, log_start, log), scratch, guest)
         # The tables and parameters a user's strategy reads are its private copies, and
         # comparing them after every game would cost more than the game: once a block.
@@ -159,16 +171,16 @@ def _play_blocks_watched(claimed, strats, kinds, params, slots, rotate, tab, roo
 
 
 @njit(cache=True)
-def play_alone_watched(strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
-                       dice_start, dice_log, log_start, log):
+def play_alone_watched(line, run, out):
     """Game `first` alone (games and seats have one row), played as watched_batch() plays it;
     returns sim.guard's saved arguments of its last watched decision (its saved ints and
-    bitboards: sim.guard.saved_decision), which is the failing one of a game that ended in an error."""
+    bitboards: sim.guard.saved_decision), which is the failing one of a game that ended in an error.
+    line, run and out as _play_block's."""
+    strats, kinds, params, tab, slots, rotate = line
     scratch = _scratch()
     tab_b, params_b, kinds_b = copy_tables(tab), params.copy(), kinds.copy()
     guest = guest_arrays(kinds_b, params_b, tab_b)
-    _play_block(play, 0, (strats, kinds_b, params_b, tab_b, slots, rotate), (root, first, players, max_rolls),
-                (games, seats, dice_start, dice_log, log_start, log), scratch, guest)
+    _play_block(play, 0, (strats, kinds_b, params_b, tab_b, slots, rotate), run, out, scratch, guest)
     return guest[0], guest[1]
 
 
@@ -192,22 +204,26 @@ def play_games(strats, kinds, params, slots, rotate, tab, root, first, players, 
     address, not compiled into the kernel: a kernel's compiled code carries a copy of everything
     it calls, which LLVM optimises again. One indirect call per game costs nothing measurable.
     """
-    on_each_thread(_play_blocks, np.zeros(1, np.int64), compiled_for(play, PLAY_SIG), strats, kinds, params, slots,
-                   rotate, tab, root, first, players, max_rolls, games, seats, dice_start, dice_log, log_start, log)
+    on_each_thread(_play_blocks, np.zeros(1, np.int64), compiled_for(play, PLAY_SIG),
+                   *_grouped(strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
+                             dice_start, dice_log, log_start, log))
 
 
 def _play_batch_watched(*args):
-    on_each_thread(_play_blocks_watched, np.zeros(1, np.int64), *args)
+    on_each_thread(_play_blocks_watched, np.zeros(1, np.int64), *_grouped(*args))
+
+
+def _play_alone_watched(*args):
+    return play_alone_watched(*_grouped(*args))
 
 
 def alone_watched():
-    """play_alone_watched, compiled for play_games's arguments on first use (an error's path)."""
-    if JIT_DISABLED:
-        return play_alone_watched
-    if not play_alone_watched.signatures:
+    """play_alone_watched, compiled for play_games's arguments on first use (an error's path); it
+    takes them as play_games does."""
+    if not JIT_DISABLED and not play_alone_watched.signatures:
         play_alone_watched.compile(types.Tuple((types.int64[::1], types.uint64[::1]))(*BATCH_SIG.args))
         play_alone_watched.disable_compile()
-    return play_alone_watched
+    return _play_alone_watched
 
 
 def watched_batch():

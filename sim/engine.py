@@ -564,8 +564,8 @@ def decide_guarded(line, slots, game, seat, avail, is_active, log, guest):
     deciding(st, seat, avail, is_active)
     slot = slots[seat]
     n = legal_choices(st, ps, bb, tab, cands)
-    k, wrote = guarded_call(strats[slot], kinds[slot], slot, st[ST_PLAYERS], st, ps, bb, cands, n, tab, params,
-                            rngs[seat], guest)
+    k, wrote = guarded_call(strats[slot], kinds[slot], slot, st[ST_PLAYERS], (st, ps, bb, cands, n, rngs[seat]), tab,
+                            params, guest)
     if k == RAISED:   # an exception (sim.guard.watched): what it wrote before is moot, the game ends
         _fail(gres, ERR_RAISED, st[ST_ROLL], seat, 0)
         return -2, -1, -1, -1, 0

@@ -247,13 +247,16 @@ def any_copy_written(guest, kinds, tab, params):
 
 
 @njit(cache=True, inline="always")
-def guarded_call(fn, kind, slot, players, st, ps, bb, cands, n, tab, params, rng, guest):
+def guarded_call(fn, kind, slot, players, shown, tab, params, guest):
     """(the strategy's answer, WROTE_* of the first argument it changed, or -1).
 
-    st, ps, bb and the candidates (the rows of the seats at the table) are saved before and
-    compared after: a change ends the game before the engine reads anything, so a write
-    never reaches a result. The tables and parameters it gets are its private copies.
+    shown is what the strategy is shown of the game, (st, ps, bb, cands, n, rng): st, ps, bb and
+    the candidates (the rows of the seats at the table) are saved before and compared after: a
+    change ends the game before the engine reads anything, so a write never reaches a result.
+    The tables and parameters it gets are its private copies (guest's), tab and params the
+    originals they are checked against.
     """
+    st, ps, bb, cands, n, rng = shown
     ints, bits, gparams, gtab = guest
     for i in range(st.shape[0]):
         ints[i] = st[i]

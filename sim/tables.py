@@ -277,14 +277,11 @@ if JIT_DISABLED:
 _WRITABLE = [typeof(a.copy()) for a in build_tables("standard")]
 TablesType = KernelTablesType(list(zip(Tables._fields, _WRITABLE)))
 
-@njit(TablesType(*_WRITABLE), cache=True)
-def pack_tables(mask, nb, colour, size, block, stars, gstart, kill, act, all_subsets, start_touch,
-          colour_mask, block_mask, star_mask, board_mask, col_first, col_later, box_row, gword, gmask, act_count,
-          rules):
-    """The KernelTables of these arrays (compiled: a numba structref is made in a kernel)."""
-    return KernelTables(mask, nb, colour, size, block, stars, gstart, kill, act, all_subsets, start_touch,
-                        colour_mask, block_mask, star_mask, board_mask, col_first, col_later, box_row, gword, gmask,
-                        act_count, rules)
+@njit(TablesType(types.Tuple(_WRITABLE)), cache=True)
+def pack_tables(arrays):
+    """The KernelTables of `arrays`, a tuple of the Tables fields' arrays in their order (compiled:
+    a numba structref is made in a kernel)."""
+    return KernelTables(*arrays)
 
 
 @njit(cache=True)
@@ -299,7 +296,7 @@ def copy_tables(t):
 
 @functools.lru_cache(maxsize=None)
 def _kernel_tables(sheet: Sheet, rules: Rules) -> KernelTables:
-    return pack_tables(*[a.copy() for a in _build(sheet, rules)])
+    return pack_tables(tuple(a.copy() for a in _build(sheet, rules)))
 
 
 def kernel_tables(sheet: Sheet | str, rules: Rules = RULEBOOK) -> KernelTables:

@@ -33,16 +33,17 @@ from sim.state import (
 
 from .learned import (
     DATA_W, N_FEAT, N_ROW_TABLE, SC_NEW, best_row, joker_entry, new_scratch, place_block, place_columns, ranked,
-    ranked_table, row_offset, solo_row, solo_rolls, successor_value,
+    ranked_table, row_offset, shared_scratch, solo_row, solo_rolls, successor_value,
 )
 from .table_features import TC_COLOURS_TAKEN, TC_COLS_TAKEN, TC_SIZE, TE_SIZE, stage, table_after
 
 
 @njit(cache=True, inline="always")
-def solo_value_of(W, o, lay, tab, sc, se, subs, costs, qs, m, sub, cost, jokers):
+def solo_value_of(W, o, tab, scratch, m, sub, cost, jokers):
     """learned's solo value of placing `sub` for `cost` '!' (sub -1: passing), the sheet prepared
-    by rank_placements (its rows subs, costs, qs[:m]; W's row at o): the row's value when it has
-    one (every placement at its fewest '!'), else the same sum at that cost."""
+    by rank_placements in scratch (its rows subs, costs, qs[:m]; W's row at o): the row's value
+    when it has one (every placement at its fewest '!'), else the same sum at that cost."""
+    lay, sc, se, subs, costs, _, qs = scratch
     for i in range(m):
         if subs[i] == sub and (sub < 0 or costs[i] == cost):
             return qs[i]
@@ -51,10 +52,12 @@ def solo_value_of(W, o, lay, tab, sc, se, subs, costs, qs, m, sub, cost, jokers)
 
 
 @njit(cache=True, inline="always")
-def table_value_of(W, o, lay, tab, sc, se, tc, te, subs, costs, qs, m, sub, cost, jokers):
+def table_value_of(W, o, tab, scratch, tc, te, m, sub, cost, jokers):
     """learned's table value of placing `sub` for `cost` '!' (sub -1: passing), the sheet and table
-    prepared by rank_table (W's row at o, as rank_table reads it): as solo_value_of, the table's
-    part added, completions whose first value is gone at their later value."""
+    prepared by rank_table in scratch, tc and te (W's row at o, as rank_table reads it): as
+    solo_value_of, the table's part added, completions whose first value is gone at their later
+    value."""
+    lay, sc, se, subs, costs, _, qs = scratch
     for i in range(m):
         if subs[i] == sub and (sub < 0 or costs[i] == cost):
             return qs[i]
@@ -70,25 +73,22 @@ def choice_values(W, st, ps, bb, cands, n, tab, values):
     """values[i]: learned's action value of cands[i] (i < n), values[n]: of passing, for the seat
     deciding in st; returns the row of the best value (-1: passing; the first on ties, as learned
     and analyse break them)."""
-    lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
+    scratch = new_scratch(tab)
+    _, _, _, subs, costs, _, qs = scratch
     seat = st[ST_SEAT]
     jokers = ps[seat, PS_JOKERS]
     if st[ST_PLAYERS] == 1:
-        m = ranked(as_any(W), 0, as_any(st), as_any(bb), seat, jokers, tab, as_any(lay), sc, se, subs, costs, rewards,
-                   qs)
+        m = ranked(as_any(W), 0, as_any(st), as_any(bb), seat, jokers, tab, shared_scratch(scratch))
         o = row_offset(0, solo_row(solo_rolls(tab) - st[ST_ROLL]))
         for i in range(n):
-            values[i] = solo_value_of(W, o, lay, tab, sc, se, subs, costs, qs, m, cands[i, CAND_SUB],
-                                      cands[i, CAND_COST], jokers)
+            values[i] = solo_value_of(W, o, tab, scratch, m, cands[i, CAND_SUB], cands[i, CAND_COST], jokers)
     else:
         tc = np.empty(TC_SIZE, np.int64)
         te = np.empty(TE_SIZE)
-        m = ranked_table(as_any(W), 0, as_any(st), as_any(ps), as_any(bb), seat, tab, as_any(lay), sc, se, subs,
-                         costs, rewards, qs, tc, te)
+        m = ranked_table(as_any(W), 0, as_any(st), as_any(ps), as_any(bb), seat, tab, shared_scratch(scratch), tc, te)
         o = N_ROW_TABLE * stage(st)
         for i in range(n):
-            values[i] = table_value_of(W, o, lay, tab, sc, se, tc, te, subs, costs, qs, m, cands[i, CAND_SUB],
-                                       cands[i, CAND_COST], jokers)
+            values[i] = table_value_of(W, o, tab, scratch, tc, te, m, cands[i, CAND_SUB], cands[i, CAND_COST], jokers)
     values[n] = qs[0]       # rank row 0 is passing
     b = best_row(qs, m)
     if subs[b] < 0:

@@ -26,15 +26,16 @@ DENY_TOP = 4
 
 
 @njit(cache=True, inline="always")
-def solo_choice(W, base, st, ps, bb, tab, top, close, lay, sc, se, subs, costs, rewards, qs):
+def solo_choice(W, base, st, ps, bb, tab, top, close, scratch):
     """The solo decision with weights W[base:], as (subset row, '!' used); (-1, 0) passes:
     one-ply argmax, or the `top` best a roll deeper (only those within `close` points of the
     best one-ply value, if close > 0: the others are clear losses, and the search is the costly
-    part). lay (made by sheet_layout) and the scratch sc, se, subs, costs, rewards, qs: as
-    _place_solo makes them on its stack, or new_scratch."""
+    part). scratch (lay, sc, se, subs, costs, rewards, qs) as rank_placements takes it: as
+    _place_solo makes it on its stack, or new_scratch."""
     seat = st[ST_SEAT]
     jokers = ps[seat, PS_JOKERS]
-    m = rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs)
+    m = rank_placements(W, base, st, bb, seat, jokers, tab, scratch)
+    lay, sc, se, subs, costs, rewards, qs = scratch
     t = solo_rolls(tab) - st[ST_ROLL]       # rolls to come after this one, under the rules
     best = best_row(qs, m)
     if top < 1 or t < 1 or m == 1:
@@ -69,9 +70,9 @@ def solo_choice(W, base, st, ps, bb, tab, top, close, lay, sc, se, subs, costs, 
 
 
 @njit(cache=True)
-def decide_solo(W, base, st, ps, bb, cands, n, tab, top, close, lay, sc, se, subs, costs, rewards, qs):
+def decide_solo(W, base, st, ps, bb, cands, n, tab, top, close, scratch):
     """solo_choice as the row of cands[:n] that plays it (PASS to pass)."""
-    sub, cost = solo_choice(W, base, st, ps, bb, tab, top, close, lay, sc, se, subs, costs, rewards, qs)
+    sub, cost = solo_choice(W, base, st, ps, bb, tab, top, close, scratch)
     return candidate_of(cands, n, sub, cost)
 
 
@@ -106,7 +107,7 @@ def dice_left_worth(st, bb, tab, seat, avail):
 
 
 @njit(cache=True, inline="always")
-def decide_table(W, base, st, ps, bb, cands, n, tab, deny, lay, sc, se, subs, costs, rewards, qs):
+def decide_table(W, base, st, ps, bb, cands, n, tab, deny, scratch):
     """The decision at a table with table weights W[base:]: one-ply argmax of reward + value.
 
     Dice denial: an active player after roll 3 leaves the other seats the four dice it does not
@@ -115,7 +116,8 @@ def decide_table(W, base, st, ps, bb, cands, n, tab, deny, lay, sc, se, subs, co
     placement it takes the pair leaving the least. Scratch as decide_solo."""
     tc = stack_i64(TC_SIZE)
     te = stack_f64(TE_SIZE)
-    m = rank_table(W, base, st, ps, bb, st[ST_SEAT], tab, lay, sc, se, subs, costs, rewards, qs, tc, te)
+    m = rank_table(W, base, st, ps, bb, st[ST_SEAT], tab, scratch, tc, te)
+    _, _, _, subs, costs, _, qs = scratch
     best = 0
     for i in range(1, m):
         if qs[i] > qs[best]:
@@ -140,24 +142,22 @@ def decide_table(W, base, st, ps, bb, cands, n, tab, deny, lay, sc, se, subs, co
                 top = i
         if qs[top] <= NEG or qs[top] < floor:
             break
-        if subs[top] < 0:           # passing leaves the others all six dice
-            if not (weighed >> all_dice) & 1:
-                worth[all_dice] = dice_left_worth(st, bb, tab, seat, all_dice)
-                weighed |= 1 << all_dice
-            q = qs[top] - deny * worth[all_dice]
+        passing = subs[top] < 0
+        # Passing is one choice, and leaves the others all six dice; a placement, each dice pair
+        # that makes it.
+        for k in range(1 if passing else n):
+            if passing:
+                left, choice = all_dice, PASS
+            elif cands[k, CAND_SUB] != subs[top] or cands[k, CAND_COST] != costs[top]:
+                continue
+            else:
+                left, choice = all_dice & ~(1 << cands[k, CAND_CDIE]) & ~(1 << (3 + cands[k, CAND_NDIE])), k
+            if not (weighed >> left) & 1:
+                worth[left] = dice_left_worth(st, bb, tab, seat, left)
+                weighed |= 1 << left
+            q = qs[top] - deny * worth[left]
             if q > pick_q:
-                pick_q, pick = q, PASS
-        else:
-            for k in range(n):
-                if cands[k, CAND_SUB] != subs[top] or cands[k, CAND_COST] != costs[top]:
-                    continue
-                left = all_dice & ~(1 << cands[k, CAND_CDIE]) & ~(1 << (3 + cands[k, CAND_NDIE]))
-                if not (weighed >> left) & 1:
-                    worth[left] = dice_left_worth(st, bb, tab, seat, left)
-                    weighed |= 1 << left
-                q = qs[top] - deny * worth[left]
-                if q > pick_q:
-                    pick_q, pick = q, k
+                pick_q, pick = q, choice
         qs[top] = NEG
     return pick
 

@@ -14,7 +14,7 @@ from sim.state import BB_ALIVE, BB_CROSSED, BB_TOUCH, PS_JOKERS, ST_AVAIL, ST_RO
 from sim.tables import MAX_NUMBER, MAX_SUBSETS, N_COLOURS, N_GROUPS, NW
 
 from sim.moves import dice_faces, group_cost, next_row
-from sim.nbinternals import at as _at, borrow, stack_f64, stack_i64, stack_u64, uncounted
+from sim.nbinternals import as_any, at as _at, borrow, stack_f64, stack_i64, stack_u64, uncounted
 
 from .features import NEG, expected_best_reply
 from .table_features import (
@@ -400,15 +400,17 @@ def sheet_value(W, o, idx):
 
 
 @njit(cache=True, inline="always")
-def _rank(W, o, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs, at_table, tc, te, to):
-    """rank_placements with W's row at o. sc, se: the sheet's counts and entries (prepare);
-    subs, costs, rewards, qs: the rows. At a table (`at_table`) the table part of the row, at
-    W[to:], is added (the table's counts tc and entries te, from table_context and
-    table_prepare), and completions whose first value is gone score their later value.
+def _rank(W, o, st, bb, seat, jokers, tab, scratch, at_table, tc, te, to):
+    """rank_placements with W's row at o; scratch as rank_placements takes it (the sheet's counts
+    and entries sc, se from prepare; the rows subs, costs, rewards, qs). At a table (`at_table`)
+    the table part of the row, at W[to:], is added (the table's counts tc and entries te, from
+    table_context and table_prepare), and completions whose first value is gone score their
+    later value.
 
     The placements are walked in row order, each at the fewest '!' its group costs: the rows
     (and so the choice on ties) are those of a walk group by group. Passing (row 0) is rewarded
     minus the rules' pass penalty (0 by the rulebook)."""
+    lay, sc, se, subs, costs, rewards, qs = scratch
     cols, nums, cj, nj = dice_faces(st, st[ST_AVAIL])
     penalty = _at(borrow(tab, "rules"), R_PASS_PENALTY)
     subs[0] = -1
@@ -467,45 +469,69 @@ def best_row(qs, m):
 
 
 @njit(cache=True, inline="always")
-def rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs):
-    """Every distinct placement the dice allow, at its fewest jokers, with its reward and its
-    one-ply value q = reward - jokers used + V(after); row 0 is passing (sub -1).
-    Returns the number of rows. W[base:] holds the solo weights (see row_offset), read at the row
-    of the rolls still to come after this one under the rules (solo_row)."""
-    o = row_offset(base, solo_row(solo_rolls(tab) - st[ST_ROLL]))
-    W, st, bb, lay, sc, se = uncounted(W), uncounted(st), uncounted(bb), uncounted(lay), uncounted(sc), uncounted(se)
-    subs, costs, rewards, qs = uncounted(subs), uncounted(costs), uncounted(rewards), uncounted(qs)
-    return _rank(W, o, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs, False, sc, se, 0)
+def uncounted_scratch(scratch):
+    """new_scratch's arrays as uncounted views (sim.nbinternals), valid while they are: inlined
+    calls handed the counted arrays (successor_value's, per placement) would count a reference on
+    each."""
+    lay, sc, se, subs, costs, rewards, qs = scratch
+    return (uncounted(lay), uncounted(sc), uncounted(se), uncounted(subs), uncounted(costs), uncounted(rewards),
+            uncounted(qs))
 
 
 @njit(cache=True, inline="always")
-def rank_table(W, base, st, ps, bb, seat, tab, lay, sc, se, subs, costs, rewards, qs, tc, te):
+def rank_placements(W, base, st, bb, seat, jokers, tab, scratch):
+    """Every distinct placement the dice allow, at its fewest jokers, with its reward and its
+    one-ply value q = reward - jokers used + V(after); row 0 is passing (sub -1).
+    Returns the number of rows. W[base:] holds the solo weights (see row_offset), read at the row
+    of the rolls still to come after this one under the rules (solo_row).
+
+    scratch is (lay, sc, se, subs, costs, rewards, qs), as new_scratch makes it: the sheet's
+    layout (sheet_layout), its counts and entries (prepare), and the rows, subs[i] the placement
+    (-1 passing), costs[i] its '!', rewards[i] its points now, qs[i] its one-ply value."""
+    o = row_offset(base, solo_row(solo_rolls(tab) - st[ST_ROLL]))
+    W, st, bb = uncounted(W), uncounted(st), uncounted(bb)
+    scratch = uncounted_scratch(scratch)
+    sc, se = scratch[1], scratch[2]
+    return _rank(W, o, st, bb, seat, jokers, tab, scratch, False, sc, se, 0)
+
+
+@njit(cache=True, inline="always")
+def rank_table(W, base, st, ps, bb, seat, tab, scratch, tc, te):
     """rank_placements at a table, with W[base:] the table weights (rows of N_ROW_TABLE per stage):
-    the value adds what the player sees of the table (strategies.table_features)."""
+    the value adds what the player sees of the table (strategies.table_features; its counts tc and
+    entries te, scratch)."""
     o = base + N_ROW_TABLE * stage(st)
     table_context(st, ps, bb, tab, seat, tc)
-    W, st, bb, lay, sc, se = uncounted(W), uncounted(st), uncounted(bb), uncounted(lay), uncounted(sc), uncounted(se)
-    subs, costs, rewards, qs = uncounted(subs), uncounted(costs), uncounted(rewards), uncounted(qs)
+    W, st, bb = uncounted(W), uncounted(st), uncounted(bb)
+    scratch = uncounted_scratch(scratch)
     tc, te = uncounted(tc), uncounted(te)
-    return _rank(W, o, st, bb, seat, ps[seat, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs, True, tc, te,
-                 o + N_FEAT)
+    return _rank(W, o, st, bb, seat, ps[seat, PS_JOKERS], tab, scratch, True, tc, te, o + N_FEAT)
 
 
 # The decisions inline the ranking (a call of it cost learned 6-7 % of its solo speed: the tables'
 # reference count, and the optimiser no longer sees both sides); the research kernels, which rank
 # once a roll beside costlier work, share one compiled copy of each instead of inlining their own
 # (docs/performance.md, "Compile time"). They hand it their arrays through
-# sim.nbinternals.as_any, typed as a strategy's views are, so one compile serves every caller.
+# sim.nbinternals.as_any (the scratch through shared_scratch), typed as a strategy's views are, so
+# one compile serves every caller.
 @njit(cache=True)
-def ranked(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs):
+def ranked(W, base, st, bb, seat, jokers, tab, scratch):
     """rank_placements, compiled once for the kernels that call it."""
-    return rank_placements(W, base, st, bb, seat, jokers, tab, lay, sc, se, subs, costs, rewards, qs)
+    return rank_placements(W, base, st, bb, seat, jokers, tab, scratch)
 
 
 @njit(cache=True)
-def ranked_table(W, base, st, ps, bb, seat, tab, lay, sc, se, subs, costs, rewards, qs, tc, te):
+def ranked_table(W, base, st, ps, bb, seat, tab, scratch, tc, te):
     """rank_table, compiled once for the kernels that call it."""
-    return rank_table(W, base, st, ps, bb, seat, tab, lay, sc, se, subs, costs, rewards, qs, tc, te)
+    return rank_table(W, base, st, ps, bb, seat, tab, scratch, tc, te)
+
+
+@njit(cache=True, inline="always")
+def shared_scratch(scratch):
+    """new_scratch's arrays as ranked and ranked_table are compiled for: the layout typed as a
+    strategy's view of it (as_any), the others as new_scratch makes them."""
+    lay, sc, se, subs, costs, rewards, qs = scratch
+    return (as_any(lay), sc, se, subs, costs, rewards, qs)
 
 
 @njit(cache=True)
@@ -563,8 +589,9 @@ def next_roll_value(W, o1, lay, tab, bb, seat, sub, j1, sc, se, reply, val):
 
 @njit(cache=True)
 def new_scratch(tab):
-    """The arrays a decision works in (see decide_solo), on the heap: for a kernel that plays
-    many decisions with one set (training, search). The layout lay is made from tab."""
+    """The arrays a decision works in, (lay, sc, se, subs, costs, rewards, qs) as rank_placements
+    takes them, on the heap: for a kernel that plays many decisions with one set (training,
+    search). The layout lay is made from tab."""
     return (sheet_layout(tab), np.empty(SC_SIZE, np.int64), np.empty(SE_SIZE), np.empty(ROWS, np.int64),
             np.empty(ROWS, np.int64), np.empty(ROWS), np.empty(ROWS))
 

@@ -43,16 +43,14 @@ def _choose_tempered(st, ps, bb, cands, n, tab, params, rng):
         return PASS
     W = uncounted(params[_DATA_W:].view(np.float32))
     lay = uncounted(params[_DATA_LAY:_DATA_W].view(np.int64))
-    sc, se = np.empty(SC_SIZE, np.int64), np.empty(SE_SIZE)
     subs, costs, rewards, qs = np.empty(ROWS, np.int64), np.empty(ROWS, np.int64), np.empty(ROWS), np.empty(ROWS)
+    scratch = (as_any(lay), np.empty(SC_SIZE, np.int64), np.empty(SE_SIZE), subs, costs, rewards, qs)
     seat = st[ST_SEAT]
     if st[ST_PLAYERS] == 1:
-        m = ranked(as_any(W), 0, as_any(st), as_any(bb), seat, ps[seat, PS_JOKERS], tab, as_any(lay), sc, se, subs,
-                   costs, rewards, qs)
+        m = ranked(as_any(W), 0, as_any(st), as_any(bb), seat, ps[seat, PS_JOKERS], tab, scratch)
     else:
         tc, te = np.empty(TC_SIZE, np.int64), np.empty(TE_SIZE)
-        m = ranked_table(as_any(W), 0, as_any(st), as_any(ps), as_any(bb), seat, tab, as_any(lay), sc, se, subs,
-                         costs, rewards, qs, tc, te)
+        m = ranked_table(as_any(W), 0, as_any(st), as_any(ps), as_any(bb), seat, tab, scratch, tc, te)
     k = best_row(qs, m)
     temp = params[0] if st[ST_PLAYERS] == 1 else params[1]
     if temp > 0.0:

@@ -85,7 +85,7 @@ def test_learned_rewards_a_pass_by_minus_the_pass_penalty():
         rows = []
         for t in (base_tab, tab):
             scratch = L.new_scratch(t)
-            m = L.rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], t, *scratch)
+            m = L.rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], t, scratch)
             rows.append((scratch[3][:m].copy(), scratch[5][:m].copy(), scratch[6][:m].copy()))
         (subs0, rew0, q0), (subs1, rew1, q1) = rows
         assert np.array_equal(subs0, subs1) and subs0[0] == -1
@@ -109,11 +109,11 @@ def test_under_solo_rolls_20_the_horizons_read_20():
         assert kit.rolls_left_estimate(st, bb, tab) == 20 - roll
         # learned reads the weights row of 20 - roll rolls to come: the rulebook's at roll + 10.
         got = L.new_scratch(tab)
-        m = L.rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, *got)
+        m = L.rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, got)
         st30 = st.copy()
         st30[ST_ROLL] = roll + 10
         want = L.new_scratch(base_tab)
-        assert L.rank_placements(W, 0, st30, bb, 0, ps[0, PS_JOKERS], base_tab, *want) == m
+        assert L.rank_placements(W, 0, st30, bb, 0, ps[0, PS_JOKERS], base_tab, want) == m
         assert np.array_equal(got[6][:m], want[6][:m])
     # A game longer than the weights' 30 rows values its early rolls by the last row (t = 29).
     st, ps, bb, cands, n = positions[0]
@@ -121,8 +121,8 @@ def test_under_solo_rolls_20_the_horizons_read_20():
     a, b = L.new_scratch(long_tab), L.new_scratch(base_tab)
     st1 = st.copy()
     st1[ST_ROLL] = 1
-    m = L.rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], long_tab, *a)
-    assert L.rank_placements(W, 0, st1, bb, 0, ps[0, PS_JOKERS], base_tab, *b) == m
+    m = L.rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], long_tab, a)
+    assert L.rank_placements(W, 0, st1, bb, 0, ps[0, PS_JOKERS], base_tab, b) == m
     assert np.array_equal(a[6][:m], b[6][:m])
     assert play_chunk(3, 0, 20, ["heuristic"], players=1, rules=rules).games.shape[0] == 20
 

@@ -178,7 +178,8 @@ def search(W, tab, key, beam, line):
     st[ST_SEAT] = 0
     st[ST_AVAIL] = SOLO_DICE
     st[ST_IS_ACTIVE] = 1
-    lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
+    scratch = new_scratch(tab)
+    _, _, _, subs, costs, rewards, qs = scratch
     most = subs.shape[0]            # rows rank_placements may fill: passing and every placement
     # The beam: the engine's arrays, one row per state, and the points gained so far.
     cur_bb = np.empty((beam, BB_SIZE), np.uint64)
@@ -210,8 +211,7 @@ def search(W, tab, key, beam, line):
                 cf = _grown(cf, 2 * cf.shape[0])
                 ci = _grown(ci, 2 * ci.shape[0])
                 cand = np.empty(cf.shape[0], np.int64)
-            rows = rank_placements(W, 0, st, cur_bb, p, cur_ps[p, PS_JOKERS], tab, lay, sc, se,
-                                   subs, costs, rewards, qs)
+            rows = rank_placements(W, 0, st, cur_bb, p, cur_ps[p, PS_JOKERS], tab, scratch)
             for r in range(rows):
                 cf[m, C_KEY] = cur_g[p] + qs[r]
                 cf[m, C_GAINED] = cur_g[p] + rewards[r] - costs[r]

@@ -115,8 +115,8 @@ def _rolled(W, tab, st, ps, bb, key, roll, sub, cost, rollouts):
     total = 0.0
     for k in range(n_out):
         st2[:], ps2[:], bb2[:] = st, ps, bb
-        total += play_out(W, st2, ps2, bb2, tab, sub, cost, roll, np.uint64(rollout_key(key, roll, k)), True, *scratch,
-                           reply, val)
+        total += play_out(W, (st2, ps2, bb2), tab, (sub, cost), roll, np.uint64(rollout_key(key, roll, k)), True,
+                          scratch, (reply, val))
     return total / n_out
 
 
@@ -165,9 +165,9 @@ def decisions(dataset, game, roll: int | None = None, seat: int | None = None, r
             continue
         me = int(log[r, LOG_SEAT])
         if s.players == 1:
-            m = rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, *scratch)
+            m = rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, scratch)
         else:
-            m = rank_table(W, 0, st, ps, bb, me, tab, *scratch, tc, te)
+            m = rank_table(W, 0, st, ps, bb, me, tab, scratch, tc, te)
         views.append(_decision(j, chunk, log, out, r, subs[:m].copy(), costs[:m].copy(), qs[:m].copy(), shown,
                                line_seats, st, ps, bb, key, rollouts))
         if roll is not None and log[r, LOG_ROLL] > roll:

@@ -30,7 +30,8 @@ from sim.threads import over_threads
 from strategies.advice import solo_value_of, table_value_of
 from strategies.features import EXPECT_SIZE
 from strategies.learned import (
-    N_ROW_TABLE, best_row, new_scratch, next_roll_value, ranked, ranked_table, row_offset, solo_row, solo_rolls,
+    N_ROW_TABLE, best_row, new_scratch, next_roll_value, ranked, ranked_table, row_offset, shared_scratch, solo_row,
+    solo_rolls,
 )
 from strategies.table_features import TC_SIZE, TE_SIZE, stage
 from ..training.solo import start_solo
@@ -52,12 +53,18 @@ def rollout_key(key, roll, n):
 
 
 @njit(cache=True)
-def play_out(W, st, ps, bb, tab, sub, cost, roll, key, taxed, lay, sc, se, subs, costs, rewards, qs, reply, val):
-    """Make the move (sub, cost) of roll `roll` on these copies, play the rest of the game by
-    learned's choice on the dice of `key`, and return the final score, less the dice's tax if
-    `taxed` (reply, val: next_roll_value's scratch)."""
+def play_out(W, game, tab, move, roll, key, taxed, scratch, deep):
+    """Make the move (sub, cost) of roll `roll` on the game's copies (st, ps, bb), play the rest
+    of the game by learned's choice on the dice of `key`, and return the final score, less the
+    dice's tax if `taxed`. scratch: learned's ranking's (learned.new_scratch); deep: (reply, val),
+    next_roll_value's."""
+    st, ps, bb = game
+    sub, cost = move
+    reply, val = deep
     # The caller keeps the arrays alive: views typed as learned's ranking is compiled for.
-    W, st, bb, lay = as_any(W), as_any(st), as_any(bb), as_any(lay)
+    W, st, bb = as_any(W), as_any(st), as_any(bb)
+    shared = shared_scratch(scratch)
+    lay, sc, se, subs, costs, _, qs = shared
     solo_move(st, ps, bb, tab, sub, cost, roll)
     tax = 0.0
     rolls = solo_rolls(tab)
@@ -66,7 +73,7 @@ def play_out(W, st, ps, bb, tab, sub, cost, roll, key, taxed, lay, sc, se, subs,
             tax -= next_roll_value(W, row_offset(0, solo_row(rolls - r)), lay, tab, bb, SEAT0, PASSING,
                                    ps[0, PS_JOKERS], sc, se, reply, val)
         start_roll(st, key, r, 1)
-        m = ranked(W, 0, st, bb, SEAT0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
+        m = ranked(W, 0, st, bb, SEAT0, ps[0, PS_JOKERS], tab, shared)
         b = best_row(qs, m)      # learned's own choice (its decision with top=0)
         if taxed:
             tax += qs[b]
@@ -78,14 +85,16 @@ def play_out(W, st, ps, bb, tab, sub, cost, roll, key, taxed, lay, sc, se, subs,
 _I1, _F1 = types.int64[::1], types.float64[::1]
 #: play_out's signature as judge_solo calls it: through its address (a FunctionType argument),
 #: not compiled into the judge, so that an analysis without rollouts compiles none of it (3.6 s of
-#: CPU, a sixth of a first `analyse`'s compile). W: learned's weights as loaded (read-only float32).
+#: CPU, a sixth of a first `analyse`'s compile). W: learned's weights as loaded (read-only float32);
+#: the game (st, ps, bb), the move (sub, cost), learned.new_scratch's arrays, (reply, val).
 PLAY_OUT_SIG = types.float64(
-    types.Array(types.float32, 1, "C", readonly=True), _I1, types.int64[:, ::1], types.uint64[:, ::1], TablesType,
-    types.int64, types.int64, types.int64, types.uint64, types.boolean, _I1, _I1, _F1, _I1, _I1, _F1, _F1, _F1, _F1)
+    types.Array(types.float32, 1, "C", readonly=True), types.Tuple((_I1, types.int64[:, ::1], types.uint64[:, ::1])),
+    TablesType, types.UniTuple(types.int64, 2), types.int64, types.uint64, types.boolean,
+    types.Tuple((_I1, _I1, _F1, _I1, _I1, _F1, _F1)), types.UniTuple(_F1, 2))
 
 
 @njit(cache=True)
-def _no_play_out(W, st, ps, bb, tab, sub, cost, roll, key, taxed, lay, sc, se, subs, costs, rewards, qs, reply, val):
+def _no_play_out(W, game, tab, move, roll, key, taxed, scratch, deep):
     """What judge_solo calls in place of play_out when there are no rollouts (never called)."""
     return 0.0
 
@@ -93,6 +102,17 @@ def _no_play_out(W, st, ps, bb, tab, sub, cost, roll, key, taxed, lay, sc, se, s
 def _compiled_play_out(rollouts: int):
     """play_out, or for no rollouts its stand-in, compiled for PLAY_OUT_SIG (or loaded from the cache)."""
     return compiled_for(play_out if rollouts > 0 else _no_play_out, PLAY_OUT_SIG)
+
+
+# Inlined: compiled apart, this set-up cost a first `analyse` 0.4 s of CPU.
+@njit(cache=True, inline="always")
+def _rollout_arrays(tab):
+    """What a rollout kernel works on: the game (st, ps, bb), a rollout's copy of it, learned's
+    ranking's scratch for each, and next_roll_value's (reply, val)."""
+    st, ps, bb, _ = new_state()
+    st2, ps2, bb2, _ = new_state()
+    return ((st, ps, bb), (st2, ps2, bb2), new_scratch(tab), new_scratch(tab),
+            (np.empty(N_GROUPS), np.empty(EXPECT_SIZE)))
 
 
 def rollout_means(W, tab, seed, first, count, top, rollouts, taxed, out, gaps, scores):
@@ -109,20 +129,16 @@ def rollout_means(W, tab, seed, first, count, top, rollouts, taxed, out, gaps, s
 @njit(cache=True, nogil=True)
 def _rollout_means(lo, hi, W, tab, seed, first, top, rollouts, taxed, out, gaps, scores):
     half = rollouts // 2
-    st, ps, bb, _ = new_state()
-    st2, ps2, bb2, _ = new_state()      # a rollout's copy of the game
-    lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
-    lay2, sc2, se2, subs2, costs2, rewards2, qs2 = new_scratch(tab)
-    reply = np.empty(N_GROUPS)
-    val = np.empty(EXPECT_SIZE)
+    game, copy, scratch, scratch2, deep = _rollout_arrays(tab)
+    st, ps, bb = game
+    _, _, _, subs, costs, _, qs = scratch
     rolls = solo_rolls(tab)
     for i in range(lo, hi):
         key = start_solo(st, ps, bb, tab, seed, first + i)
         out[i] = ABSENT
         for roll in range(1, rolls + 1):
             start_roll(st, key, roll, 1)
-            m = ranked(as_any(W), 0, as_any(st), as_any(bb), SEAT0, ps[0, PS_JOKERS], tab, as_any(lay), sc, se,
-                       subs, costs, rewards, qs)
+            m = ranked(as_any(W), 0, as_any(st), as_any(bb), SEAT0, ps[0, PS_JOKERS], tab, shared_scratch(scratch))
             order = np.argsort(-qs[:m], kind="mergesort")    # stable: ties as best_row breaks them
             if roll < rolls and m > 1:
                 for k in range(min(top, m)):
@@ -131,9 +147,9 @@ def _rollout_means(lo, hi, W, tab, seed, first, top, rollouts, taxed, out, gaps,
                     total0 = 0.0
                     total1 = 0.0
                     for n in range(2 * half):
-                        copy_game(st, ps, bb, st2, ps2, bb2)
-                        v = play_out(W, st2, ps2, bb2, tab, subs[j], costs[j], roll, rollout_key(key, roll, n),
-                                      taxed, lay2, sc2, se2, subs2, costs2, rewards2, qs2, reply, val)
+                        copy_game(st, ps, bb, *copy)
+                        v = play_out(W, copy, tab, (subs[j], costs[j]), roll, rollout_key(key, roll, n), taxed,
+                                     scratch2, deep)
                         if n & 1:
                             total1 += v
                         else:
@@ -166,18 +182,18 @@ def judge_solo(W, tab, seed, games, log, rollouts, taxed, out, scores, own=False
     wherever the choice made is not learned's, both are followed by that many of learned's
     rollouts on the same dice (rollout_key: the k-th rollout of each choice rolls the same
     dice), taxed for their luck if `taxed`. scores[i]: the game's final score, replayed."""
-    over_threads(_judge_solo, len(games), W, tab, seed, games, log, rollouts, taxed, out, scores, bool(own),
+    over_threads(_judge_solo, len(games), W, tab, seed, games, log, (rollouts, bool(taxed)), out, scores, bool(own),
                  _compiled_play_out(rollouts))
 
 
 @njit(cache=True, nogil=True)
-def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores, own, play_out_at):
-    st, ps, bb, _ = new_state()
-    st2, ps2, bb2, _ = new_state()
-    lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
-    lay2, sc2, se2, subs2, costs2, rewards2, qs2 = new_scratch(tab)
-    reply = np.empty(N_GROUPS)
-    val = np.empty(EXPECT_SIZE)
+def _judge_solo(lo, hi, W, tab, seed, games, log, rolled, out, scores, own, play_out_at):
+    """judge_solo's games lo..hi-1; rolled: (rollouts, taxed)."""
+    rollouts, taxed = rolled
+    game, copy, scratch, scratch2, deep = _rollout_arrays(tab)
+    st, ps, bb = game
+    lay, sc, se, subs, costs, _, qs = scratch
+    reply, val = deep
     rolls = solo_rolls(tab)
     for i in range(lo, hi):
         key = start_solo(st, ps, bb, tab, seed, games[i])
@@ -189,11 +205,10 @@ def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores, 
             mean = next_roll_value(as_any(W), o, as_any(lay), tab, as_any(bb), SEAT0, PASSING, jokers, sc, se,
                                    reply, val)
             start_roll(st, key, roll, 1)
-            m = ranked(as_any(W), 0, as_any(st), as_any(bb), SEAT0, jokers, tab, as_any(lay), sc, se, subs, costs,
-                       rewards, qs)
+            m = ranked(as_any(W), 0, as_any(st), as_any(bb), SEAT0, jokers, tab, shared_scratch(scratch))
             b = best_row(qs, m)
             sub, cost = (subs[b], costs[b]) if own else (log[row, LOG_SUB], log[row, LOG_COST])
-            out[row, J_MADE] = solo_value_of(W, o, lay, tab, sc, se, subs, costs, qs, m, sub, cost, jokers)
+            out[row, J_MADE] = solo_value_of(W, o, tab, scratch, m, sub, cost, jokers)
             out[row, J_BEST] = qs[b]
             out[row, J_LUCK] = qs[b] - mean
             out[row, J_BEST_SUB] = subs[b]
@@ -208,12 +223,10 @@ def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores, 
                     n_out = rollouts if roll < rolls else 1
                     for n in range(n_out):
                         k = rollout_key(key, roll, n)
-                        copy_game(st, ps, bb, st2, ps2, bb2)
-                        total += play_out_at(W, st2, ps2, bb2, tab, subs[b], costs[b], roll, k, taxed, lay2, sc2,
-                                             se2, subs2, costs2, rewards2, qs2, reply, val)
-                        copy_game(st, ps, bb, st2, ps2, bb2)
-                        total -= play_out_at(W, st2, ps2, bb2, tab, sub, cost, roll, k, taxed, lay2, sc2, se2,
-                                             subs2, costs2, rewards2, qs2, reply, val)
+                        copy_game(st, ps, bb, *copy)
+                        total += play_out_at(W, copy, tab, (subs[b], costs[b]), roll, k, taxed, scratch2, deep)
+                        copy_game(st, ps, bb, *copy)
+                        total -= play_out_at(W, copy, tab, (sub, cost), roll, k, taxed, scratch2, deep)
                     out[row, J_ROLLED] = total / n_out
             solo_move(st, ps, bb, tab, sub, cost, roll)
         end_of_game(ps, bb, tab, 1)
@@ -221,16 +234,20 @@ def _judge_solo(lo, hi, W, tab, seed, games, log, rollouts, taxed, out, scores, 
 
 
 @njit(cache=True)
-def _judge_table_decision(W, tab, st, ps, bb, seat, avail, is_active, sub, cost, lay, sc, se, subs, costs, rewards,
-                          qs, tc, te, out, row):
+def _judge_table_decision(W, tab, game, seat, avail, is_active, move, scratch, table, out, row):
+    """Judge seat's decision `move` (sub, cost) with the dice `avail` in the game (st, ps, bb):
+    out[row, J_*]; scratch as learned.new_scratch, table (tc, te) as rank_table's."""
+    st, ps, bb = game
+    sub, cost = move
+    tc, te = table
     st[ST_SEAT] = seat
     st[ST_AVAIL] = avail
     st[ST_IS_ACTIVE] = is_active
     jokers = ps[seat, PS_JOKERS]
-    m = ranked_table(as_any(W), 0, as_any(st), as_any(ps), as_any(bb), seat, tab, as_any(lay), sc, se, subs,
-                     costs, rewards, qs, tc, te)
+    _, _, _, subs, costs, _, qs = scratch
+    m = ranked_table(as_any(W), 0, as_any(st), as_any(ps), as_any(bb), seat, tab, shared_scratch(scratch), tc, te)
     b = best_row(qs, m)
-    made = table_value_of(W, N_ROW_TABLE * stage(st), lay, tab, sc, se, tc, te, subs, costs, qs, m, sub, cost, jokers)
+    made = table_value_of(W, N_ROW_TABLE * stage(st), tab, scratch, tc, te, m, sub, cost, jokers)
     out[row, J_MADE] = made
     out[row, J_BEST] = qs[b]
     out[row, J_LUCK] = np.nan
@@ -249,9 +266,9 @@ def judge_table(W, tab, seed, games, players, max_rolls, log, log_start, out, sc
 @njit(cache=True, nogil=True)
 def _judge_table(lo, hi, W, tab, seed, games, players, max_rolls, log, log_start, out, scores):
     st, ps, bb, _ = new_state()
-    lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
-    tc = np.empty(TC_SIZE, np.int64)
-    te = np.empty(TE_SIZE)
+    game = (st, ps, bb)
+    scratch = new_scratch(tab)
+    table = (np.empty(TC_SIZE, np.int64), np.empty(TE_SIZE))
     pending = np.empty((players, 2), np.int64)
     for i in range(lo, hi):
         reset(st, ps, bb, tab, players, max_rolls)
@@ -262,16 +279,14 @@ def _judge_table(lo, hi, W, tab, seed, games, players, max_rolls, log, log_start
             roll += 1
             active = start_roll(st, key, roll, players)
             sub, cost = log[row, LOG_SUB], log[row, LOG_COST]
-            _judge_table_decision(W, tab, st, ps, bb, active, log[row, LOG_AVAIL], 1, sub, cost, lay, sc, se, subs,
-                                  costs, rewards, qs, tc, te, out, row)
+            _judge_table_decision(W, tab, game, active, log[row, LOG_AVAIL], 1, (sub, cost), scratch, table, out, row)
             active_move(st, ps, bb, tab, active, log[row, LOG_CDIE], log[row, LOG_NDIE], sub, cost, roll, 0)
             row += 1
             for s in range(players):
                 if s == active:
                     continue
                 sub, cost = log[row, LOG_SUB], log[row, LOG_COST]
-                _judge_table_decision(W, tab, st, ps, bb, s, log[row, LOG_AVAIL], 0, sub, cost, lay, sc, se, subs,
-                                      costs, rewards, qs, tc, te, out, row)
+                _judge_table_decision(W, tab, game, s, log[row, LOG_AVAIL], 0, (sub, cost), scratch, table, out, row)
                 row += 1
                 pending[s, 0] = sub
                 pending[s, 1] = cost

@@ -78,8 +78,8 @@ from strategies.features import EXPECT_SIZE
 from strategies import store
 from strategies.learned import (
     N_ACTIVE, N_FEAT, N_ROW_TABLE, N_SHEET, SC_COUNT, best_row, joker_entry, new_scratch, next_roll_value, ranked,
-    ranked_table, row_offset, sheet_features, solo_row, solo_rolls, solo_sheet_value, weights_array, weights_file,
-    weights_rules,
+    ranked_table, row_offset, shared_scratch, sheet_features, solo_row, solo_rolls, solo_sheet_value, weights_array,
+    weights_file, weights_rules,
 )
 from strategies.table_features import (
     T_ACTIVE, TC_SIZE, TE_SIZE, colour_empty, fewest_sum, points_now, stage, table_context, table_features,
@@ -144,16 +144,20 @@ def _dice_of(st, tab, sub, cost):
 
 
 @njit(cache=True)
-def roll_bests(W, st, ps, bb, tab, players, active, lay, sc, se, subs, costs, rewards, qs, tc, te, out):
-    """out[s]: learned's best one-ply table value of seat s's choice with the dice of st, before any
-    move of the roll: the active seat from all six, each passive seat from those learned's own
-    choice for the active seat would leave it (all six in the free rolls or when it would pass)."""
+def roll_bests(W, game, tab, players, active, scratch, table, out):
+    """out[s]: learned's best one-ply table value of seat s's choice with the dice of the game's
+    st (game: st, ps, bb), before any move of the roll: the active seat from all six, each passive
+    seat from those learned's own choice for the active seat would leave it (all six in the free
+    rolls or when it would pass). scratch: learned.new_scratch's; table: (tc, te), rank_table's."""
+    st, ps, bb = game
+    tc, te = table
+    _, _, _, subs, costs, _, qs = scratch
+    shared = shared_scratch(scratch)
     free = st[ST_ROLL] <= tab.rules[R_FREE_ROLLS]
     st[ST_AVAIL] = ALL_DICE
     st[ST_SEAT] = active
     st[ST_IS_ACTIVE] = 1
-    m = ranked_table(as_any(W), 0, as_any(st), as_any(ps), as_any(bb), active, tab, as_any(lay), sc, se, subs, costs,
-                     rewards, qs, tc, te)
+    m = ranked_table(as_any(W), 0, as_any(st), as_any(ps), as_any(bb), active, tab, shared, tc, te)
     b = best_row(qs, m)
     out[active] = qs[b]
     left = ALL_DICE
@@ -166,8 +170,7 @@ def roll_bests(W, st, ps, bb, tab, players, active, lay, sc, se, subs, costs, re
             continue
         st[ST_AVAIL] = left
         st[ST_SEAT] = s
-        m = ranked_table(as_any(W), 0, as_any(st), as_any(ps), as_any(bb), s, tab, as_any(lay), sc, se, subs, costs,
-                         rewards, qs, tc, te)
+        m = ranked_table(as_any(W), 0, as_any(st), as_any(ps), as_any(bb), s, tab, shared, tc, te)
         out[s] = qs[best_row(qs, m)]
 
 
@@ -181,9 +184,10 @@ def trace_games(W, tab, seed, games, players, log, log_start, samples, out):
 @njit(cache=True, nogil=True)
 def _trace_games(lo, hi, W, tab, seed, games, players, log, log_start, samples, out):
     st, ps, bb, _ = new_state()
-    lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
+    scratch = new_scratch(tab)
+    lay, sc, se, _, _, _, qs = scratch
     tc = np.empty(TC_SIZE, np.int64)
-    te = np.empty(TE_SIZE)
+    table = (tc, np.empty(TE_SIZE))
     idx = np.empty(N_ACTIVE + T_ACTIVE, np.int64)
     pending = np.zeros((MAX_SEATS, 2), np.int64)
     reply = np.empty(N_GROUPS)
@@ -222,8 +226,7 @@ def _trace_games(lo, hi, W, tab, seed, games, players, log, log_start, samples, 
                                           se, reply, val)
                 start_roll(st, key, roll, 1)
                 st[ST_AVAIL] = SOLO_DICE
-                m = ranked(as_any(W), 0, as_any(st), as_any(bb), _SEAT0, jokers, tab, as_any(lay), sc, se, subs, costs,
-                           rewards, qs)
+                m = ranked(as_any(W), 0, as_any(st), as_any(bb), _SEAT0, jokers, tab, shared_scratch(scratch))
                 out[at, 0, T_LUCK] = qs[best_row(qs, m)] - mean[0]
                 solo_move(st, ps, bb, tab, log[row, LOG_SUB], log[row, LOG_COST], roll)
                 row += 1
@@ -237,13 +240,12 @@ def _trace_games(lo, hi, W, tab, seed, games, players, log, log_start, samples, 
                 skey = mix64(key + np.uint64(roll)) ^ _LUCK_SALT
                 for k in range(samples):
                     start_roll(st, game_key(skey, k), roll, players)
-                    roll_bests(W, st, ps, bb, tab, players, active, lay, sc, se, subs, costs, rewards, qs, tc, te,
-                               best)
+                    roll_bests(W, (st, ps, bb), tab, players, active, scratch, table, best)
                     for s in range(players):
                         mean[s] += best[s]
             start_roll(st, key, roll, players)
             if samples > 0:
-                roll_bests(W, st, ps, bb, tab, players, active, lay, sc, se, subs, costs, rewards, qs, tc, te, best)
+                roll_bests(W, (st, ps, bb), tab, players, active, scratch, table, best)
                 for s in range(players):
                     out[at, s, T_LUCK] = best[s] - mean[s] / samples
             else:

@@ -46,7 +46,7 @@ from sim.threads import over_threads
 
 from strategies.learned import (
     N_ACTIVE, N_FEAT, N_SHEET, N_T, best_row, joker_entry, new_scratch, rank_placements, row_offset, solo_choice,
-    solo_row, solo_rolls, sheet_features,
+    solo_row, solo_rolls, sheet_features, uncounted_scratch,
 )
 
 #: Games played with the same weights before they learn from them (fixed, so that the weights do
@@ -67,17 +67,30 @@ def start_solo(st, ps, bb, tab, seed, game):
     return game_key(np.uint64(seed), game)
 
 
+# Inlined, as sim.research.rollouts' set-up: a function of its own is a compile of its own.
+@njit(cache=True, inline="always")
+def fresh_arrays(tab, n_active):
+    """A training game's arrays: the game (st, ps, bb, fresh from new_state), learned's ranking's
+    scratch (learned.new_scratch) and room for an afterstate's n_active feature indices."""
+    st, ps, bb, _ = new_state()
+    return (st, ps, bb), new_scratch(tab), np.empty(n_active, np.int64)
+
+
 @njit(cache=True)
-def play_one(W, tab, key, st, ps, bb, lay, sc, se, subs, costs, rewards, qs, idx, feats, gains, values):
-    """One game of play_for_learning from fresh arrays (start_solo) with dice key `key`, recorded in
-    feats, gains and values (its rows of them); returns its score. Not inlined: its arguments,
-    which the caller keeps alive, are used as uncounted views (sim.nbinternals), as the inlined
+def play_one(W, tab, key, game, scratch, idx, record):
+    """One game of play_for_learning from the fresh game (st, ps, bb; start_solo) with dice key
+    `key`, recorded in record (its rows of feats, gains and values); returns its score. scratch:
+    learned.new_scratch's; idx: room for the features. Not inlined: its arguments, which the
+    caller keeps alive, are used as uncounted views (sim.nbinternals), as the inlined
     rank_placements would otherwise count a reference to each array at every decision."""
-    W, st, bb, lay, sc, se = uncounted(W), uncounted(st), uncounted(bb), uncounted(lay), uncounted(sc), uncounted(se)
-    subs, costs, rewards, qs, idx = uncounted(subs), uncounted(costs), uncounted(rewards), uncounted(qs), uncounted(idx)
+    st, ps, bb = game
+    feats, gains, values = record
+    W, st, bb, idx = uncounted(W), uncounted(st), uncounted(bb), uncounted(idx)
+    scratch = uncounted_scratch(scratch)
+    lay, sc, _, subs, costs, rewards, qs = scratch
     for roll in range(1, solo_rolls(tab) + 1):      # the rules' solo game
         start_roll(st, key, roll, 1)
-        m = rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, lay, sc, se, subs, costs, rewards, qs)
+        m = rank_placements(W, 0, st, bb, 0, ps[0, PS_JOKERS], tab, scratch)
         best = best_row(qs, m)
         gains[roll] = rewards[best] - costs[best]
         values[roll] = qs[best] - gains[roll]
@@ -104,12 +117,10 @@ def play_for_learning(W, tab, seed, first, count, feats, gains, values, scores):
 def _play_for_learning(lo, hi, W, tab, seed, first, feats, gains, values, scores):
     """play_for_learning's games first+lo..first+hi-1 (rows lo..hi-1)."""
     for i in range(lo, hi):
-        st, ps, bb, _ = new_state()
-        lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
-        idx = np.empty(N_ACTIVE, np.int64)
+        game, scratch, idx = fresh_arrays(tab, N_ACTIVE)
+        st, ps, bb = game
         key = start_solo(st, ps, bb, tab, seed, first + i)
-        scores[i] = play_one(W, tab, key, st, ps, bb, lay, sc, se, subs, costs, rewards, qs, idx, feats[i], gains[i],
-                             values[i])
+        scores[i] = play_one(W, tab, key, game, scratch, idx, (feats[i], gains[i], values[i]))
 
 
 @njit(cache=True)
@@ -199,11 +210,11 @@ def _play_solo(lo, hi, W, tab, seed, first, top, close, scores):
     (learned.solo_choice, with its `top` and `close`) with flat weights W; scores[i] gets each score."""
     for i in range(lo, hi):
         st, ps, bb, _ = new_state()
-        lay, sc, se, subs, costs, rewards, qs = new_scratch(tab)
+        scratch = new_scratch(tab)
         key = start_solo(st, ps, bb, tab, seed, first + i)
         for roll in range(1, solo_rolls(tab) + 1):
             start_roll(st, key, roll, 1)
-            sub, cost = solo_choice(W, 0, st, ps, bb, tab, top, close, lay, sc, se, subs, costs, rewards, qs)
+            sub, cost = solo_choice(W, 0, st, ps, bb, tab, top, close, scratch)
             solo_move(st, ps, bb, tab, sub, cost, roll)
         end_of_game(ps, bb, tab, 1)
         scores[i] = ps[0, PS_SCORE]

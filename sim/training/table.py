@@ -26,12 +26,13 @@ from sim.engine import GR_ROLLS, GR_SIZE, LOG_COST, LOG_SEAT, LOG_SIZE, LOG_SUB,
 from sim.runs.defaults import SHEET, TRAIN_SEED, TRAIN_STEP, TRAIN_TABLE_GAMES
 from sim.rules import RULEBOOK, parse_rules
 from sim.sheets import load_sheet
-from sim.state import MAX_SEATS, PS_JOKERS, PS_SIZE, PS_WINNER, ST_ROLL, new_state
+from sim.state import MAX_SEATS, PS_JOKERS, PS_SIZE, PS_WINNER, ST_ROLL
 from sim.tables import kernel_tables
 from sim.threads import over_threads
+from sim.training.solo import fresh_arrays
 
 from strategies.learned import (
-    DATA_LAY, DATA_W, N_ACTIVE, N_FEAT, N_ROW_TABLE, N_SHEET, SC_COUNT, joker_entry, layout_words, new_scratch, pack,
+    DATA_LAY, DATA_W, N_ACTIVE, N_FEAT, N_ROW_TABLE, N_SHEET, SC_COUNT, joker_entry, layout_words, pack,
     sheet_features,
 )
 from strategies.table_features import N_STAGES, T_ACTIVE, TC_SIZE, points_now, stage, table_context, table_features
@@ -62,10 +63,8 @@ def replay_features(tab, players, count, rolls, log, learner, feats, gains, fina
 def _replay_games(lo, hi, tab, players, rolls, log, learner, feats, gains, finals):
     """replay_features of games lo..hi-1."""
     for i in range(lo, hi):
-        st, ps, bb, _ = new_state()
-        lay, sc, _, _, _, _, _ = new_scratch(tab)
+        (st, ps, bb), (lay, sc, _, _, _, _, _), idx = fresh_arrays(tab, N_TACTIVE)
         tc = np.empty(TC_SIZE, np.int64)
-        idx = np.empty(N_TACTIVE, np.int64)
         before = np.empty(MAX_SEATS, np.int64)
         reset(st, ps, bb, tab, players, MAX_ROLLS)
         for s in range(players):

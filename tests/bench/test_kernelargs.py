@@ -1,5 +1,5 @@
-"""bench/kernelargs.py: the kernels' arguments counted from the source, and the stepping kernels
-(sim.step, sim.vector, the game loop of sim.engine) kept to about a dozen."""
+"""bench/kernelargs.py: the kernels' arguments counted from the source, and every kernel (the stepping
+kernels of sim.step, sim.vector and the game loop of sim.engine first) kept to a dozen."""
 from bench.kernelargs import kernel_arguments
 
 #: The kernels that step a game: their arguments grouped (tuples, the Rows StructRef).
@@ -22,3 +22,9 @@ def test_the_stepping_kernels_take_at_most_a_dozen_arguments():
     stepping = [(n, name) for n, name in rows if name.split(":")[0] in STEPPING_FILES or name in STEPPING]
     assert len(stepping) > len(STEPPING)
     assert [(n, name) for n, name in stepping if n > 12] == []
+
+
+def test_no_kernel_takes_more_than_a_dozen_arguments():
+    """Every kernel's arrays grouped where they belong together (the tables' fields, a decision's
+    scratch, the game, a batch's line-up, run and results), so a signature reads at a glance."""
+    assert [(n, name) for n, name in kernel_arguments() if n > 12] == []

@@ -242,11 +242,11 @@ def test_the_tables_comparison_covers_every_field():
     from sim.guard import same_tables
     from sim.tables import Tables, pack_tables, build_tables, kernel_tables
     arrays = [a.copy() for a in build_tables("standard")]
-    assert same_tables(kernel_tables("standard"), pack_tables(*arrays))
+    assert same_tables(kernel_tables("standard"), pack_tables(tuple(arrays)))
     for i, name in enumerate(Tables._fields):
         changed = [a.copy() for a in arrays]
         changed[i].reshape(-1)[-1] += 1
-        assert not same_tables(kernel_tables("standard"), pack_tables(*changed)), name
+        assert not same_tables(kernel_tables("standard"), pack_tables(tuple(changed))), name
 
 
 def test_an_index_out_of_range_stops_the_run_naming_the_file_and_line(cheats, tmp_path):

@@ -16,7 +16,8 @@ def test_search_weighs_the_top_choices_and_only_the_close_calls():
     within `close` points of the best (all of them for close = 0) go to the exact next-roll
     expectation, which picks (the first on ties); with one row left, the one-ply best is played
     unsearched. Checked against that rule computed here on positions of random play."""
-    ktab, W, (lay, sc, se, subs, costs, rewards, qs), (reply, val) = standard_search_kit()
+    ktab, W, scratch, (reply, val) = standard_search_kit()
+    lay, sc, se, subs, costs, rewards, qs = scratch
     rng = np.random.default_rng(9)
     kinds = {"unsearched": 0, "searched, not the one-ply best": 0}
     for game in range(40):
@@ -27,7 +28,7 @@ def test_search_weighs_the_top_choices_and_only_the_close_calls():
             engine.set_dice(st, key, roll)
             jokers = int(ps[0, PS_JOKERS])
             n = engine.legal_choices(st, ps, bb, ktab, cands)
-            m = V.rank_placements(W, 0, st, bb, 0, jokers, ktab, lay, sc, se, subs, costs, rewards, qs)
+            m = V.rank_placements(W, 0, st, bb, 0, jokers, ktab, scratch)
             q, sub, cost, reward = qs[:m].copy(), subs[:m].copy(), costs[:m].copy(), rewards[:m].copy()
             order = sorted(range(m), key=lambda i: -q[i])          # stable: the first on ties
             o1 = V.row_offset(0, 30 - roll - 1)
@@ -43,7 +44,7 @@ def test_search_weighs_the_top_choices_and_only_the_close_calls():
                         kinds["searched, not the one-ply best"] += 1
                 elif m > 1:
                     kinds["unsearched"] += 1
-                k = D.decide_solo(W, 0, st, ps, bb, cands, n, ktab, top, close, lay, sc, se, subs, costs, rewards, qs)
+                k = D.decide_solo(W, 0, st, ps, bb, cands, n, ktab, top, close, scratch)
                 got = (-1, 0) if k < 0 else (int(cands[k, CAND_SUB]), int(cands[k, CAND_COST]))
                 assert got == (int(sub[want]), int(cost[want])), (game, roll, top, close)
             i = int(rng.integers(m)) if rng.random() < 0.3 else order[0]

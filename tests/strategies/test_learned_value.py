@@ -56,7 +56,8 @@ def test_next_roll_value_is_the_mean_best_reply_over_every_face():
     """What `top` adds: next_roll_value after a choice must be the mean, over all 6^4 faces of
     the next roll set one by one on a copy of the game after that choice, of the best row
     rank_placements finds there (passing included; every '!' it can spend)."""
-    ktab, W, (lay, sc, se, subs, costs, rewards, qs), (reply, val) = standard_search_kit()
+    ktab, W, scratch, (reply, val) = standard_search_kit()
+    lay, sc, se, subs, costs, rewards, qs = scratch
     rng = np.random.default_rng(8)
     checked = 0
     for game in range(6):
@@ -67,7 +68,7 @@ def test_next_roll_value_is_the_mean_best_reply_over_every_face():
             st[ST_ROLL] = roll
             engine.set_dice(st, key, roll)
             jokers = int(ps[0, PS_JOKERS])
-            m = V.rank_placements(W, 0, st, bb, 0, jokers, ktab, lay, sc, se, subs, costs, rewards, qs)
+            m = V.rank_placements(W, 0, st, bb, 0, jokers, ktab, scratch)
             if roll < stop:
                 # Random play spends '!' and passes, so positions with few '!' left are met.
                 i = int(rng.integers(m))
@@ -84,12 +85,12 @@ def test_next_roll_value_is_the_mean_best_reply_over_every_face():
                     engine.cross(ps2, bb2, ktab, 0, sub, cost, roll)
                 engine.settle_awards(st2, ps2, bb2, ktab)
                 st2[ST_ROLL] = roll + 1
-                lay2, sc2, se2, subs2, costs2, rewards2, qs2 = V.new_scratch(ktab)
+                scratch2 = V.new_scratch(ktab)
+                qs2 = scratch2[6]
                 total = 0.0
                 for c0, c1, n0, n1 in np.ndindex(6, 6, 6, 6):
                     st2[ST_DICE:ST_DICE + 6] = (c0, c1, -1, n0, n1, -1)
-                    m2 = V.rank_placements(W, 0, st2, bb2, 0, int(ps2[0, PS_JOKERS]), ktab, lay2, sc2, se2,
-                                           subs2, costs2, rewards2, qs2)
+                    m2 = V.rank_placements(W, 0, st2, bb2, 0, int(ps2[0, PS_JOKERS]), ktab, scratch2)
                     total += qs2[:m2].max()
                 assert got == pytest.approx(total / 6 ** 4, abs=1e-9), (game, roll, sub, cost)
                 checked += 1

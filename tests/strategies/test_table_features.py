@@ -109,6 +109,7 @@ def test_rank_table_is_exact():
     sc2, idx = np.empty(L.SC_SIZE, np.int64), np.empty(L.N_ACTIVE + TF.T_ACTIVE, np.int64)
     subs, costs = np.empty(L.ROWS, np.int64), np.empty(L.ROWS, np.int64)
     rewards, qs = np.empty(L.ROWS), np.empty(L.ROWS)
+    scratch = (lay, sc, se, subs, costs, rewards, qs)
     tc, te, tc2 = np.empty(TF.TC_SIZE, np.int64), np.empty(TF.TE_SIZE), np.empty(TF.TC_SIZE, np.int64)
     checked = 0
     for game in range(6):
@@ -128,7 +129,7 @@ def test_rank_table_is_exact():
             st[ST_SEAT] = seat
             st[ST_DICE:ST_DICE + 6] = rng.integers(0, 6, 6)
             st[ST_AVAIL] = 0b111111
-            m = L.rank_table(W, 0, st, ps, bb, seat, ktab, lay, sc, se, subs, costs, rewards, qs, tc, te)
+            m = L.rank_table(W, 0, st, ps, bb, seat, ktab, scratch, tc, te)
             o = L.N_ROW_TABLE * TF.stage(st)
             for i in range(m):
                 sub, cost = subs[i], costs[i]

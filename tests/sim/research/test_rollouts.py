@@ -47,7 +47,7 @@ def _played_out(j, st, ps, bb, roll, sub, cost, dice):
     solo_move(st, ps, bb, j.tab, sub, cost, roll)
     for r in range(roll + 1, SOLO_ROLLS + 1):
         start_roll(st, dice, r, 1)
-        b = best_row(qs, rank_placements(j.W, 0, st, bb, 0, ps[0, PS_JOKERS], j.tab, *scratch))
+        b = best_row(qs, rank_placements(j.W, 0, st, bb, 0, ps[0, PS_JOKERS], j.tab, scratch))
         solo_move(st, ps, bb, j.tab, subs[b], costs[b], r)
     end_of_game(ps, bb, j.tab, 1)
     return int(ps[0, PS_SCORE])
@@ -73,7 +73,7 @@ def test_rollouts_give_both_choices_the_same_dice_exactly(heuristic):
 
     def taxed_playout(st, ps, bb, roll, sub, cost, dice):
         st, ps, bb = st.copy(), ps.copy(), bb.copy()
-        return play_out(j.W, st, ps, bb, j.tab, sub, cost, roll, dice, True, *scratch, reply, val)
+        return play_out(j.W, (st, ps, bb), j.tab, (sub, cost), roll, dice, True, scratch, (reply, val))
 
     judged_here = told_apart = 0
     for g in range(games):
