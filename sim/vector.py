@@ -89,6 +89,12 @@ AUTORESET_DISABLED = 2
 #: step_rows' return when every action was legal and every built-in seat decided legally.
 OK = -1
 
+# Arguments of the kernels' calls typed as int64 and bool: a literal 0, True or (-1, -1, -1, 0)
+# compiles the callee once more for its literal type (apply_range twice: 12 s of a cold start).
+ZERO = np.int64(0)
+DECIDING, NOT_DECIDING = np.bool_(True), np.bool_(False)
+FORCED_PASS = (np.int64(-1), np.int64(-1), np.int64(-1), np.int64(0))
+
 #: sim.step.advance as the kernels call it: through its address, compiled apart (as sim.batch calls
 #: sim.engine.play), so that these kernels do not carry another copy of the whole game.
 AdvanceFn = types.FunctionType(ADVANCE_SIG)
@@ -210,8 +216,9 @@ def advance_fn():
 # --- one row -----------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _count(st, ps, bb, tab, cands):
-    """The seat's legal choices (sim.engine.legal_choices), compiled once for the kernels here."""
+def count_choices(st, ps, bb, tab, cands):
+    """The seat's legal choices (sim.engine.legal_choices), compiled once for the kernels here and
+    GameInProgress.choices."""
     return legal_choices(st, ps, bb, tab, cands)
 
 
@@ -223,7 +230,10 @@ def _plays(b):
     return b.tab, (uncounted(ints), uncounted(bits), uncounted(gparams), gtab)
 
 
-@njit(cache=True, inline="always")
+# _advance, _begin and _observe compiled apart, each once: inlined, apply_range held three copies
+# of each (and step_range two), which made it a quarter of play's first dice on an empty cache.
+# A call per row and step costs nothing beside what advance plays.
+@njit(cache=True)
 def _advance(b, i, tab, guest, cands):
     """Row i's game played by its built-in seats up to its next external decision (sim.step.advance);
     with skip_forced, a decision whose only legal action is pass is taken here and play goes on.
@@ -235,12 +245,12 @@ def _advance(b, i, tab, guest, cands):
     game = (st, ps, bb, cands, pending, borrow(b, "rngs")[i], sp, gres)
     while True:
         seat = b.adv(line, borrow(b, "slots")[i], game, (borrow(b, "dice_log")[i], log))
-        if seat < 0 or not skip or _count(st, ps, bb, tab, cands) > 0:
+        if seat < 0 or not skip or count_choices(st, ps, bb, tab, cands) > 0:
             return seat
-        commit((st, ps, bb, pending, sp, gres), tab, log, 0, (-1, -1, -1, 0))
+        commit((st, ps, bb, pending, sp, gres), tab, log, ZERO, FORCED_PASS)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _begin(b, i, game, tab, guest, cands):
     """Begin game `game` in row i and play its built-in seats up to the first external decision
     (returned, or -1); every seat's last score is the starting score."""
@@ -256,7 +266,7 @@ def _begin(b, i, game, tab, guest, cands):
     return _advance(b, i, tab, guest, cands)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _observe(b, i, tab, seat, deciding, obs):
     observe_row(borrow(b, "table")[i], borrow(b, "ps")[i], borrow(b, "bb")[i], tab, seat, deciding, i, obs)
 
@@ -291,14 +301,14 @@ def reset_range(lo, hi, b, which, games):
             if failed == OK:
                 failed = i
             continue
-        _observe(b, i, tab, seat, True, obs)
+        _observe(b, i, tab, seat, DECIDING, obs)
     return failed
 
 
 @njit(cache=True)
 def reset_rows(b, which, games):
     """reset_range over every row."""
-    return reset_range(0, borrow(b, "table").shape[0], b, which, games)
+    return reset_range(ZERO, borrow(b, "table").shape[0], b, which, games)
 
 
 @njit(cache=True)
@@ -314,7 +324,7 @@ def check_range(lo, hi, b, actions):
 @njit(cache=True)
 def check_actions(b, actions):
     """check_range over every row."""
-    return check_range(0, borrow(b, "table").shape[0], b, actions)
+    return check_range(ZERO, borrow(b, "table").shape[0], b, actions)
 
 
 @njit(cache=True, nogil=True)
@@ -348,7 +358,7 @@ def apply_range(lo, hi, b):
             if autoreset == AUTORESET_NEXT_STEP:
                 seat = _begin(b, i, sp[i, SP_GAME] + stride, tab, guest, cands)
                 if seat >= 0:
-                    _observe(b, i, tab, seat, True, obs)
+                    _observe(b, i, tab, seat, DECIDING, obs)
                 elif failed == OK:
                     failed = -2 - i
             continue
@@ -356,7 +366,7 @@ def apply_range(lo, hi, b):
         if seat < 0:      # a failed game: it stays so
             continue
         # The log counts the seat's legal choices as the game loop does (every dice pair).
-        n = _count(st[i], ps[i], bb[i], tab, cands) if log.shape[1] > 0 else 0
+        n = count_choices(st[i], ps[i], bb[i], tab, cands) if log.shape[1] > 0 else 0
         commit((st[i], ps[i], bb[i], pending[i], sp[i], gres[i]), tab, log[i], n,
                (moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3]))
         after = _advance(b, i, tab, guest, cands)
@@ -373,14 +383,14 @@ def apply_range(lo, hi, b):
             for s in range(players):
                 final_scores[i, s] = ps[i, s, PS_SCORE]
             if autoreset == AUTORESET_SAME_STEP:
-                _observe(b, i, tab, seat, False, final_obs)
+                _observe(b, i, tab, seat, NOT_DECIDING, final_obs)
                 after = _begin(b, i, sp[i, SP_GAME] + stride, tab, guest, cands)
                 if after >= 0:
-                    _observe(b, i, tab, after, True, obs)
+                    _observe(b, i, tab, after, DECIDING, obs)
                 elif failed == OK:
                     failed = -2 - i
             else:
-                _observe(b, i, tab, seat, False, obs)
+                _observe(b, i, tab, seat, NOT_DECIDING, obs)
                 wait[i] = 1
         elif state == FAILED:
             if failed == OK:
@@ -390,14 +400,14 @@ def apply_range(lo, hi, b):
             if reward_mode == REWARD_SCORE:
                 reward[i] = now - last[i, after]
             last[i, after] = now
-            _observe(b, i, tab, after, True, obs)
+            _observe(b, i, tab, after, DECIDING, obs)
     return failed
 
 
 @njit(cache=True)
 def apply_moves(b):
     """apply_range over every row."""
-    return apply_range(0, borrow(b, "table").shape[0], b)
+    return apply_range(ZERO, borrow(b, "table").shape[0], b)
 
 
 @njit(cache=True, nogil=True)
@@ -414,30 +424,32 @@ def step_range(lo, hi, b, actions):
 @njit(cache=True)
 def step_rows(b, actions):
     """step_range over every row; see the module doc."""
-    return step_range(0, borrow(b, "table").shape[0], b, actions)
+    return step_range(ZERO, borrow(b, "table").shape[0], b, actions)
 
 
-def compiled():
-    """(reset_rows, step_rows, check_actions), compiled for the one Rows type on first use (or
-    loaded from the cache), with the other kernels here: the strategies typed as function values
-    (sim.state.StrategySet) and advance by its address (AdvanceFn), so that one compiled kernel
-    steps any line-up."""
-    if not JIT_DISABLED and not step_rows.signatures:
+def compiled(*kernels):
+    """(reset_rows, step_rows, check_actions), with `kernels` (default: every kernel here) compiled
+    for the one Rows type on first use (or loaded from the cache), and for no other: the strategies
+    typed as function values (sim.state.StrategySet) and advance by its address (AdvanceFn), so
+    that one compiled kernel steps any line-up. A caller that needs only some asks for them: play's
+    one game compiles no environment's kernels (observe_seat, greedy_actions, the checks)."""
+    if not JIT_DISABLED:
         rows = rows_type()
         c1, i64 = types.int64[::1], types.int64
-        check_actions.compile(i64(rows, c1))
-        reset_rows.compile(i64(rows, types.int8[::1], c1))
-        step_rows.compile(i64(rows, c1))
-        apply_moves.compile(i64(rows))
-        reset_range.compile(i64(i64, i64, rows, types.int8[::1], c1))
-        step_range.compile(i64(i64, i64, rows, c1))
-        check_range.compile(i64(i64, i64, rows, c1))
-        apply_range.compile(i64(i64, i64, rows))
-        greedy_actions.compile(types.void(rows, c1))
-        observe_seat.compile(types.void(rows, i64, i64))
-        for kernel in (reset_rows, step_rows, check_actions, apply_moves, reset_range, step_range, check_range,
-                       apply_range, greedy_actions, observe_seat):
-            kernel.disable_compile()
+        # Each range kernel before the kernels that call it.
+        sigs = {reset_range: i64(i64, i64, rows, types.int8[::1], c1), check_range: i64(i64, i64, rows, c1),
+                apply_range: i64(i64, i64, rows), step_range: i64(i64, i64, rows, c1),
+                reset_rows: i64(rows, types.int8[::1], c1), check_actions: i64(rows, c1), step_rows: i64(rows, c1),
+                apply_moves: i64(rows), greedy_actions: types.void(rows, c1), observe_seat: types.void(rows, i64, i64)}
+        calls = {reset_rows: (reset_range,), check_actions: (check_range,), apply_moves: (apply_range,),
+                 step_rows: (step_range, check_range, apply_range), step_range: (check_range, apply_range)}
+        wanted = set(kernels or sigs)
+        wanted.update(*(calls.get(k, ()) for k in list(wanted)))
+        for kernel, sig in sigs.items():
+            if kernel in wanted:
+                if sig.args not in kernel.overloads:
+                    kernel.compile(sig)
+                kernel.disable_compile()
     return reset_rows, step_rows, check_actions
 
 

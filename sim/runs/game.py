@@ -86,7 +86,8 @@ class GameInProgress:
         self.dice_log, self.log = a["dice_log"][0], a["log"][0]
         self.obs, self.view = a["obs"], a["final_obs"]
         self.cands = np.zeros((MAX_CANDS, CAND_SIZE), np.int64)
-        self._reset, self._step = vector.compiled()[:2]
+        # The kernels a game of play uses; step_rows (act, a batched opponent) on first use.
+        self._reset, self._step = vector.compiled(vector.reset_rows, vector.apply_moves)[0], None
         self._n = -1
         self.seed, self.game = check_int("seed", seed, 0, MAX_SEED), None
         if start:
@@ -114,7 +115,7 @@ class GameInProgress:
         while (s := self.seat) is not None and not self.external[s]:
             from ..batched import decide_one   # only a line-up with a batched opponent gets here
             action = decide_one(self.line, s, self.labels[s], self.obs)
-            status = self._step(self.b, np.array([action], np.int64))
+            status = self._stepper()(self.b, np.array([action], np.int64))
             if status == 0:
                 raise ValueError(f"batched strategy {self.labels[s]!r} (seat {s}) chose action {action}, not a "
                                  f"legal action, in seed {self.seed}, game {self.game}, roll {self.roll}")
@@ -125,10 +126,15 @@ class GameInProgress:
     def act(self, action: int) -> int:
         """The deciding seat takes `action` (sim.observe's encoding): the kernels' status
         (sim.vector.step_rows: 0 if the action is not a legal one, and nothing changed; else OK)."""
-        status = self._step(self.b, np.array([action], np.int64))
+        status = self._stepper()(self.b, np.array([action], np.int64))
         if status != 0:
             self._done(status == vector.OK)
         return status
+
+    def _stepper(self):
+        if self._step is None:
+            self._step = vector.compiled(vector.step_rows)[1]
+        return self._step
 
     @property
     def seat(self) -> int | None:
@@ -160,7 +166,7 @@ class GameInProgress:
         if self.seat is None:
             return np.zeros((0, CAND_SIZE), np.int64)
         if self._n < 0:
-            self._n = int(engine.legal_choices(self.st, self.ps, self.bb, self.tab, self.cands))
+            self._n = int(vector.count_choices(self.st, self.ps, self.bb, self.tab, self.cands))
         return self.cands[:self._n].copy()
 
     def play(self, k: int) -> None:
