@@ -172,14 +172,15 @@ def _packer():
 
 
 def new_rows(n, fns, kinds, params, tab, k, players, max_rolls, root=0, slots=None, reward="score",
-             autoreset=AUTORESET_NEXT_STEP, stride=None, logged_rolls=0, skip_forced=False):
+             autoreset=AUTORESET_NEXT_STEP, stride=None, logged_rolls=0, skip_forced=False, outside=False):
     """A Rows of n games (begun by reset_rows) and its arrays by name (NumPy arrays the kernels
     write in place; "obs" and "final_obs": sim.observe's batch arrays by name): fns, kinds, params
     as a sim.runs.api.Lineup's, kinds with PLAYER_EXTERNAL for the seats decided outside; tab the
     KernelTables, k its placement rows (sim.observe.n_actions less the pass); `slots` (n, MAX_SEATS)
     each row's strategy slots [seat s: slot s]; `stride` [n] as in the module doc; `logged_rolls`:
     room in each row for the dice and moves of that many rolls (0: no log); `skip_forced`: as in
-    the module doc."""
+    the module doc; `outside`: every seat of every row is decided outside, played by
+    sim.step.advance_outside, which compiles none of the built-in decisions."""
     a = dict(
         slots=np.tile(np.arange(MAX_SEATS, dtype=np.int64), (n, 1)) if slots is None else np.array(slots, np.int64),
         table=np.zeros((n, ST_SIZE), np.int64), ps=np.zeros((n, MAX_SEATS, PS_SIZE), np.int64),
@@ -204,13 +205,14 @@ def new_rows(n, fns, kinds, params, tab, k, players, max_rolls, root=0, slots=No
     guest = guest_arrays(kinds, params, tab)
     games = tuple(tuple(a[f].values()) if f in ("obs", "final_obs") else a[f] for f in GAMES)
     writes = tuple(tuple(a[f].values()) if f in ("obs", "final_obs") else a[f] for f in WRITES)
-    return _packer()(advance_fn(), tuple(fns), (kinds, params, tab, guest), games, writes, config), a
+    return _packer()(advance_fn(outside), tuple(fns), (kinds, params, tab, guest), games, writes, config), a
 
 
-def advance_fn():
-    """sim.step.advance, compiled for ADVANCE_SIG (or loaded from the cache), as the kernels here take
-    it: sim.step.stepper's, which also stops it compiling for other types."""
-    return stepper()
+def advance_fn(outside: bool = False):
+    """sim.step.advance (`outside`: advance_outside), compiled for ADVANCE_SIG (or loaded from the
+    cache), as the kernels here take it: sim.step.stepper's, which also stops it compiling for
+    other types."""
+    return stepper(outside)
 
 
 # --- one row -----------------------------------------------------------------------------------

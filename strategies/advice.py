@@ -32,9 +32,10 @@ from sim.state import (
 )
 
 from .learned import (
-    DATA_W, N_FEAT, N_ROW_TABLE, P_TOP, SC_NEW, best_row, joker_entry, new_scratch, place_block, place_columns, ranked,
+    N_FEAT, N_ROW_TABLE, P_TOP, SC_NEW, best_row, joker_entry, new_scratch, place_block, place_columns, ranked,
     ranked_table, row_offset, solo_row, solo_rolls, successor_value,
 )
+from .learned_weights import weights_array
 from .table_features import TC_COLOURS_TAKEN, TC_COLS_TAKEN, TC_SIZE, TE_SIZE, stage, table_after
 
 
@@ -143,16 +144,26 @@ class Advisor:
         r = resolve(spec)
         if r.strategy.name != "learned":
             raise ValueError(f"an Advisor is learned, not {spec!r}")
-        data = r.data(sheet, players, rules)        # MissingWeights (a ValueError) where it has none
-        self.params = np.concatenate((r.params, data))
         self.players = players
-        self.W = self.params[DATA_W:].view(np.float32)     # as learned reads them (learned._weights)
+        # The weights as learned reads them (learned._weights); MissingWeights (a ValueError) where
+        # it has none. Its parameters row (with the sheet's layout, whose kernel compiles) is made
+        # only for its decision.
+        self.W = np.array(weights_array(sheet, r.file, players, rules), np.float32)
+        self._data, self._params = (r, sheet, rules), None
         # Solo without look-ahead learned's placer plays the best of its one-ply ranking, which
         # choice_values finds (analyse's judge_solo(own=True) takes it so): its decision is
         # compiled only where it can differ, and not before the first hint.
-        self.own_best = players == 1 and int(self.params[P_TOP]) < 1
+        self.own_best = players == 1 and int(r.params[P_TOP]) < 1
         self._played = None if self.own_best else r.strategy
         self._decide = None
+
+    @property
+    def params(self) -> np.ndarray:
+        """learned's parameters row (Strategy.data after its parameters), as its decision reads it."""
+        if self._params is None:
+            r, sheet, rules = self._data
+            self._params = np.concatenate((r.params, r.data(sheet, self.players, rules)))
+        return self._params
 
     def decide(self, st, ps, bb, cands, n, tab, params, rng):
         """learned's decision function (its DECIDE_SIG overload, called as such: called through

@@ -79,15 +79,18 @@ class GameInProgress:
         k = len(build_tables(self.sheet, self.rules).size)
         self.b, self.arrays = vector.new_rows(1, line.fns, line.kinds, line.params, self.tab, k, self.players,
                                               self.max_rolls, reward=reward, autoreset=vector.AUTORESET_DISABLED,
-                                              logged_rolls=self.max_rolls if logged else 0, skip_forced=skip_forced)
+                                              logged_rolls=self.max_rolls if logged else 0, skip_forced=skip_forced,
+                                              outside=bool((line.kinds[:self.players] == PLAYER_EXTERNAL).all()))
         a = self.arrays
         # Row 0 of the rows' arrays: sim.step's arrays of the game, as the kernels write them.
         self.st, self.ps, self.bb, self.sp, self.gres = a["table"][0], a["ps"][0], a["bb"][0], a["sp"][0], a["gres"][0]
         self.dice_log, self.log = a["dice_log"][0], a["log"][0]
         self.obs, self.view = a["obs"], a["final_obs"]
         self.cands = np.zeros((MAX_CANDS, CAND_SIZE), np.int64)
-        # The kernels a game of play uses; step_rows (act, a batched opponent) on first use.
-        self._reset, self._step = vector.compiled(vector.reset_rows, vector.apply_moves)[0], None
+        # Only the kernels a game of play uses (the range kernels on its one row: their wrappers over
+        # every row would be compiled too); step_rows (act, a batched opponent) on first use.
+        vector.compiled(vector.reset_range, vector.apply_range)
+        self._step = None
         self._n = -1
         self.seed, self.game = check_int("seed", seed, 0, MAX_SEED), None
         if start:
@@ -102,7 +105,7 @@ class GameInProgress:
             self.seed = check_int("seed", seed, 0, MAX_SEED)
         self.game = check_int("game", game, 0, MAX_GAME_INDEX)
         self.arrays["config"][vector.CF_ROOT] = np.uint64(self.seed).astype(np.int64)
-        self._done(self._reset(self.b, np.ones(1, np.int8), np.array([self.game], np.int64)) == vector.OK)
+        self._done(vector.reset_range(0, 1, self.b, np.ones(1, np.int8), np.array([self.game], np.int64)) == vector.OK)
 
     def _done(self, ok: bool) -> None:
         """After a step: a strategy that failed (a user's that wrote to the game, say) raises
@@ -179,7 +182,7 @@ class GameInProgress:
             raise IllegalChoice(f"choice {k!r} is not a legal choice of seat {self.seat} at roll {self.roll}: "
                                 f"an index 0..{n - 1} of its {n} choices, or -1 to pass")
         self.arrays["moves"][0] = (-1, -1, -1, 0) if k < 0 else self.cands[k]
-        self._done(vector.apply_moves(self.b) == vector.OK)
+        self._done(vector.apply_range(0, 1, self.b) == vector.OK)
 
     # --- results ------------------------------------------------------------------------
 
