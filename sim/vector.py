@@ -66,7 +66,7 @@ from numba import njit, typeof, types
 from numba.experimental import structref
 
 from .engine import GR_CAPPED, GR_SIZE, LOG_SIZE, legal_choices, score_now
-from .guard import GuestType, guest_arrays
+from .guard import GuestType, guest_of
 from .nbinternals import JIT_DISABLED, borrow, uncounted
 from .players import greedy_pick
 from .observe import canonical_rows, new_obs, observe_row, uncounted_obs
@@ -202,7 +202,7 @@ def new_rows(n, fns, kinds, params, tab, k, players, max_rolls, root=0, slots=No
     config[CF_SKIP_FORCED] = int(bool(skip_forced))
     kinds = np.ascontiguousarray(kinds, np.int64)
     params = np.ascontiguousarray(params, np.float64)
-    guest = guest_arrays(kinds, params, tab)
+    guest = guest_of(kinds, params, tab)
     games = tuple(tuple(a[f].values()) if f in ("obs", "final_obs") else a[f] for f in GAMES)
     writes = tuple(tuple(a[f].values()) if f in ("obs", "final_obs") else a[f] for f in WRITES)
     return _packer()(advance_fn(outside), tuple(fns), (kinds, params, tab, guest), games, writes, config), a
@@ -292,6 +292,27 @@ def reset_range(lo, hi, b, which, games):
     """Begin game games[i] in every row i of lo..hi-1 with which[i], up to its first external
     decision, and write that decision's observation into row i of b.obs. Returns the first row
     whose built-in seat failed (sp[SP_STATE] FAILED, gres[GR_ERROR] says how), or OK."""
+    return _reset(lo, hi, b, which, games, True)
+
+
+# The range kernels without the observations (b.obs and b.final_obs left as they are), for a
+# caller that reads none (play's game, GameInProgress(observed=False)): they compile no
+# observation code (sim.observe.observe_row, a tenth of play's first dice). Each kernel's body is
+# written once, `observed` a constant of each caller that prunes the observations before typing.
+@njit(cache=True, nogil=True)
+def reset_range_unobserved(lo, hi, b, which, games):
+    """reset_range without the observation."""
+    return _reset(lo, hi, b, which, games, False)
+
+
+@njit(cache=True, nogil=True)
+def apply_range_unobserved(lo, hi, b):
+    """apply_range without the observations."""
+    return _apply(lo, hi, b, False)
+
+
+@njit(cache=True, inline="always")
+def _reset(lo, hi, b, which, games, observed):
     obs, (tab, guest) = uncounted_obs(b.obs), _plays(b)
     cands = np.empty((MAX_CANDS, CAND_SIZE), np.int64)   # the call's own: slices run on several threads
     failed = OK
@@ -303,7 +324,8 @@ def reset_range(lo, hi, b, which, games):
             if failed == OK:
                 failed = i
             continue
-        _observe(b, i, tab, seat, DECIDING, obs)
+        if observed:
+            _observe(b, i, tab, seat, DECIDING, obs)
     return failed
 
 
@@ -338,6 +360,11 @@ def apply_range(lo, hi, b):
     in b.final_scores[i], and with AUTORESET_SAME_STEP its last observation, from the seat that
     decided, in b.final_obs). Rows waiting (b.wait) take no move: with AUTORESET_NEXT_STEP they
     begin their next game, reward 0; else they are left as they are."""
+    return _apply(lo, hi, b, True)
+
+
+@njit(cache=True, inline="always")
+def _apply(lo, hi, b, observed):
     tab, guest = _plays(b)
     st, ps, bb, pending, sp = borrow(b, "table"), borrow(b, "ps"), borrow(b, "bb"), borrow(b, "pending"), \
         borrow(b, "sp")
@@ -360,7 +387,8 @@ def apply_range(lo, hi, b):
             if autoreset == AUTORESET_NEXT_STEP:
                 seat = _begin(b, i, sp[i, SP_GAME] + stride, tab, guest, cands)
                 if seat >= 0:
-                    _observe(b, i, tab, seat, DECIDING, obs)
+                    if observed:
+                        _observe(b, i, tab, seat, DECIDING, obs)
                 elif failed == OK:
                     failed = -2 - i
             continue
@@ -385,14 +413,17 @@ def apply_range(lo, hi, b):
             for s in range(players):
                 final_scores[i, s] = ps[i, s, PS_SCORE]
             if autoreset == AUTORESET_SAME_STEP:
-                _observe(b, i, tab, seat, NOT_DECIDING, final_obs)
+                if observed:
+                    _observe(b, i, tab, seat, NOT_DECIDING, final_obs)
                 after = _begin(b, i, sp[i, SP_GAME] + stride, tab, guest, cands)
                 if after >= 0:
-                    _observe(b, i, tab, after, DECIDING, obs)
+                    if observed:
+                        _observe(b, i, tab, after, DECIDING, obs)
                 elif failed == OK:
                     failed = -2 - i
             else:
-                _observe(b, i, tab, seat, NOT_DECIDING, obs)
+                if observed:
+                    _observe(b, i, tab, seat, NOT_DECIDING, obs)
                 wait[i] = 1
         elif state == FAILED:
             if failed == OK:
@@ -402,7 +433,8 @@ def apply_range(lo, hi, b):
             if reward_mode == REWARD_SCORE:
                 reward[i] = now - last[i, after]
             last[i, after] = now
-            _observe(b, i, tab, after, DECIDING, obs)
+            if observed:
+                _observe(b, i, tab, after, DECIDING, obs)
     return failed
 
 
@@ -441,11 +473,13 @@ def compiled(*kernels):
         # Each range kernel before the kernels that call it.
         sigs = {reset_range: i64(i64, i64, rows, types.int8[::1], c1), check_range: i64(i64, i64, rows, c1),
                 apply_range: i64(i64, i64, rows), step_range: i64(i64, i64, rows, c1),
-                reset_rows: i64(rows, types.int8[::1], c1), check_actions: i64(rows, c1), step_rows: i64(rows, c1),
-                apply_moves: i64(rows), greedy_actions: types.void(rows, c1), observe_seat: types.void(rows, i64, i64)}
+                reset_range_unobserved: i64(i64, i64, rows, types.int8[::1], c1),
+                apply_range_unobserved: i64(i64, i64, rows), reset_rows: i64(rows, types.int8[::1], c1),
+                check_actions: i64(rows, c1), step_rows: i64(rows, c1), apply_moves: i64(rows), greedy_actions: types.void(rows, c1), observe_seat: types.void(rows, i64, i64)}
         calls = {reset_rows: (reset_range,), check_actions: (check_range,), apply_moves: (apply_range,),
                  step_rows: (step_range, check_range, apply_range), step_range: (check_range, apply_range)}
-        wanted = set(kernels or sigs)
+        unobserved = (reset_range_unobserved, apply_range_unobserved)   # for their callers alone
+        wanted = set(kernels or (k for k in sigs if k not in unobserved))
         wanted.update(*(calls.get(k, ()) for k in list(wanted)))
         for kernel, sig in sigs.items():
             if kernel in wanted:

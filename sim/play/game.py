@@ -78,7 +78,7 @@ class Game:
         self.level, specs = _opponents(opponents, level, players)
         seed = secrets.randbits(32) if seed is None else seed
         self.gip = GameInProgress(seed, game, [None] + specs, sheet=sheet, rules=rules, max_rolls=max_rolls,
-                                  label=PLAY_LABEL)
+                                  label=PLAY_LABEL, observed=False)
         self.players, self.seed, self.game = players, self.gip.seed, self.gip.game
         self.sheet, self.rules, self.max_rolls = self.gip.sheet, self.gip.rules, self.gip.max_rolls
         self.opponents = tuple(self.gip.specs[1:])      # canonical specs

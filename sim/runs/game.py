@@ -57,11 +57,12 @@ class GameInProgress:
     `line`: the outside_lineup of `strategies`, when made already; `reward`: what act's steps
     reward (sim.vector.REWARDS); `logged`: keep the dice and move log (chunk()); `skip_forced`:
     the caller's decisions whose only legal choice is pass are taken for it (sim.vector); `start`:
-    begin the game now (else begin() does)."""
+    begin the game now (else begin() does); `observed` False: the observations (obs, view) are
+    not written (play's game reads none), unless a batched opponent reads them."""
 
     def __init__(self, seed: int, game: int, strategies, sheet=SHEET, rules=None, max_rolls: int = MAX_ROLLS,
                  checked: bool = True, label: str = "you", line: Lineup | None = None, reward="score",
-                 logged: bool = True, skip_forced: bool = False, start: bool = True):
+                 logged: bool = True, skip_forced: bool = False, start: bool = True, observed: bool = True):
         strategies = list(strategies)
         external = [s is None for s in strategies]
         if not any(external):
@@ -87,9 +88,13 @@ class GameInProgress:
         self.dice_log, self.log = a["dice_log"][0], a["log"][0]
         self.obs, self.view = a["obs"], a["final_obs"]
         self.cands = np.zeros((MAX_CANDS, CAND_SIZE), np.int64)
-        # Only the kernels a game of play uses (the range kernels on its one row: their wrappers over
-        # every row would be compiled too); step_rows (act, a batched opponent) on first use.
-        vector.compiled(vector.reset_range, vector.apply_range)
+        # Only the kernels the game uses: the range kernels on its one row (their wrappers over every
+        # row would be compiled too), without the observations where nobody reads them; step_rows
+        # (act, a batched opponent) on first use.
+        observed = observed or any(b is not None for b in (line.batched or ())[:self.players])
+        self._begin_row = vector.reset_range if observed else vector.reset_range_unobserved
+        self._apply_row = vector.apply_range if observed else vector.apply_range_unobserved
+        vector.compiled(self._begin_row, self._apply_row)
         self._step = None
         self._n = -1
         self.seed, self.game = check_int("seed", seed, 0, MAX_SEED), None
@@ -105,7 +110,7 @@ class GameInProgress:
             self.seed = check_int("seed", seed, 0, MAX_SEED)
         self.game = check_int("game", game, 0, MAX_GAME_INDEX)
         self.arrays["config"][vector.CF_ROOT] = np.uint64(self.seed).astype(np.int64)
-        self._done(vector.reset_range(0, 1, self.b, np.ones(1, np.int8), np.array([self.game], np.int64)) == vector.OK)
+        self._done(self._begin_row(0, 1, self.b, np.ones(1, np.int8), np.array([self.game], np.int64)) == vector.OK)
 
     def _done(self, ok: bool) -> None:
         """After a step: a strategy that failed (a user's that wrote to the game, say) raises
@@ -182,7 +187,7 @@ class GameInProgress:
             raise IllegalChoice(f"choice {k!r} is not a legal choice of seat {self.seat} at roll {self.roll}: "
                                 f"an index 0..{n - 1} of its {n} choices, or -1 to pass")
         self.arrays["moves"][0] = (-1, -1, -1, 0) if k < 0 else self.cands[k]
-        self._done(vector.apply_range(0, 1, self.b) == vector.OK)
+        self._done(self._apply_row(0, 1, self.b) == vector.OK)
 
     # --- results ------------------------------------------------------------------------
 
