@@ -521,6 +521,7 @@ def _compile_child() -> None:
         print(str(e).splitlines()[0] if str(e) else type(e).__name__, file=sys.stderr)
         sys.exit(2)
     g.folder = None
+    g.view()    # what the page's first view compiles (the scores now), off the server's interpreter
     print("game", flush=True)
     g.warm()
     print("hints", flush=True)
