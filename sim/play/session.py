@@ -374,9 +374,10 @@ def saved_games(root: Path) -> list[dict]:
 # --- the game prepared in the background ------------------------------------------------------
 
 #: What is prepared before and after the game can be played, in order: (key, what the page says,
-#: its cost with an empty compile cache in seconds of CPU, measured: bench/coldstart.py's rows).
-STAGES = (("game", "compiling the dice and the bots' kernels", 14),
-          ("hints", "compiling learned's judge, for the hints and the coach", 15))
+#: its cost with an empty compile cache in seconds of CPU, measured: bench/coldstart.py's rows, a
+#: solo game; against three learned bots about 23 and 3, docs/performance.md).
+STAGES = (("game", "compiling the dice and the bots' kernels", 11),
+          ("hints", "compiling learned's judge, for the hints and the coach", 5))
 
 
 class Starting:
