@@ -172,7 +172,8 @@ def _packer():
 
 
 def new_rows(n, fns, kinds, params, tab, k, players, max_rolls, root=0, slots=None, reward="score",
-             autoreset=AUTORESET_NEXT_STEP, stride=None, logged_rolls=0, skip_forced=False, outside=False):
+             autoreset=AUTORESET_NEXT_STEP, stride=None, logged_rolls=0, skip_forced=False, outside=False,
+             watched=True):
     """A Rows of n games (begun by reset_rows) and its arrays by name (NumPy arrays the kernels
     write in place; "obs" and "final_obs": sim.observe's batch arrays by name): fns, kinds, params
     as a sim.runs.api.Lineup's, kinds with PLAYER_EXTERNAL for the seats decided outside; tab the
@@ -180,7 +181,8 @@ def new_rows(n, fns, kinds, params, tab, k, players, max_rolls, root=0, slots=No
     each row's strategy slots [seat s: slot s]; `stride` [n] as in the module doc; `logged_rolls`:
     room in each row for the dice and moves of that many rolls (0: no log); `skip_forced`: as in
     the module doc; `outside`: every seat of every row is decided outside, played by
-    sim.step.advance_outside, which compiles none of the built-in decisions."""
+    sim.step.advance_outside, which compiles none of the built-in decisions; `watched` False: no
+    slot is a user's strategy (sim.step.advance_unwatched)."""
     a = dict(
         slots=np.tile(np.arange(MAX_SEATS, dtype=np.int64), (n, 1)) if slots is None else np.array(slots, np.int64),
         table=np.zeros((n, ST_SIZE), np.int64), ps=np.zeros((n, MAX_SEATS, PS_SIZE), np.int64),
@@ -205,14 +207,14 @@ def new_rows(n, fns, kinds, params, tab, k, players, max_rolls, root=0, slots=No
     guest = guest_of(kinds, params, tab)
     games = tuple(tuple(a[f].values()) if f in ("obs", "final_obs") else a[f] for f in GAMES)
     writes = tuple(tuple(a[f].values()) if f in ("obs", "final_obs") else a[f] for f in WRITES)
-    return _packer()(advance_fn(outside), tuple(fns), (kinds, params, tab, guest), games, writes, config), a
+    return _packer()(advance_fn(outside, watched), tuple(fns), (kinds, params, tab, guest), games, writes, config), a
 
 
-def advance_fn(outside: bool = False):
-    """sim.step.advance (`outside`: advance_outside), compiled for ADVANCE_SIG (or loaded from the
-    cache), as the kernels here take it: sim.step.stepper's, which also stops it compiling for
+def advance_fn(outside: bool = False, watched: bool = True):
+    """sim.step.advance (or its variant: sim.step.stepper), compiled for ADVANCE_SIG (or loaded from
+    the cache), as the kernels here take it: sim.step.stepper's, which also stops it compiling for
     other types."""
-    return stepper(outside)
+    return stepper(outside, watched)
 
 
 # --- one row -----------------------------------------------------------------------------------
@@ -475,7 +477,8 @@ def compiled(*kernels):
                 apply_range: i64(i64, i64, rows), step_range: i64(i64, i64, rows, c1),
                 reset_range_unobserved: i64(i64, i64, rows, types.int8[::1], c1),
                 apply_range_unobserved: i64(i64, i64, rows), reset_rows: i64(rows, types.int8[::1], c1),
-                check_actions: i64(rows, c1), step_rows: i64(rows, c1), apply_moves: i64(rows), greedy_actions: types.void(rows, c1), observe_seat: types.void(rows, i64, i64)}
+                check_actions: i64(rows, c1), step_rows: i64(rows, c1), apply_moves: i64(rows),
+                greedy_actions: types.void(rows, c1), observe_seat: types.void(rows, i64, i64)}
         calls = {reset_rows: (reset_range,), check_actions: (check_range,), apply_moves: (apply_range,),
                  step_rows: (step_range, check_range, apply_range), step_range: (check_range, apply_range)}
         unobserved = (reset_range_unobserved, apply_range_unobserved)   # for their callers alone
