@@ -375,7 +375,7 @@ def saved_games(root: Path) -> list[dict]:
 
 #: What is prepared before and after the game can be played, in order: (key, what the page says,
 #: its cost with an empty compile cache in seconds of CPU, measured: bench/coldstart.py's rows, a
-#: solo game; against three learned bots about 23 and 3, docs/performance.md).
+#: solo game; against three learned bots about 19 and 4, docs/performance.md).
 STAGES = (("game", "compiling the dice and the bots' kernels", 11),
           ("hints", "compiling learned's judge, for the hints and the coach", 5))
 
