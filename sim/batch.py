@@ -110,7 +110,9 @@ def _play_block(game_fn, b, line, run, out, scratch, guest):
 # Numba's threads runs the kernel once instead (sim.threads.on_each_thread), claiming blocks of
 # BLOCK games from a shared counter (an atomic add) until none is left. nogil: the threads run at
 # once, and the runner plays the next chunk on a worker thread while it writes this one.
-@njit(types.void(types.int64[::1], PlayFn, *BATCH_SIG.args), cache=True, nogil=True)
+# Compiled for its one signature on first use (_blocks), not at import: a game of play imports
+# this module and plays no batch.
+@njit(cache=True, nogil=True)
 def _play_blocks(claimed, game_fn, line, run, out):
     """One thread's share of play_games: blocks claimed from `claimed` until none is left, each
     game played by `game_fn` (sim.engine.play, compiled apart); line, run and out as _play_block's."""
@@ -204,9 +206,17 @@ def play_games(strats, kinds, params, slots, rotate, tab, root, first, players, 
     address, not compiled into the kernel: a kernel's compiled code carries a copy of everything
     it calls, which LLVM optimises again. One indirect call per game costs nothing measurable.
     """
-    on_each_thread(_play_blocks, np.zeros(1, np.int64), compiled_for(play, PLAY_SIG),
+    on_each_thread(_blocks(), np.zeros(1, np.int64), compiled_for(play, PLAY_SIG),
                    *_grouped(strats, kinds, params, slots, rotate, tab, root, first, players, max_rolls, games, seats,
                              dice_start, dice_log, log_start, log))
+
+
+def _blocks():
+    """_play_blocks, compiled for play_games's arguments (or loaded from the cache), and only for them."""
+    if not JIT_DISABLED and not _play_blocks.signatures:
+        _play_blocks.compile(types.void(types.int64[::1], PlayFn, *BATCH_SIG.args))
+        _play_blocks.disable_compile()
+    return _play_blocks
 
 
 def _play_batch_watched(*args):

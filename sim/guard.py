@@ -131,6 +131,25 @@ def guest_arrays(kinds, params, tab):
     return ints, np.zeros(_BITS, np.uint64), gparams, copy_tables(tab) if guarded else tab
 
 
+def guest_of(kinds, params, tab):
+    """guest_arrays(kinds, params, tab) for a caller in Python. Where no slot is a user's strategy
+    (PLAYER_GUARDED, PLAYER_STRICT) it is made here, as guest_arrays makes it but for the tables:
+    the engine's, which nobody watched reads (guest_arrays copies them for a seat decided outside
+    too). A line-up of built-ins and outside seats then compiles none of guest_arrays."""
+    kinds = np.asarray(kinds)
+    if ((kinds[:MAX_SEATS] >= PLAYER_GUARDED) & (kinds[:MAX_SEATS] <= PLAYER_STRICT)).any():
+        return guest_arrays(kinds, params, tab)
+    plen = getattr(param_lengths, "py_func", param_lengths)(kinds, params)
+    ints = np.zeros(_INTS, np.int64)
+    ints[_PLEN_AT:_PLEN_AT + MAX_SEATS] = plen
+    seen = kinds[:MAX_SEATS] >= PLAYER_GUARDED
+    gparams = np.zeros((MAX_SEATS, max([1] + [int(plen[i]) for i in range(MAX_SEATS) if seen[i]])))
+    for i in range(MAX_SEATS):
+        if seen[i]:
+            gparams[i, :plen[i]] = params[i, :plen[i]]
+    return ints, np.zeros(_BITS, np.uint64), gparams, tab
+
+
 @njit(cache=True, inline="always")
 def _same_1d(a, b, n):
     for i in range(n):

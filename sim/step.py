@@ -89,6 +89,28 @@ def advance(line, slots, game, logs):
         game   (st, ps, bb, cands, pending, rngs, sp, gres): the game's arrays and its step row
         logs   (dice_log, log), 0 rows each for none
     """
+    return _advance(line, slots, game, logs, True, True)
+
+
+@njit(cache=True)
+def advance_unwatched(line, slots, game, logs):
+    """advance for a line-up without a user's strategy (PLAYER_GUARDED, PLAYER_STRICT): it compiles
+    no decide_guarded (nor the guard's comparisons, 2.8 s of a cold start)."""
+    return _advance(line, slots, game, logs, True, False)
+
+
+@njit(cache=True)
+def advance_outside(line, slots, game, logs):
+    """advance for a line-up whose every seat is decided outside (play's solo game, an agent's
+    solo env): it compiles none of the built-in decisions (decide, decide_guarded: two thirds of
+    advance's compile). A seat of another kind fails the game."""
+    return _advance(line, slots, game, logs, False, False)
+
+
+@njit(cache=True, inline="always")
+def _advance(line, slots, game, logs, builtins, watched):
+    # `builtins` and `watched` are constants of each caller: Numba prunes the branches they rule
+    # out before typing.
     strats, kinds, params, tab, guest = line
     st, ps, bb, cands, pending, rngs, sp, gres = game
     dice_log, log = logs
@@ -123,10 +145,13 @@ def advance(line, slots, game, logs):
             deciding(st, seat, avail, is_active)
             sp[SP_SEAT] = seat
             return seat
-        if kind >= PLAYER_GUARDED:
-            k, cd, nd, sub, cost = decide_guarded(dline, slots, dgame, seat, avail, is_active, log, guest)
+        if builtins:
+            if watched and kind >= PLAYER_GUARDED:
+                k, cd, nd, sub, cost = decide_guarded(dline, slots, dgame, seat, avail, is_active, log, guest)
+            else:
+                k, cd, nd, sub, cost = decide(dline, slots, dgame, seat, avail, is_active, log)
         else:
-            k, cd, nd, sub, cost = decide(dline, slots, dgame, seat, avail, is_active, log)
+            k, cd, nd, sub, cost = -2, -1, -1, -1, 0
         if k == -2:
             sp[SP_STATE] = FAILED
             break
@@ -174,9 +199,11 @@ ADVANCE_SIG = types.int64(
     types.Tuple((_C1, _C2, types.uint64[:, ::1], _C2, _C2, types.uint64[:, ::1], _C1, _C1)), types.UniTuple(_C2, 2))
 
 
-def stepper():
-    """advance, compiled for ADVANCE_SIG on first use (or loaded from the cache), and only for it."""
-    if not JIT_DISABLED and not advance.signatures:
-        advance.compile(ADVANCE_SIG)
-        advance.disable_compile()
-    return advance
+def stepper(outside: bool = False, watched: bool = True):
+    """advance (`outside`: advance_outside; not `watched`: advance_unwatched), compiled for
+    ADVANCE_SIG on first use (or loaded from the cache), and only for it."""
+    fn = advance_outside if outside else advance if watched else advance_unwatched
+    if not JIT_DISABLED and not fn.signatures:
+        fn.compile(ADVANCE_SIG)
+        fn.disable_compile()
+    return fn

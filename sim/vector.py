@@ -66,7 +66,7 @@ from numba import njit, typeof, types
 from numba.experimental import structref
 
 from .engine import GR_CAPPED, GR_SIZE, LOG_SIZE, legal_choices, score_now
-from .guard import GuestType, guest_arrays
+from .guard import GuestType, guest_of
 from .nbinternals import JIT_DISABLED, borrow, uncounted
 from .players import greedy_pick
 from .observe import canonical_rows, new_obs, observe_row, uncounted_obs
@@ -88,6 +88,12 @@ AUTORESET_DISABLED = 2
 
 #: step_rows' return when every action was legal and every built-in seat decided legally.
 OK = -1
+
+# Arguments of the kernels' calls typed as int64 and bool: a literal 0, True or (-1, -1, -1, 0)
+# compiles the callee once more for its literal type (apply_range twice: 12 s of a cold start).
+ZERO = np.int64(0)
+DECIDING, NOT_DECIDING = np.bool_(True), np.bool_(False)
+FORCED_PASS = (np.int64(-1), np.int64(-1), np.int64(-1), np.int64(0))
 
 #: sim.step.advance as the kernels call it: through its address, compiled apart (as sim.batch calls
 #: sim.engine.play), so that these kernels do not carry another copy of the whole game.
@@ -166,14 +172,17 @@ def _packer():
 
 
 def new_rows(n, fns, kinds, params, tab, k, players, max_rolls, root=0, slots=None, reward="score",
-             autoreset=AUTORESET_NEXT_STEP, stride=None, logged_rolls=0, skip_forced=False):
+             autoreset=AUTORESET_NEXT_STEP, stride=None, logged_rolls=0, skip_forced=False, outside=False,
+             watched=True):
     """A Rows of n games (begun by reset_rows) and its arrays by name (NumPy arrays the kernels
     write in place; "obs" and "final_obs": sim.observe's batch arrays by name): fns, kinds, params
     as a sim.runs.api.Lineup's, kinds with PLAYER_EXTERNAL for the seats decided outside; tab the
     KernelTables, k its placement rows (sim.observe.n_actions less the pass); `slots` (n, MAX_SEATS)
     each row's strategy slots [seat s: slot s]; `stride` [n] as in the module doc; `logged_rolls`:
     room in each row for the dice and moves of that many rolls (0: no log); `skip_forced`: as in
-    the module doc."""
+    the module doc; `outside`: every seat of every row is decided outside, played by
+    sim.step.advance_outside, which compiles none of the built-in decisions; `watched` False: no
+    slot is a user's strategy (sim.step.advance_unwatched)."""
     a = dict(
         slots=np.tile(np.arange(MAX_SEATS, dtype=np.int64), (n, 1)) if slots is None else np.array(slots, np.int64),
         table=np.zeros((n, ST_SIZE), np.int64), ps=np.zeros((n, MAX_SEATS, PS_SIZE), np.int64),
@@ -195,23 +204,25 @@ def new_rows(n, fns, kinds, params, tab, k, players, max_rolls, root=0, slots=No
     config[CF_SKIP_FORCED] = int(bool(skip_forced))
     kinds = np.ascontiguousarray(kinds, np.int64)
     params = np.ascontiguousarray(params, np.float64)
-    guest = guest_arrays(kinds, params, tab)
+    guest = guest_of(kinds, params, tab)
     games = tuple(tuple(a[f].values()) if f in ("obs", "final_obs") else a[f] for f in GAMES)
     writes = tuple(tuple(a[f].values()) if f in ("obs", "final_obs") else a[f] for f in WRITES)
-    return _packer()(advance_fn(), tuple(fns), (kinds, params, tab, guest), games, writes, config), a
+    return _packer()(advance_fn(outside, watched), tuple(fns), (kinds, params, tab, guest), games, writes, config), a
 
 
-def advance_fn():
-    """sim.step.advance, compiled for ADVANCE_SIG (or loaded from the cache), as the kernels here take
-    it: sim.step.stepper's, which also stops it compiling for other types."""
-    return stepper()
+def advance_fn(outside: bool = False, watched: bool = True):
+    """sim.step.advance (or its variant: sim.step.stepper), compiled for ADVANCE_SIG (or loaded from
+    the cache), as the kernels here take it: sim.step.stepper's, which also stops it compiling for
+    other types."""
+    return stepper(outside, watched)
 
 
 # --- one row -----------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _count(st, ps, bb, tab, cands):
-    """The seat's legal choices (sim.engine.legal_choices), compiled once for the kernels here."""
+def count_choices(st, ps, bb, tab, cands):
+    """The seat's legal choices (sim.engine.legal_choices), compiled once for the kernels here and
+    GameInProgress.choices."""
     return legal_choices(st, ps, bb, tab, cands)
 
 
@@ -226,6 +237,10 @@ def _plays(b):
     return b.adv, (b.strats, borrow(b, "kinds"), borrow(b, "params"), b.tab, guest)
 
 
+# _advance and _begin inlined (they take the line-up built once a kernel call, uncounted):
+# compiled apart, each call would count a reference to every array it is handed, per row.
+# advance itself is a function pointer, so each copy is small; _observe, which is large,
+# is compiled once.
 @njit(cache=True, inline="always")
 def _advance(b, i, adv, line, cands, skip):
     """Row i's game played by its built-in seats up to its next external decision (sim.step.advance);
@@ -237,9 +252,9 @@ def _advance(b, i, adv, line, cands, skip):
     game = (st, ps, bb, cands, pending, borrow(b, "rngs")[i], sp, gres)
     while True:
         seat = adv(line, borrow(b, "slots")[i], game, (borrow(b, "dice_log")[i], log))
-        if seat < 0 or not skip or _count(st, ps, bb, tab, cands) > 0:
+        if seat < 0 or not skip or count_choices(st, ps, bb, tab, cands) > 0:
             return seat
-        commit((st, ps, bb, pending, sp, gres), tab, log, 0, (-1, -1, -1, 0))
+        commit((st, ps, bb, pending, sp, gres), tab, log, ZERO, FORCED_PASS)
 
 
 @njit(cache=True, inline="always")
@@ -258,7 +273,7 @@ def _begin(b, i, game, adv, line, cands, skip):
     return _advance(b, i, adv, line, cands, skip)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _observe(b, i, tab, seat, deciding, obs):
     observe_row(borrow(b, "table")[i], borrow(b, "ps")[i], borrow(b, "bb")[i], tab, seat, deciding, i, obs)
 
@@ -282,6 +297,27 @@ def reset_range(lo, hi, b, which, games):
     """Begin game games[i] in every row i of lo..hi-1 with which[i], up to its first external
     decision, and write that decision's observation into row i of b.obs. Returns the first row
     whose built-in seat failed (sp[SP_STATE] FAILED, gres[GR_ERROR] says how), or OK."""
+    return _reset(lo, hi, b, which, games, True)
+
+
+# The range kernels without the observations (b.obs and b.final_obs left as they are), for a
+# caller that reads none (play's game, GameInProgress(observed=False)): they compile no
+# observation code (sim.observe.observe_row, a tenth of play's first dice). Each kernel's body is
+# written once, `observed` a constant of each caller that prunes the observations before typing.
+@njit(cache=True, nogil=True)
+def reset_range_unobserved(lo, hi, b, which, games):
+    """reset_range without the observation."""
+    return _reset(lo, hi, b, which, games, False)
+
+
+@njit(cache=True, nogil=True)
+def apply_range_unobserved(lo, hi, b):
+    """apply_range without the observations."""
+    return _apply(lo, hi, b, False)
+
+
+@njit(cache=True, inline="always")
+def _reset(lo, hi, b, which, games, observed):
     obs, (adv, line) = uncounted_obs(b.obs), _plays(b)
     tab, skip = line[3], borrow(b, "config")[CF_SKIP_FORCED] != 0
     cands = np.empty((MAX_CANDS, CAND_SIZE), np.int64)   # the call's own: slices run on several threads
@@ -294,14 +330,15 @@ def reset_range(lo, hi, b, which, games):
             if failed == OK:
                 failed = i
             continue
-        _observe(b, i, tab, seat, True, obs)
+        if observed:
+            _observe(b, i, tab, seat, DECIDING, obs)
     return failed
 
 
 @njit(cache=True)
 def reset_rows(b, which, games):
     """reset_range over every row."""
-    return reset_range(0, borrow(b, "table").shape[0], b, which, games)
+    return reset_range(ZERO, borrow(b, "table").shape[0], b, which, games)
 
 
 @njit(cache=True)
@@ -317,7 +354,7 @@ def check_range(lo, hi, b, actions):
 @njit(cache=True)
 def check_actions(b, actions):
     """check_range over every row."""
-    return check_range(0, borrow(b, "table").shape[0], b, actions)
+    return check_range(ZERO, borrow(b, "table").shape[0], b, actions)
 
 
 @njit(cache=True, nogil=True)
@@ -329,6 +366,11 @@ def apply_range(lo, hi, b):
     in b.final_scores[i], and with AUTORESET_SAME_STEP its last observation, from the seat that
     decided, in b.final_obs). Rows waiting (b.wait) take no move: with AUTORESET_NEXT_STEP they
     begin their next game, reward 0; else they are left as they are."""
+    return _apply(lo, hi, b, True)
+
+
+@njit(cache=True, inline="always")
+def _apply(lo, hi, b, observed):
     adv, line = _plays(b)
     tab = line[3]
     st, ps, bb, pending, sp = borrow(b, "table"), borrow(b, "ps"), borrow(b, "bb"), borrow(b, "pending"), \
@@ -353,7 +395,8 @@ def apply_range(lo, hi, b):
             if autoreset == AUTORESET_NEXT_STEP:
                 seat = _begin(b, i, sp[i, SP_GAME] + stride, adv, line, cands, skip)
                 if seat >= 0:
-                    _observe(b, i, tab, seat, True, obs)
+                    if observed:
+                        _observe(b, i, tab, seat, DECIDING, obs)
                 elif failed == OK:
                     failed = -2 - i
             continue
@@ -361,7 +404,7 @@ def apply_range(lo, hi, b):
         if seat < 0:      # a failed game: it stays so
             continue
         # The log counts the seat's legal choices as the game loop does (every dice pair).
-        n = _count(st[i], ps[i], bb[i], tab, cands) if log.shape[1] > 0 else 0
+        n = count_choices(st[i], ps[i], bb[i], tab, cands) if log.shape[1] > 0 else 0
         commit((st[i], ps[i], bb[i], pending[i], sp[i], gres[i]), tab, log[i], n,
                (moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3]))
         after = _advance(b, i, adv, line, cands, skip)
@@ -378,14 +421,17 @@ def apply_range(lo, hi, b):
             for s in range(players):
                 final_scores[i, s] = ps[i, s, PS_SCORE]
             if autoreset == AUTORESET_SAME_STEP:
-                _observe(b, i, tab, seat, False, final_obs)
+                if observed:
+                    _observe(b, i, tab, seat, NOT_DECIDING, final_obs)
                 after = _begin(b, i, sp[i, SP_GAME] + stride, adv, line, cands, skip)
                 if after >= 0:
-                    _observe(b, i, tab, after, True, obs)
+                    if observed:
+                        _observe(b, i, tab, after, DECIDING, obs)
                 elif failed == OK:
                     failed = -2 - i
             else:
-                _observe(b, i, tab, seat, False, obs)
+                if observed:
+                    _observe(b, i, tab, seat, NOT_DECIDING, obs)
                 wait[i] = 1
         elif state == FAILED:
             if failed == OK:
@@ -395,14 +441,15 @@ def apply_range(lo, hi, b):
             if reward_mode == REWARD_SCORE:
                 reward[i] = now - last[i, after]
             last[i, after] = now
-            _observe(b, i, tab, after, True, obs)
+            if observed:
+                _observe(b, i, tab, after, DECIDING, obs)
     return failed
 
 
 @njit(cache=True)
 def apply_moves(b):
     """apply_range over every row."""
-    return apply_range(0, borrow(b, "table").shape[0], b)
+    return apply_range(ZERO, borrow(b, "table").shape[0], b)
 
 
 @njit(cache=True, nogil=True)
@@ -419,30 +466,35 @@ def step_range(lo, hi, b, actions):
 @njit(cache=True)
 def step_rows(b, actions):
     """step_range over every row; see the module doc."""
-    return step_range(0, borrow(b, "table").shape[0], b, actions)
+    return step_range(ZERO, borrow(b, "table").shape[0], b, actions)
 
 
-def compiled():
-    """(reset_rows, step_rows, check_actions), compiled for the one Rows type on first use (or
-    loaded from the cache), with the other kernels here: the strategies typed as function values
-    (sim.state.StrategySet) and advance by its address (AdvanceFn), so that one compiled kernel
-    steps any line-up."""
-    if not JIT_DISABLED and not step_rows.signatures:
+def compiled(*kernels):
+    """(reset_rows, step_rows, check_actions), with `kernels` (default: every kernel here) compiled
+    for the one Rows type on first use (or loaded from the cache), and for no other: the strategies
+    typed as function values (sim.state.StrategySet) and advance by its address (AdvanceFn), so
+    that one compiled kernel steps any line-up. A caller that needs only some asks for them: play's
+    one game compiles no environment's kernels (observe_seat, greedy_actions, the checks)."""
+    if not JIT_DISABLED:
         rows = rows_type()
         c1, i64 = types.int64[::1], types.int64
-        check_actions.compile(i64(rows, c1))
-        reset_rows.compile(i64(rows, types.int8[::1], c1))
-        step_rows.compile(i64(rows, c1))
-        apply_moves.compile(i64(rows))
-        reset_range.compile(i64(i64, i64, rows, types.int8[::1], c1))
-        step_range.compile(i64(i64, i64, rows, c1))
-        check_range.compile(i64(i64, i64, rows, c1))
-        apply_range.compile(i64(i64, i64, rows))
-        greedy_actions.compile(types.void(rows, c1))
-        observe_seat.compile(types.void(rows, i64, i64))
-        for kernel in (reset_rows, step_rows, check_actions, apply_moves, reset_range, step_range, check_range,
-                       apply_range, greedy_actions, observe_seat):
-            kernel.disable_compile()
+        # Each range kernel before the kernels that call it.
+        sigs = {reset_range: i64(i64, i64, rows, types.int8[::1], c1), check_range: i64(i64, i64, rows, c1),
+                apply_range: i64(i64, i64, rows), step_range: i64(i64, i64, rows, c1),
+                reset_range_unobserved: i64(i64, i64, rows, types.int8[::1], c1),
+                apply_range_unobserved: i64(i64, i64, rows), reset_rows: i64(rows, types.int8[::1], c1),
+                check_actions: i64(rows, c1), step_rows: i64(rows, c1), apply_moves: i64(rows),
+                greedy_actions: types.void(rows, c1), observe_seat: types.void(rows, i64, i64)}
+        calls = {reset_rows: (reset_range,), check_actions: (check_range,), apply_moves: (apply_range,),
+                 step_rows: (step_range, check_range, apply_range), step_range: (check_range, apply_range)}
+        unobserved = (reset_range_unobserved, apply_range_unobserved)   # for their callers alone
+        wanted = set(kernels or (k for k in sigs if k not in unobserved))
+        wanted.update(*(calls.get(k, ()) for k in list(wanted)))
+        for kernel, sig in sigs.items():
+            if kernel in wanted:
+                if sig.args not in kernel.overloads:
+                    kernel.compile(sig)
+                kernel.disable_compile()
     return reset_rows, step_rows, check_actions
 
 

@@ -25,16 +25,17 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from sim.nbinternals import as_any, compiled_for
+from sim.nbinternals import JIT_DISABLED, as_any, compiled_for
 from sim.players import placed
 from sim.state import (
     CAND_CDIE, CAND_COST, CAND_NDIE, CAND_SUB, DECIDE_SIG, PASS, PS_JOKERS, RNG_WORDS, ST_PLAYERS, ST_ROLL, ST_SEAT,
 )
 
 from .learned import (
-    DATA_W, N_FEAT, N_ROW_TABLE, SC_NEW, best_row, joker_entry, new_scratch, place_block, place_columns, ranked,
+    N_FEAT, N_ROW_TABLE, P_TOP, SC_NEW, best_row, joker_entry, new_scratch, place_block, place_columns, ranked,
     ranked_table, row_offset, shared_scratch, solo_row, solo_rolls, successor_value,
 )
+from .learned_weights import weights_array
 from .table_features import TC_COLOURS_TAKEN, TC_COLS_TAKEN, TC_SIZE, TE_SIZE, stage, table_after
 
 
@@ -68,27 +69,46 @@ def table_value_of(W, o, tab, scratch, tc, te, m, sub, cost, jokers):
             + table_after(W, o + N_FEAT, tc, te, sc, SC_NEW, c_lo, n_cols, k, size, int(r) - cost))
 
 
-@njit(cache=True)
 def choice_values(W, st, ps, bb, cands, n, tab, values):
     """values[i]: learned's action value of cands[i] (i < n), values[n]: of passing, for the seat
     deciding in st; returns the row of the best value (-1: passing; the first on ties, as learned
     and analyse break them)."""
+    # A kernel each for the solo game and the table: one holding both compiled the table's
+    # ranking (a third of a solo game's first hint) for a game that never uses it.
+    if st[ST_PLAYERS] == 1:
+        return _solo_values(W, st, ps, bb, cands, n, tab, values)
+    return _table_values(W, st, ps, bb, cands, n, tab, values)
+
+
+@njit(cache=True)
+def _solo_values(W, st, ps, bb, cands, n, tab, values):
     scratch = new_scratch(tab)
-    _, _, _, subs, costs, _, qs = scratch
     seat = st[ST_SEAT]
     jokers = ps[seat, PS_JOKERS]
-    if st[ST_PLAYERS] == 1:
-        m = ranked(as_any(W), 0, as_any(st), as_any(bb), seat, jokers, tab, shared_scratch(scratch))
-        o = row_offset(0, solo_row(solo_rolls(tab) - st[ST_ROLL]))
-        for i in range(n):
-            values[i] = solo_value_of(W, o, tab, scratch, m, cands[i, CAND_SUB], cands[i, CAND_COST], jokers)
-    else:
-        tc = np.empty(TC_SIZE, np.int64)
-        te = np.empty(TE_SIZE)
-        m = ranked_table(as_any(W), 0, as_any(st), as_any(ps), as_any(bb), seat, tab, shared_scratch(scratch), tc, te)
-        o = N_ROW_TABLE * stage(st)
-        for i in range(n):
-            values[i] = table_value_of(W, o, tab, scratch, tc, te, m, cands[i, CAND_SUB], cands[i, CAND_COST], jokers)
+    m = ranked(as_any(W), 0, as_any(st), as_any(bb), seat, jokers, tab, shared_scratch(scratch))
+    o = row_offset(0, solo_row(solo_rolls(tab) - st[ST_ROLL]))
+    for i in range(n):
+        values[i] = solo_value_of(W, o, tab, scratch, m, cands[i, CAND_SUB], cands[i, CAND_COST], jokers)
+    return _best_choice(cands, n, scratch, m, values)
+
+
+@njit(cache=True)
+def _table_values(W, st, ps, bb, cands, n, tab, values):
+    scratch = new_scratch(tab)
+    seat = st[ST_SEAT]
+    jokers = ps[seat, PS_JOKERS]
+    tc = np.empty(TC_SIZE, np.int64)
+    te = np.empty(TE_SIZE)
+    m = ranked_table(as_any(W), 0, as_any(st), as_any(ps), as_any(bb), seat, tab, shared_scratch(scratch), tc, te)
+    o = N_ROW_TABLE * stage(st)
+    for i in range(n):
+        values[i] = table_value_of(W, o, tab, scratch, tc, te, m, cands[i, CAND_SUB], cands[i, CAND_COST], jokers)
+    return _best_choice(cands, n, scratch, m, values)
+
+
+@njit(cache=True, inline="always")
+def _best_choice(cands, n, scratch, m, values):
+    _, _, _, subs, costs, _, qs = scratch
     values[n] = qs[0]       # rank row 0 is passing
     b = best_row(qs, m)
     if subs[b] < 0:
@@ -125,12 +145,35 @@ class Advisor:
         r = resolve(spec)
         if r.strategy.name != "learned":
             raise ValueError(f"an Advisor is learned, not {spec!r}")
-        data = r.data(sheet, players, rules)        # MissingWeights (a ValueError) where it has none
-        self.params = np.concatenate((r.params, data))
         self.players = players
-        self.W = self.params[DATA_W:].view(np.float32)     # as learned reads them (learned._weights)
-        fn, self.places = r.strategy.played_fn(players)
-        self.decide = compiled_for(fn, DECIDE_SIG)
+        # The weights as learned reads them (learned._weights); MissingWeights (a ValueError) where
+        # it has none. Its parameters row (with the sheet's layout, whose kernel compiles) is made
+        # only for its decision.
+        self.W = np.array(weights_array(sheet, r.file, players, rules), np.float32)
+        self._data, self._params = (r, sheet, rules), None
+        # Solo without look-ahead learned's placer plays the best of its one-ply ranking, which
+        # choice_values finds (analyse's judge_solo(own=True) takes it so): its decision is
+        # compiled only where it can differ, and not before the first hint.
+        self.own_best = players == 1 and int(r.params[P_TOP]) < 1
+        self._played = None if self.own_best else r.strategy
+        self._decide = None
+
+    @property
+    def params(self) -> np.ndarray:
+        """learned's parameters row (Strategy.data after its parameters), as its decision reads it."""
+        if self._params is None:
+            r, sheet, rules = self._data
+            self._params = np.concatenate((r.params, r.data(sheet, self.players, rules)))
+        return self._params
+
+    def decide(self, st, ps, bb, cands, n, tab, params, rng):
+        """learned's decision function (its DECIDE_SIG overload, called as such: called through
+        the dispatcher on C-contiguous arrays, Numba would compile the whole decision again)."""
+        if self._decide is None:
+            fn, self.places = self._played.played_fn(self.players)
+            fn = compiled_for(fn, DECIDE_SIG)
+            self._decide = fn if JIT_DISABLED else fn.overloads[DECIDE_SIG.args].entry_point
+        return self._decide(st, ps, bb, cands, n, tab, params, rng)
 
     def advise(self, st, ps, bb, cands, n: int, tab) -> Advice:
         """learned's view of the decision of the seat deciding in st (st, ps, bb as the engine holds
@@ -139,6 +182,8 @@ class Advisor:
         cands = np.ascontiguousarray(cands)
         values = np.empty(n + 1)
         best = int(choice_values(self.W, st, ps, bb, cands, n, tab, values))
+        if self.own_best:
+            return Advice(values, best, best)
         # learned draws nothing from its stream; a seat's stream is still handed over, as the engine does.
         rng = np.zeros(RNG_WORDS, np.uint64)
         returned = int(self.decide(st, ps, bb, cands, n, tab, self.params, rng))

@@ -220,6 +220,7 @@ class OneGame:
         self.gip = GameInProgress(self.root or 0, 0, table.strategies, table.sheet, table.rules, table.max_rolls,
                                   line=table.line, reward=reward, logged=False, skip_forced=skip_forced, start=False)
         self.b, self.arrays, self.obs, self.view = self.gip.b, self.gip.arrays, self.gip.obs, self.gip.view
+        vector.compiled()   # greedy_actions and observe_seat too, which GameInProgress leaves
         self.game = None
 
     def begin(self, seed, options, draw) -> None:

@@ -88,7 +88,7 @@ class Game:
         self.level, specs = _opponents(opponents, level, players, n)
         seed = secrets.randbits(32) if seed is None else seed
         self.gip = GameInProgress(seed, game, [None] * n + specs, sheet=sheet, rules=rules, max_rolls=max_rolls,
-                                  label=list(self.people) or PLAY_LABEL)
+                                  label=list(self.people) or PLAY_LABEL, observed=False)
         self.players, self.seed, self.game = players, self.gip.seed, self.gip.game
         self.sheet, self.rules, self.max_rolls = self.gip.sheet, self.gip.rules, self.gip.max_rolls
         self.opponents = tuple(self.gip.specs[n:])      # canonical specs

@@ -493,9 +493,10 @@ def saved_games(root: Path) -> list[dict]:
 # --- the game prepared in the background ------------------------------------------------------
 
 #: What is prepared before and after the game can be played, in order: (key, what the page says,
-#: its cost with an empty compile cache in seconds of CPU, measured: bench/coldstart.py's rows).
-STAGES = (("game", "compiling the dice and the bots' kernels", 14),
-          ("hints", "compiling learned's judge, for the hints and the coach", 15))
+#: its cost with an empty compile cache in seconds of CPU, measured: bench/coldstart.py's rows, a
+#: solo game; against three learned bots about 19 and 4, docs/performance.md).
+STAGES = (("game", "compiling the dice and the bots' kernels", 11),
+          ("hints", "compiling learned's judge, for the hints and the coach", 5))
 
 
 class Starting:
@@ -643,6 +644,7 @@ def _compile_child() -> None:
         print(str(e).splitlines()[0] if str(e) else type(e).__name__, file=sys.stderr)
         sys.exit(2)
     g.folder = None
+    g.view()    # what the page's first view compiles (the scores now), off the server's interpreter
     print("game", flush=True)
     g.warm()
     print("hints", flush=True)

@@ -21,8 +21,8 @@ import numpy as np
 from dataclasses import replace
 
 from .. import engine, step, vector
-from ..players import PLAYER_EXTERNAL
-from ..state import CAND_SIZE, MAX_CANDS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_ROLL
+from ..players import PLAYER_EXTERNAL, PLAYER_GUARDED, PLAYER_STRICT
+from ..state import CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_ROLL
 from ..tables import build_tables, kernel_tables
 from .api import Lineup, check_chunk, lineup
 from .chunk import Chunk
@@ -58,11 +58,12 @@ class GameInProgress:
     `line`: the outside_lineup of `strategies`, when made already; `reward`: what act's steps
     reward (sim.vector.REWARDS); `logged`: keep the dice and move log (chunk()); `skip_forced`:
     the caller's decisions whose only legal choice is pass are taken for it (sim.vector); `start`:
-    begin the game now (else begin() does)."""
+    begin the game now (else begin() does); `observed` False: the observations (obs, view) are
+    not written (play's game reads none), unless a batched opponent reads them."""
 
     def __init__(self, seed: int, game: int, strategies, sheet=SHEET, rules=None, max_rolls: int = MAX_ROLLS,
                  checked: bool = True, label: str = "you", line: Lineup | None = None, reward="score",
-                 logged: bool = True, skip_forced: bool = False, start: bool = True):
+                 logged: bool = True, skip_forced: bool = False, start: bool = True, observed: bool = True):
         strategies = list(strategies)
         external = [s is None for s in strategies]
         if not any(external):
@@ -84,14 +85,24 @@ class GameInProgress:
         k = len(build_tables(self.sheet, self.rules).size)
         self.b, self.arrays = vector.new_rows(1, line.fns, line.kinds, line.params, self.tab, k, self.players,
                                               self.max_rolls, reward=reward, autoreset=vector.AUTORESET_DISABLED,
-                                              logged_rolls=self.max_rolls if logged else 0, skip_forced=skip_forced)
+                                              logged_rolls=self.max_rolls if logged else 0, skip_forced=skip_forced,
+                                              outside=bool((line.kinds[:self.players] == PLAYER_EXTERNAL).all()),
+                                              watched=bool(((line.kinds[:MAX_SEATS] >= PLAYER_GUARDED)
+                                                            & (line.kinds[:MAX_SEATS] <= PLAYER_STRICT)).any()))
         a = self.arrays
         # Row 0 of the rows' arrays: sim.step's arrays of the game, as the kernels write them.
         self.st, self.ps, self.bb, self.sp, self.gres = a["table"][0], a["ps"][0], a["bb"][0], a["sp"][0], a["gres"][0]
         self.dice_log, self.log = a["dice_log"][0], a["log"][0]
         self.obs, self.view = a["obs"], a["final_obs"]
         self.cands = np.zeros((MAX_CANDS, CAND_SIZE), np.int64)
-        self._reset, self._step = vector.compiled()[:2]
+        # Only the kernels the game uses: the range kernels on its one row (their wrappers over every
+        # row would be compiled too), without the observations where nobody reads them; step_rows
+        # (act, a batched opponent) on first use.
+        observed = observed or any(b is not None for b in (line.batched or ())[:self.players])
+        self._begin_row = vector.reset_range if observed else vector.reset_range_unobserved
+        self._apply_row = vector.apply_range if observed else vector.apply_range_unobserved
+        vector.compiled(self._begin_row, self._apply_row)
+        self._step = None
         self._n = -1
         self.seed, self.game = check_int("seed", seed, 0, MAX_SEED), None
         if start:
@@ -106,7 +117,7 @@ class GameInProgress:
             self.seed = check_int("seed", seed, 0, MAX_SEED)
         self.game = check_int("game", game, 0, MAX_GAME_INDEX)
         self.arrays["config"][vector.CF_ROOT] = np.uint64(self.seed).astype(np.int64)
-        self._done(self._reset(self.b, np.ones(1, np.int8), np.array([self.game], np.int64)) == vector.OK)
+        self._done(self._begin_row(0, 1, self.b, np.ones(1, np.int8), np.array([self.game], np.int64)) == vector.OK)
 
     def _done(self, ok: bool) -> None:
         """After a step: a strategy that failed (a user's that wrote to the game, say) raises
@@ -119,7 +130,7 @@ class GameInProgress:
         while (s := self.seat) is not None and not self.external[s]:
             from ..batched import decide_one   # only a line-up with a batched opponent gets here
             action = decide_one(self.line, s, self.labels[s], self.obs)
-            status = self._step(self.b, np.array([action], np.int64))
+            status = self._stepper()(self.b, np.array([action], np.int64))
             if status == 0:
                 raise ValueError(f"batched strategy {self.labels[s]!r} (seat {s}) chose action {action}, not a "
                                  f"legal action, in seed {self.seed}, game {self.game}, roll {self.roll}")
@@ -130,10 +141,15 @@ class GameInProgress:
     def act(self, action: int) -> int:
         """The deciding seat takes `action` (sim.observe's encoding): the kernels' status
         (sim.vector.step_rows: 0 if the action is not a legal one, and nothing changed; else OK)."""
-        status = self._step(self.b, np.array([action], np.int64))
+        status = self._stepper()(self.b, np.array([action], np.int64))
         if status != 0:
             self._done(status == vector.OK)
         return status
+
+    def _stepper(self):
+        if self._step is None:
+            self._step = vector.compiled(vector.step_rows)[1]
+        return self._step
 
     @property
     def seat(self) -> int | None:
@@ -165,7 +181,7 @@ class GameInProgress:
         if self.seat is None:
             return np.zeros((0, CAND_SIZE), np.int64)
         if self._n < 0:
-            self._n = int(engine.legal_choices(self.st, self.ps, self.bb, self.tab, self.cands))
+            self._n = int(vector.count_choices(self.st, self.ps, self.bb, self.tab, self.cands))
         return self.cands[:self._n].copy()
 
     def play(self, k: int) -> None:
@@ -178,7 +194,7 @@ class GameInProgress:
             raise IllegalChoice(f"choice {k!r} is not a legal choice of seat {self.seat} at roll {self.roll}: "
                                 f"an index 0..{n - 1} of its {n} choices, or -1 to pass")
         self.arrays["moves"][0] = (-1, -1, -1, 0) if k < 0 else self.cands[k]
-        self._done(vector.apply_moves(self.b) == vector.OK)
+        self._done(self._apply_row(0, 1, self.b) == vector.OK)
 
     # --- results ------------------------------------------------------------------------
 
