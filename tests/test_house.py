@@ -40,6 +40,7 @@ ACROSS_MODULES = {
     "test_game_logs.py": "whole games replayed by the independent checker",
     "test_house.py": "these rules",
     "test_layers.py": "the layers and the imports between modules",
+    "test_pass_and_play.py": "several people at one screen: the play game, server, session, dataset and analyse",
     "test_program.py": "the installed `encore-sim` program itself",
     "test_promises.py": "what the README and --help promise",
     "test_python_mode.py": "--python: every strategy as plain Python",

@@ -193,7 +193,7 @@ def test_bad_people_options_are_one_line_and_exit_2(args, words, tmp_path):
     import subprocess
     import sys
     from pathlib import Path
-    cli = Path(__file__).resolve().parents[3] / "cli.py"
+    cli = Path(__file__).resolve().parents[1] / "cli.py"
     out = subprocess.run([sys.executable, str(cli), "play", *args, "--no-browser"], capture_output=True, text=True,
                          timeout=120, cwd=tmp_path)
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and words in out.stderr, out.stderr
