@@ -281,6 +281,20 @@ def _observe(st, ps, bb, tab, seat, deciding, i, obs):
 
 
 @njit(cache=True, inline="always")
+def _next_game(b, i, stride, adv, line, cands, skip, observed, obs, failed):
+    """Row i begins its next game (its game's number plus the stride), with its first decision's
+    observation where `observed`; returns `failed`, or -2 - i where it is OK and this row's
+    built-in seat failed."""
+    seat = _begin(b, i, borrow(b, "sp")[i, SP_GAME] + stride, adv, line, cands, skip)
+    if seat >= 0:
+        if observed:
+            _observe(borrow(b, "table")[i], borrow(b, "ps")[i], borrow(b, "bb")[i], line[3], seat, DECIDING, i, obs)
+    elif failed == OK:
+        failed = -2 - i
+    return failed
+
+
+@njit(cache=True, inline="always")
 def _final_reward(ps, seat, players, mode):
     own = ps[seat, PS_SCORE]
     if mode != REWARD_MARGIN or players == 1:
@@ -396,12 +410,7 @@ def _apply(lo, hi, b, observed):
         ended[i] = False
         if wait[i]:
             if autoreset == AUTORESET_NEXT_STEP:
-                seat = _begin(b, i, sp[i, SP_GAME] + stride, adv, line, cands, skip)
-                if seat >= 0:
-                    if observed:
-                        _observe(st[i], ps[i], bb[i], tab, seat, DECIDING, i, obs)
-                elif failed == OK:
-                    failed = -2 - i
+                failed = _next_game(b, i, stride, adv, line, cands, skip, observed, obs, failed)
             continue
         seat = sp[i, SP_SEAT]
         if seat < 0:      # a failed game: it stays so
@@ -426,12 +435,7 @@ def _apply(lo, hi, b, observed):
             if autoreset == AUTORESET_SAME_STEP:
                 if observed:
                     _observe(st[i], ps[i], bb[i], tab, seat, NOT_DECIDING, i, final_obs)
-                after = _begin(b, i, sp[i, SP_GAME] + stride, adv, line, cands, skip)
-                if after >= 0:
-                    if observed:
-                        _observe(st[i], ps[i], bb[i], tab, after, DECIDING, i, obs)
-                elif failed == OK:
-                    failed = -2 - i
+                failed = _next_game(b, i, stride, adv, line, cands, skip, observed, obs, failed)
             else:
                 if observed:
                     _observe(st[i], ps[i], bb[i], tab, seat, NOT_DECIDING, i, obs)
