@@ -1265,7 +1265,8 @@ def list_strategies():
                                              "same dice (the game is then marked practice; the page can switch it).")
 @click.option("--people", type=click.IntRange(2, defaults.PLAY_MAX_PLAYERS), default=None, metavar="N",
               help="Pass-and-play: N people at one screen (seats 1..N), the page handing over between them; bots "
-                   "hold the other seats of --players [default: 4 seats, or N and one per --opponents].")
+                   f"hold the other seats of --players [default: {defaults.PLAY_PLAYERS} seats, or N and one per "
+                   "--opponents].")
 @click.option("--names", default=None, metavar="NAME,NAME",
               help="The people's names, in seat order (pass-and-play) [default: Player 1, Player 2, ...].")
 @click.option("--port", type=click.IntRange(1, 65535), default=None,

@@ -102,14 +102,6 @@ def _weights(params):
     return uncounted(params[DATA_W:].view(np.float32)), uncounted(params[DATA_LAY:DATA_W].view(np.int64))
 
 
-@njit(cache=True, inline="always")
-def _stack_scratch(lay):
-    """A decision's scratch (as new_scratch's) with the layout `lay`, in the caller's stack frame:
-    always inlined, never to be called apart (sim.nbinternals.stack_f64)."""
-    return (lay, stack_i64(SC_SIZE), stack_f64(SE_SIZE), stack_i64(ROWS), stack_i64(ROWS), stack_f64(ROWS),
-            stack_f64(ROWS))
-
-
 # The solo and the table decision are compiled apart, each once: a function holding both (as
 # _choose and _place_solo each did, inlined) made every run compile both twice (docs/performance.md,
 # "Compile time"). The scratch lives on each one's stack (sim.nbinternals): nothing is allocated
@@ -120,7 +112,10 @@ def _place_solo(st, ps, bb, cands, n, tab, params, rng):
     then need not list the candidates, about 0.15 of the 1.1 µs a solo decision took."""
     W, lay = _weights(params)
     st, ps, bb = uncounted(st), uncounted(ps), uncounted(bb)
-    sub, cost = solo_choice(W, 0, st, ps, bb, tab, int(params[P_TOP]), params[P_CLOSE], _stack_scratch(lay))
+    # The scratch (as new_scratch's) made here, in this frame: a stack array is never returned.
+    scratch = (lay, stack_i64(SC_SIZE), stack_f64(SE_SIZE), stack_i64(ROWS), stack_i64(ROWS), stack_f64(ROWS),
+               stack_f64(ROWS))
+    sub, cost = solo_choice(W, 0, st, ps, bb, tab, int(params[P_TOP]), params[P_CLOSE], scratch)
     return placement_code(sub, cost)
 
 
@@ -131,7 +126,9 @@ def _decide_at_table(st, ps, bb, cands, n, tab, params, rng):
         return PASS
     st, ps, bb, cands, params = uncounted(st), uncounted(ps), uncounted(bb), uncounted(cands), uncounted(params)
     W, lay = _weights(params)
-    return decide_table(W, 0, st, ps, bb, cands, n, tab, params[P_DENY], _stack_scratch(lay))
+    scratch = (lay, stack_i64(SC_SIZE), stack_f64(SE_SIZE), stack_i64(ROWS), stack_i64(ROWS), stack_f64(ROWS),
+               stack_f64(ROWS))
+    return decide_table(W, 0, st, ps, bb, cands, n, tab, params[P_DENY], scratch)
 
 
 def _choose(st, ps, bb, cands, n, tab, params, rng):
