@@ -112,8 +112,10 @@ def install_wheel(tmp: Path) -> tuple[Path, Path, Path]:
                                check=True, capture_output=True, text=True).stdout.strip())
     (site / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     wheel = next(dist.glob("encore_sim-*.whl"))
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True,
-                   capture_output=True)
+    # --ignore-installed: the path file shows pip this checkout's editable install's metadata, and
+    # pip would take the project for installed already and install nothing (no encore-sim).
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--ignore-installed",
+                    str(wheel)], check=True, capture_output=True)
     return python, venv / "bin" / "encore-sim", site
 
 
