@@ -272,9 +272,10 @@ def _begin(b, i, game, adv, line, cands, skip):
     return _advance(b, i, adv, line, cands, skip)
 
 
-# A game's every step is observed by observe_row inlined (compiled apart, a call per row and step
-# made the solo env 10 % slower); the rarer observations (a game's first and last) call it
-# compiled once, _observe: inlined at each, observe_row would be compiled five times over.
+# Compiled once, not inlined: inlined at its five places, observe_row's code would be compiled
+# five times over in apply_range, and the observations would not be pruned from the kernels
+# without them (play's first dice: 3 s more). The price: a call per row and step, which makes the
+# solo env about 10 % slower than inlined (docs/performance.md).
 @njit(cache=True)
 def _observe(st, ps, bb, tab, seat, deciding, i, obs):
     observe_row(st, ps, bb, tab, seat, deciding, i, obs)
@@ -449,7 +450,7 @@ def _apply(lo, hi, b, observed):
                 reward[i] = now - last[i, after]
             last[i, after] = now
             if observed:
-                observe_row(st[i], ps[i], bb[i], tab, after, DECIDING, i, obs)
+                _observe(st[i], ps[i], bb[i], tab, after, DECIDING, i, obs)
     return failed
 
 
