@@ -113,9 +113,16 @@ def guest_arrays(kinds, params, tab):
     to the longest guarded row. The tables are one private copy that every guarded slot reads
     (when none is guarded, the engine's: nothing is copied).
     """
+    ints, bits, gparams, guarded = _room(kinds, params, param_lengths(kinds, params))
+    return ints, bits, gparams, copy_tables(tab) if guarded else tab
+
+
+@njit(cache=True, inline="always")
+def _room(kinds, params, plen):
+    """guest_arrays but for the tables, and whether a slot is guarded (the tables are then copied).
+    Plain Python too (guest_of)."""
     # Loops rather than slice assignments: they compile in a fraction of the time.
     ints = np.zeros(_INTS, np.int64)
-    plen = param_lengths(kinds, params)
     width = 1   # as in the engine's rows, padded with zeros: no strategy gets an empty row
     guarded = False
     for i in range(MAX_SEATS):
@@ -128,26 +135,26 @@ def guest_arrays(kinds, params, tab):
         if kinds[i] >= PLAYER_GUARDED:
             for j in range(plen[i]):
                 gparams[i, j] = params[i, j]
-    return ints, np.zeros(_BITS, np.uint64), gparams, copy_tables(tab) if guarded else tab
+    return ints, np.zeros(_BITS, np.uint64), gparams, guarded
+
+
+def user_seated(kinds) -> bool:
+    """Whether a slot of the line-up's `kinds` is a user's strategy (PLAYER_GUARDED, PLAYER_STRICT),
+    which is watched (decide_guarded); a seat decided outside (PLAYER_EXTERNAL) is not."""
+    kinds = np.asarray(kinds)[:MAX_SEATS]
+    return bool(((kinds >= PLAYER_GUARDED) & (kinds <= PLAYER_STRICT)).any())
 
 
 def guest_of(kinds, params, tab):
     """guest_arrays(kinds, params, tab) for a caller in Python. Where no slot is a user's strategy
-    (PLAYER_GUARDED, PLAYER_STRICT) it is made here, as guest_arrays makes it but for the tables:
-    the engine's, which nobody watched reads (guest_arrays copies them for a seat decided outside
-    too). A line-up of built-ins and outside seats then compiles none of guest_arrays."""
-    kinds = np.asarray(kinds)
-    if ((kinds[:MAX_SEATS] >= PLAYER_GUARDED) & (kinds[:MAX_SEATS] <= PLAYER_STRICT)).any():
+    it is made here in plain Python, with the engine's tables, which nobody watched reads
+    (guest_arrays copies them for a seat decided outside too): a line-up of built-ins and outside
+    seats then compiles none of guest_arrays."""
+    if user_seated(kinds):
         return guest_arrays(kinds, params, tab)
-    plen = getattr(param_lengths, "py_func", param_lengths)(kinds, params)
-    ints = np.zeros(_INTS, np.int64)
-    ints[_PLEN_AT:_PLEN_AT + MAX_SEATS] = plen
-    seen = kinds[:MAX_SEATS] >= PLAYER_GUARDED
-    gparams = np.zeros((MAX_SEATS, max([1] + [int(plen[i]) for i in range(MAX_SEATS) if seen[i]])))
-    for i in range(MAX_SEATS):
-        if seen[i]:
-            gparams[i, :plen[i]] = params[i, :plen[i]]
-    return ints, np.zeros(_BITS, np.uint64), gparams, tab
+    plain = getattr(_room, "py_func", _room)
+    ints, bits, gparams, _ = plain(kinds, params, getattr(param_lengths, "py_func", param_lengths)(kinds, params))
+    return ints, bits, gparams, tab
 
 
 @njit(cache=True, inline="always")

@@ -21,8 +21,9 @@ import numpy as np
 from dataclasses import replace
 
 from .. import engine, step, vector
-from ..players import PLAYER_EXTERNAL, PLAYER_GUARDED, PLAYER_STRICT
-from ..state import CAND_SIZE, MAX_CANDS, MAX_SEATS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_ROLL
+from ..guard import user_seated
+from ..players import PLAYER_EXTERNAL
+from ..state import CAND_SIZE, MAX_CANDS, PS_SCORE, ST_AVAIL, ST_IS_ACTIVE, ST_ROLL
 from ..tables import build_tables, kernel_tables
 from .api import Lineup, check_chunk, lineup
 from .chunk import Chunk
@@ -87,8 +88,7 @@ class GameInProgress:
                                               self.max_rolls, reward=reward, autoreset=vector.AUTORESET_DISABLED,
                                               logged_rolls=self.max_rolls if logged else 0, skip_forced=skip_forced,
                                               outside=bool((line.kinds[:self.players] == PLAYER_EXTERNAL).all()),
-                                              watched=bool(((line.kinds[:MAX_SEATS] >= PLAYER_GUARDED)
-                                                            & (line.kinds[:MAX_SEATS] <= PLAYER_STRICT)).any()))
+                                              watched=user_seated(line.kinds))
         a = self.arrays
         # Row 0 of the rows' arrays: sim.step's arrays of the game, as the kernels write them.
         self.st, self.ps, self.bb, self.sp, self.gres = a["table"][0], a["ps"][0], a["bb"][0], a["sp"][0], a["gres"][0]
